@@ -1,0 +1,1 @@
+"""Agents that play draughts through damas_env: baselines, search and self-play learners."""

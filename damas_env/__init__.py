@@ -1,0 +1,19 @@
+"""damas-env: exact, compiled draughts rules for every major variant, for RL research."""
+
+from .engine import Colour, Engine, IllegalMoveError, Move, Position
+from .notation import NotationError
+from .rules import Ruleset, RulesetError, get_ruleset, ruleset_names
+
+__all__ = [
+    "Colour",
+    "Engine",
+    "IllegalMoveError",
+    "Move",
+    "NotationError",
+    "Position",
+    "Ruleset",
+    "RulesetError",
+    "get_ruleset",
+    "ruleset_names",
+]
+__version__ = "0.1.0"

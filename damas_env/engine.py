@@ -1,0 +1,316 @@
+"""The Pythonic engine API: moves and positions as values over the compiled kernels.
+
+    >>> from damas_env import Position
+    >>> pos = Position.start("english")
+    >>> len(pos.legal_moves())
+    7
+    >>> pos.perft(4)
+    1469
+
+Squares in this API are 0-based indices (see :mod:`damas_env.geometry`); PDN square
+numbers (1-based) appear only in :mod:`damas_env.notation`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum
+from functools import cache
+from typing import Iterable, Iterator
+
+import numpy as np
+
+from . import kernels as K
+from .geometry import Geometry, geometry
+from .rules import Ruleset, get_ruleset
+
+__all__ = ["Colour", "Move", "Position", "Engine", "IllegalMoveError", "rules_array"]
+
+
+class Colour(IntEnum):
+    """A side: White starts on the bottom rows (high square numbers), Black on the top."""
+
+    WHITE = 0
+    BLACK = 1
+
+    @property
+    def opponent(self) -> Colour:
+        """Returns the other colour."""
+        return Colour(1 - self)
+
+
+class IllegalMoveError(ValueError):
+    """Raised for a move that is not legal here; names it and lists the legal moves."""
+
+
+@dataclass(frozen=True)
+class Move:
+    """A complete move: origin, landing squares in order, captured squares in capture order.
+
+    Two capture routes with the same origin, destination and captured set are the same move:
+    they compare equal and hash alike (``key``), whatever their path.
+    """
+
+    origin: int
+    path: tuple[int, ...]
+    captures: tuple[int, ...] = ()
+    crowns: bool = False
+
+    @property
+    def destination(self) -> int:
+        """Returns the square the moving piece ends on."""
+        return self.path[-1]
+
+    @property
+    def is_capture(self) -> bool:
+        """Returns True if the move takes pieces."""
+        return bool(self.captures)
+
+    @property
+    def key(self) -> tuple[int, int, frozenset[int]]:
+        """Returns (origin, destination, captured set): what identifies a move."""
+        return self.origin, self.path[-1], frozenset(self.captures)
+
+    @property
+    def squares(self) -> tuple[int, ...]:
+        """Returns the origin followed by every landing square."""
+        return (self.origin, *self.path)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Move) and self.key == other.key
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+
+def rules_array(rules: Ruleset) -> np.ndarray:
+    """Returns the int64 array of switches the kernels read (layout in kernels.R_*)."""
+    r = np.zeros(K.R_LEN, dtype=np.int64)
+    r[K.R_SIZE] = rules.board_size
+    r[K.R_SQUARES] = rules.squares
+    r[K.R_ROWS] = rules.rows_per_side
+    r[K.R_MEN_BACK] = rules.men_capture_backward
+    r[K.R_FLYING] = rules.flying_kings
+    r[K.R_MAJORITY] = rules.capture_precedence == "most_pieces"
+    promo = ("ends_move", "pass_through", "crown_and_continue")
+    r[K.R_PROMO] = promo.index(rules.promotion_in_capture)
+    r[K.R_LANDING] = rules.king_landing == "immediate"
+    r[K.R_TURKISH] = rules.turkish_strike
+    r[K.R_GIVEAWAY] = rules.giveaway
+    r[K.R_REPETITION] = rules.repetition_count
+    r[K.R_NO_PROGRESS] = rules.no_progress_plies
+    r[K.R_PROGRESS] = rules.progress == "capture_or_promotion"
+    r[K.R_ENDGAME] = rules.fmjd_endgame
+    r[K.R_PLY_LIMIT] = rules.ply_limit
+    r[K.R_LIMIT_MATERIAL] = rules.ply_limit_result == "material"
+    r[K.R_FIRST] = rules.first_player == "black"
+    return r
+
+
+class Engine:
+    """The compiled kernels bound to one ruleset: tables, rule array and scratch buffers.
+
+    One Engine per ruleset is shared (see :meth:`for_rules`); it is not thread-safe.
+    """
+
+    def __init__(self, rules: Ruleset) -> None:
+        self.rules = rules
+        self.geometry: Geometry = geometry(rules.board_size)
+        self.ray = self.geometry.ray
+        self.rule_array = rules_array(rules)
+        self.zobrist, self.side_key = K.zobrist_table(rules.squares)
+        self.moves = K.new_move_buffer()
+        self.workspace = K.new_workspace(rules.board_size)
+        self._perft_buffers: np.ndarray | None = None
+
+    @staticmethod
+    @cache
+    def for_rules(rules: Ruleset) -> Engine:
+        """Returns the shared engine of a ruleset."""
+        return Engine(rules)
+
+    def start_board(self) -> np.ndarray:
+        """Returns the start position's board: men on the first rows of each side."""
+        board = np.zeros(self.rules.squares, dtype=np.int8)
+        per_row = self.geometry.half
+        rows = self.rules.rows_per_side
+        board[: rows * per_row] = -1
+        board[self.rules.squares - rows * per_row :] = 1
+        return board
+
+    def generate(self, board: np.ndarray, side: int, merge: bool = True) -> int:
+        """Fills self.moves with the legal moves; returns how many."""
+        return int(
+            K.generate_moves(
+                board, side, self.ray, self.rule_array, self.moves, merge, self.workspace
+            )
+        )
+
+    def legal_moves(self, board: np.ndarray, side: int, merge: bool = True) -> list[Move]:
+        """Returns the legal moves as Move values (every route if not merge)."""
+        n = self.generate(board, side, merge)
+        return [move_from_row(self.moves[i]) for i in range(n)]
+
+    def perft(self, board: np.ndarray, side: int, depth: int) -> int:
+        """Returns the leaf count of the legal move tree, duplicates merged."""
+        if depth < 0:
+            raise ValueError(f"perft depth must be >= 0, not {depth}")
+        buffers = self._perft_buffers
+        if buffers is None or buffers.shape[0] <= depth:
+            buffers = np.zeros((depth + 1, K.MAX_MOVES, K.MOVE_WIDTH), dtype=np.int16)
+            self._perft_buffers = buffers
+        board = board.copy()
+        return int(K.perft(board, side, depth, self.ray, self.rule_array, buffers, self.workspace))
+
+    def hash(self, board: np.ndarray, side: int) -> int:
+        """Returns the Zobrist hash of a position."""
+        return int(K.hash_position(board, side, self.zobrist, self.side_key))
+
+
+def move_from_row(row: np.ndarray) -> Move:
+    """Returns the Move stored in one row of a kernel move list."""
+    ncap = int(row[K.M_NCAP])
+    npath = max(ncap, 1)
+    return Move(
+        origin=int(row[K.M_FROM]),
+        path=tuple(int(s) for s in row[K.M_PATH : K.M_PATH + npath]),
+        captures=tuple(int(s) for s in row[K.M_CAPS : K.M_CAPS + ncap]),
+        crowns=bool(row[K.M_CROWN]),
+    )
+
+
+def move_to_row(move: Move, board: np.ndarray, row: np.ndarray) -> None:
+    """Writes a Move into a kernel move-list row (piece codes read from board)."""
+    row[:] = 0
+    row[K.M_FROM] = move.origin
+    row[K.M_TO] = move.destination
+    row[K.M_NCAP] = len(move.captures)
+    row[K.M_CROWN] = move.crowns
+    row[K.M_PATH : K.M_PATH + len(move.path)] = move.path
+    for k, sq in enumerate(move.captures):
+        row[K.M_CAPS + k] = sq
+        row[K.M_CODES + k] = board[sq]
+
+
+class Position:
+    """A position as a value: ruleset, pieces on the squares and the colour to move.
+
+    Positions are immutable: :meth:`play` returns a new one. For long sequences with undo
+    and draw rules use :class:`damas_env.game.Game`.
+    """
+
+    __slots__ = ("rules", "_board", "turn")
+
+    def __init__(self, rules: Ruleset | str, board: Iterable[int], turn: Colour | int) -> None:
+        self.rules = get_ruleset(rules) if isinstance(rules, str) else rules
+        arr = np.array(list(board) if not isinstance(board, np.ndarray) else board, np.int8)
+        if arr.shape != (self.rules.squares,):
+            raise ValueError(f"board must have {self.rules.squares} squares, not {arr.shape}")
+        if not np.isin(arr, (-2, -1, 0, 1, 2)).all():
+            raise ValueError("board codes must be 0, +-1 (men) or +-2 (kings)")
+        arr.setflags(write=False)
+        self._board = arr
+        self.turn = Colour(turn)
+
+    @classmethod
+    def start(cls, rules: Ruleset | str = "international") -> Position:
+        """Returns the start position of a ruleset (or ruleset name)."""
+        rules = get_ruleset(rules) if isinstance(rules, str) else rules
+        first = Colour.WHITE if rules.first_player == "white" else Colour.BLACK
+        return cls(rules, Engine.for_rules(rules).start_board(), first)
+
+    @classmethod
+    def from_fen(cls, fen: str, rules: Ruleset | str = "international") -> Position:
+        """Returns the position a PDN FEN string describes (see damas_env.notation)."""
+        from .notation import parse_fen
+
+        rules = get_ruleset(rules) if isinstance(rules, str) else rules
+        board, turn = parse_fen(fen, rules.board_size)
+        return cls(rules, board, turn)
+
+    @property
+    def board(self) -> np.ndarray:
+        """Returns the read-only int8 board (0 empty, +-1 men, +-2 kings; + is White)."""
+        return self._board
+
+    @property
+    def engine(self) -> Engine:
+        """Returns the compiled engine of this position's ruleset."""
+        return Engine.for_rules(self.rules)
+
+    def legal_moves(self) -> list[Move]:
+        """Returns every legal move, duplicate capture routes merged."""
+        return self.engine.legal_moves(self._board.copy(), int(self.turn))
+
+    def capture_routes(self) -> list[Move]:
+        """Returns every legal move with each capture route listed separately."""
+        return self.engine.legal_moves(self._board.copy(), int(self.turn), merge=False)
+
+    def play(self, move: Move | str) -> Position:
+        """Returns the position after a legal move (a Move or a PDN move string).
+
+        Raises:
+            IllegalMoveError: the move is not legal here; the message lists the legal moves.
+        """
+        legal = self.find_move(move)
+        board = self._board.copy()
+        row = np.zeros((1, K.MOVE_WIDTH), dtype=np.int16)
+        move_to_row(legal, board, row[0])
+        K.apply_move(board, row, 0)
+        return Position(self.rules, board, self.turn.opponent)
+
+    def find_move(self, move: Move | str) -> Move:
+        """Returns the legal move matching a Move (any route) or a PDN move string."""
+        from .notation import format_move, parse_move
+
+        legal = self.legal_moves()
+        if isinstance(move, str):
+            return parse_move(move, legal, self.rules.board_size)
+        for m in legal:
+            if m == move:
+                return m
+        names = ", ".join(format_move(m, legal) for m in legal) or "none"
+        raise IllegalMoveError(
+            f"illegal move {format_move(move, [move])} for {self.turn.name.lower()}; "
+            f"legal moves: {names}"
+        )
+
+    def perft(self, depth: int) -> int:
+        """Returns the number of leaves of the legal move tree depth plies deep."""
+        return self.engine.perft(self._board, int(self.turn), depth)
+
+    def fen(self) -> str:
+        """Returns the PDN FEN string of the position."""
+        from .notation import format_fen
+
+        return format_fen(self._board, self.turn)
+
+    def hash(self) -> int:
+        """Returns the Zobrist hash of the position (pieces and colour to move)."""
+        return self.engine.hash(self._board, int(self.turn))
+
+    def pieces(self, colour: Colour) -> Iterator[tuple[int, bool]]:
+        """Yields (square, is_king) for each piece of a colour."""
+        sign = 1 if colour == Colour.WHITE else -1
+        for sq, code in enumerate(self._board):
+            if code * sign > 0:
+                yield sq, abs(int(code)) == 2
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, Position)
+            and self.rules == other.rules
+            and self.turn == other.turn
+            and bool(np.array_equal(self._board, other._board))
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.rules, self.turn, self._board.tobytes()))
+
+    def __repr__(self) -> str:
+        return f"Position({self.rules.name!r}, {self.fen()!r})"
+
+    def __str__(self) -> str:
+        from .notation import board_text
+
+        return board_text(self._board, self.rules.board_size)

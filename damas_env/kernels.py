@@ -1,0 +1,529 @@
+"""Compiled engine kernels: move generation, apply/undo, hashing, draw counters, perft.
+
+This module is the only place where the rules of draughts are executed. The
+environment, the batch environment and the agents call these functions; the
+Pythonic API in :mod:`damas_env.engine` wraps them.
+
+Everything here works on plain numpy arrays and integers so that numba can compile
+it (``@njit(cache=True)``); under ``NUMBA_DISABLE_JIT=1`` the same code runs as
+plain Python. Kernels never allocate, so they are compiled without numba's reference
+counting (``_nrt=False``): with it every call that passes an array pays two atomic
+increments and decrements, which made move generation 40x slower.
+
+Board: ``int8[S]`` over the playable squares (see :mod:`damas_env.geometry`)::
+
+    0 empty   +1 white man   +2 white king   -1 black man   -2 black king
+    MARK (3): a piece already taken in the capture being searched (Turkish strike:
+              it still blocks, and cannot be taken twice); never seen outside a kernel.
+
+Side: 0 = White, 1 = Black. ``sgn = 1 - 2 * side`` turns colours into signs.
+
+Rules: ``int64[R_LEN]``, built by :func:`damas_env.engine.rules_array` from a Ruleset.
+
+Move list: ``int16[M, MOVE_WIDTH]``, one row per move::
+
+    col 0 from | 1 to | 2 ncap | 3 crown | 4.. path (landing squares; 1 for a step)
+    | M_CAPS.. captured squares in capture order | M_CODES.. their piece codes
+
+A capture ``ncap`` long has ``ncap`` landing squares, the last one being ``to``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+# --- Layout constants -----------------------------------------------------------------------
+
+MARK = 3
+WHITE, BLACK = 0, 1
+
+# Rules array.
+R_SIZE, R_SQUARES, R_MEN_BACK, R_FLYING, R_MAJORITY, R_PROMO, R_LANDING = 0, 1, 2, 3, 4, 5, 6
+R_TURKISH, R_GIVEAWAY, R_REPETITION, R_NO_PROGRESS, R_PROGRESS, R_ENDGAME = 7, 8, 9, 10, 11, 12
+R_PLY_LIMIT, R_LIMIT_MATERIAL, R_FIRST, R_ROWS = 13, 14, 15, 16
+R_LEN = 17
+PROMO_ENDS, PROMO_PASS, PROMO_CROWN = 0, 1, 2
+PROGRESS_MAN_MOVE, PROGRESS_PROMOTION = 0, 1
+
+# Move rows.
+MAX_CAPTURES = 32  # a move never takes more than 30 pieces (Canadian: 30 men a side)
+M_FROM, M_TO, M_NCAP, M_CROWN, M_PATH = 0, 1, 2, 3, 4
+M_CAPS = M_PATH + MAX_CAPTURES
+M_CODES = M_CAPS + MAX_CAPTURES
+MOVE_WIDTH = M_CODES + MAX_CAPTURES
+MAX_MOVES = 2048
+
+# Capture-search workspace: one row per capture depth.
+W_SQ, W_KING, W_DIR, W_X, W_CODE, W_NLAND, W_LI, W_FOUND, W_TERM, W_T, W_LAND = range(11)
+WS_ROWS = MAX_CAPTURES + 2
+
+# Game counters (see after_move / outcome).
+G_PLY, G_SINCE_MAN_OR_CAPTURE, G_SINCE_PROMOTION_OR_CAPTURE = 0, 1, 2
+G_LEN = 3
+
+# Results and reasons.
+ONGOING, WHITE_WINS, BLACK_WINS, DRAW = 0, 1, 2, 3
+REASON_NONE, REASON_NO_MOVES, REASON_REPETITION, REASON_NO_PROGRESS = 0, 1, 2, 3
+REASON_ENDGAME, REASON_PLY_LIMIT, REASON_ADJUDICATION = 4, 5, 6
+
+
+def new_move_buffer(max_moves: int = MAX_MOVES) -> np.ndarray:
+    """Returns an empty move list able to hold max_moves moves."""
+    return np.zeros((max_moves, MOVE_WIDTH), dtype=np.int16)
+
+
+def new_workspace(size: int) -> np.ndarray:
+    """Returns the scratch array the capture search needs on a size x size board."""
+    return np.zeros((WS_ROWS, W_LAND + size), dtype=np.int16)
+
+
+# --- Small predicates -----------------------------------------------------------------------
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _is_enemy(code, sgn):
+    q = code * sgn
+    return q == -1 or q == -2
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _on_last_row(sq, side, squares, half):
+    if side == WHITE:
+        return sq < half
+    return sq >= squares - half
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _is_forward(d, side):
+    return (d < 2) == (side == WHITE)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _hop_target(board, c, d, king, side, ray, rules):
+    """Returns (captured square, step of first landing) of a capture from c along d, or -1."""
+    if not king and rules[R_MEN_BACK] == 0 and not _is_forward(d, side):
+        return -1, 0
+    k = 0
+    if king and rules[R_FLYING] == 1:
+        while ray[c, d, k] >= 0 and board[ray[c, d, k]] == 0:
+            k += 1
+    x = ray[c, d, k]
+    if x < 0 or not _is_enemy(board[x], 1 - 2 * side):
+        return -1, 0
+    t = ray[c, d, k + 1]
+    if t < 0 or board[t] != 0:
+        return -1, 0
+    return x, k + 1
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def can_capture_from(board, c, king, side, ray, rules):
+    """Returns True if a piece of `side` on c (a king if `king`) can capture now."""
+    for d in range(4):
+        x, _ = _hop_target(board, c, d, king, side, ray, rules)
+        if x >= 0:
+            return True
+    return False
+
+
+# --- Capture search -------------------------------------------------------------------------
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _open_hops(board, side, level, d, ray, rules, ws):
+    """Looks for a capture along d from this level's square; marks it and lists landings."""
+    c = ws[level, W_SQ]
+    king = ws[level, W_KING] == 1
+    x, k = _hop_target(board, c, d, king, side, ray, rules)
+    ws[level, W_NLAND] = 0
+    ws[level, W_LI] = 0
+    if x < 0:
+        return
+    ws[level, W_FOUND] = 1
+    ws[level, W_X] = x
+    ws[level, W_CODE] = board[x]
+    # Turkish strike (FMJD 4.5-4.6): the piece stays on the board, but is marked taken.
+    board[x] = MARK if rules[R_TURKISH] == 1 else 0
+    flying = king and rules[R_FLYING] == 1
+    n = 0
+    while ray[c, d, k] >= 0 and board[ray[c, d, k]] == 0:
+        ws[level, W_LAND + n] = ray[c, d, k]
+        n += 1
+        k += 1
+        if not flying:
+            break
+    ws[level, W_TERM] = 0
+    if n > 1:
+        n = _keep_continuing_landings(board, side, level, n, ray, rules, ws)
+    ws[level, W_NLAND] = n
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _keep_continuing_landings(board, side, level, n, ray, rules, ws):
+    """Keeps the landing squares from which the capture goes on; else all or the nearest.
+
+    A capture must be completed (FMJD 4.3, FSR 4.11): where some landing squares let the king
+    take more, only those are allowed. Otherwise the king stops on any free square (FMJD 4.3)
+    or, under seed 000's literal reading, right behind the taken piece.
+    """
+    m = 0
+    for i in range(n):
+        t = ws[level, W_LAND + i]
+        if can_capture_from(board, t, True, side, ray, rules):
+            ws[level, W_LAND + m] = t
+            m += 1
+    if m > 0:
+        return m
+    ws[level, W_TERM] = 1
+    return 1 if rules[R_LANDING] == 1 else n
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _init_level(ws, level, sq, king):
+    ws[level, W_SQ] = sq
+    ws[level, W_KING] = 1 if king else 0
+    ws[level, W_DIR] = 0
+    ws[level, W_X] = -1
+    ws[level, W_NLAND] = 0
+    ws[level, W_LI] = 0
+    ws[level, W_FOUND] = 0
+    ws[level, W_TERM] = 0
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _same_captures(mv, j, ws, ncap):
+    for k in range(ncap):
+        x = ws[k, W_X]
+        hit = False
+        for i in range(ncap):
+            if mv[j, M_CAPS + i] == x:
+                hit = True
+                break
+        if not hit:
+            return False
+    return True
+
+
+@njit(cache=True, _nrt=False)
+def _record_capture(mv, n, best, rules, merge, origin, ncap, crown, ws):
+    """Adds the capture held in ws[0:ncap] to the list; returns (count, best length)."""
+    if rules[R_MAJORITY] == 1:
+        if ncap < best:  # FMJD 4.13: the sequence taking the most pieces is compulsory
+            return n, best
+        if ncap > best:
+            n = 0
+            best = ncap
+    dest = ws[ncap - 1, W_T]
+    if merge:  # same origin, destination and captured set: one move (perft convention)
+        for j in range(n):
+            if (
+                mv[j, M_FROM] == origin
+                and mv[j, M_TO] == dest
+                and mv[j, M_NCAP] == ncap
+                and _same_captures(mv, j, ws, ncap)
+            ):
+                return n, best
+    if n >= mv.shape[0]:
+        raise OverflowError("move list overflow: enlarge the move buffer")
+    mv[n, M_FROM] = origin
+    mv[n, M_TO] = dest
+    mv[n, M_NCAP] = ncap
+    mv[n, M_CROWN] = 1 if crown else 0
+    for k in range(ncap):
+        mv[n, M_PATH + k] = ws[k, W_T]
+        mv[n, M_CAPS + k] = ws[k, W_X]
+        mv[n, M_CODES + k] = ws[k, W_CODE]
+    return n + 1, best
+
+
+@njit(cache=True, _nrt=False)
+def _captures_from(board, side, origin, ray, rules, mv, n, best, merge, ws):
+    """Adds every capture by the piece on origin (depth-first, explicit stack)."""
+    squares, half, promo = rules[R_SQUARES], rules[R_SIZE] // 2, rules[R_PROMO]
+    piece = board[origin]
+    was_king = piece == 2 or piece == -2
+    board[origin] = 0  # the moving piece is lifted: it may pass its own square
+    level = 0
+    _init_level(ws, 0, origin, was_king)
+    while level >= 0:
+        if ws[level, W_LI] < ws[level, W_NLAND]:
+            t = ws[level, W_LAND + ws[level, W_LI]]
+            ws[level, W_LI] += 1
+            ws[level, W_T] = t
+            king = ws[level, W_KING] == 1
+            last = _on_last_row(t, side, squares, half)
+            now_king = king or (last and promo == PROMO_CROWN)  # FSR 4.14
+            ends = not king and last and promo == PROMO_ENDS  # EDA: crowning ends the move
+            if ws[level, W_TERM] == 1 or ends:
+                crown = not was_king and (now_king or last)
+                n, best = _record_capture(mv, n, best, rules, merge, origin, level + 1, crown, ws)
+            else:
+                level += 1
+                _init_level(ws, level, t, now_king)
+            continue
+        if ws[level, W_X] >= 0:  # this direction is done: put its taken piece back
+            board[ws[level, W_X]] = ws[level, W_CODE]
+            ws[level, W_X] = -1
+        ws[level, W_NLAND] = 0
+        while ws[level, W_DIR] < 4 and ws[level, W_NLAND] == 0:
+            d = ws[level, W_DIR]
+            ws[level, W_DIR] += 1
+            _open_hops(board, side, level, d, ray, rules, ws)
+        if ws[level, W_NLAND] > 0:
+            continue
+        if ws[level, W_FOUND] == 0 and level > 0:  # nothing more to take: the move ends here
+            c = ws[level, W_SQ]
+            crown = not was_king and (ws[level, W_KING] == 1 or _on_last_row(c, side, squares, half))
+            n, best = _record_capture(mv, n, best, rules, merge, origin, level, crown, ws)
+        level -= 1
+    board[origin] = piece
+    return n, best
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _steps_from(board, side, s, ray, rules, mv, n):
+    """Adds the non-capturing moves of the piece on s."""
+    squares, half = rules[R_SQUARES], rules[R_SIZE] // 2
+    king = board[s] == 2 or board[s] == -2
+    flying = king and rules[R_FLYING] == 1
+    for d in range(4):
+        if not king and not _is_forward(d, side):
+            continue
+        k = 0
+        while ray[s, d, k] >= 0 and board[ray[s, d, k]] == 0:
+            t = ray[s, d, k]
+            if n >= mv.shape[0]:
+                raise OverflowError("move list overflow: enlarge the move buffer")
+            mv[n, M_FROM] = s
+            mv[n, M_TO] = t
+            mv[n, M_NCAP] = 0
+            mv[n, M_CROWN] = 1 if (not king and _on_last_row(t, side, squares, half)) else 0
+            mv[n, M_PATH] = t
+            n += 1
+            if not flying:
+                break
+            k += 1
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def generate_moves(board, side, ray, rules, mv, merge, ws):
+    """Fills mv with every legal move of `side`; returns how many.
+
+    Captures are compulsory (FMJD 4.1, EDA 1.18): steps are listed only if no piece can
+    capture. With ``merge`` two routes with the same origin, destination and captured set
+    are one move (published perft convention); without it every route is listed.
+    """
+    sgn = 1 - 2 * side
+    n = 0
+    best = 1
+    for s in range(rules[R_SQUARES]):
+        if board[s] * sgn > 0:
+            king = board[s] == 2 or board[s] == -2
+            if can_capture_from(board, s, king, side, ray, rules):
+                n, best = _captures_from(board, side, s, ray, rules, mv, n, best, merge, ws)
+    if n > 0:
+        return n
+    for s in range(rules[R_SQUARES]):
+        if board[s] * sgn > 0:
+            n = _steps_from(board, side, s, ray, rules, mv, n)
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def has_legal_move(board, side, ray, rules):
+    """Returns True if `side` has any legal move (cheaper than listing them)."""
+    sgn = 1 - 2 * side
+    for s in range(rules[R_SQUARES]):
+        if board[s] * sgn > 0:
+            king = board[s] == 2 or board[s] == -2
+            if can_capture_from(board, s, king, side, ray, rules):
+                return True
+            for d in range(4):
+                if (king or _is_forward(d, side)) and ray[s, d, 0] >= 0 and board[ray[s, d, 0]] == 0:
+                    return True
+    return False
+
+
+# --- Applying moves -------------------------------------------------------------------------
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def apply_move(board, mv, i):
+    """Plays move row i of mv on board (captured pieces are removed when the move ends)."""
+    origin, dest = mv[i, M_FROM], mv[i, M_TO]
+    piece = board[origin]
+    board[origin] = 0
+    for k in range(mv[i, M_NCAP]):
+        board[mv[i, M_CAPS + k]] = 0
+    if mv[i, M_CROWN] == 1:
+        piece = 2 * piece
+    board[dest] = piece
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def undo_move(board, mv, i):
+    """Takes back move row i of mv, which must be the last move applied to board."""
+    origin, dest = mv[i, M_FROM], mv[i, M_TO]
+    piece = board[dest]
+    board[dest] = 0
+    if mv[i, M_CROWN] == 1:
+        piece = piece // 2
+    for k in range(mv[i, M_NCAP]):
+        board[mv[i, M_CAPS + k]] = mv[i, M_CODES + k]
+    board[origin] = piece
+
+
+# --- Hashing --------------------------------------------------------------------------------
+
+
+def zobrist_table(squares: int, seed: int = 20261130) -> tuple[np.ndarray, np.uint64]:
+    """Returns the Zobrist keys [piece code + 2, square] and the side-to-move key."""
+    rng = np.random.default_rng(seed + squares)
+    keys = rng.integers(1, 2**63, size=(5, squares), dtype=np.int64).astype(np.uint64)
+    keys[2, :] = 0  # empty squares do not change the hash
+    return keys, np.uint64(rng.integers(1, 2**63, dtype=np.int64))
+
+
+@njit(cache=True, _nrt=False)
+def hash_position(board, side, keys, side_key):
+    """Returns the Zobrist hash of a board with `side` to move."""
+    h = np.uint64(0)
+    for s in range(board.shape[0]):
+        h ^= keys[board[s] + 2, s]
+    if side == BLACK:
+        h ^= side_key
+    return h
+
+
+@njit(cache=True, _nrt=False)
+def hash_after(h, board, mv, i, keys, side_key):
+    """Returns the hash after move row i, given the hash h of board before it."""
+    origin, dest = mv[i, M_FROM], mv[i, M_TO]
+    piece = board[origin]
+    after = 2 * piece if mv[i, M_CROWN] == 1 else piece
+    h ^= keys[piece + 2, origin] ^ keys[after + 2, dest] ^ side_key
+    for k in range(mv[i, M_NCAP]):
+        h ^= keys[mv[i, M_CODES + k] + 2, mv[i, M_CAPS + k]]
+    return h
+
+
+# --- Draw counters and results --------------------------------------------------------------
+
+
+@njit(cache=True, _nrt=False)
+def after_move(counters, board, mv, i):
+    """Updates the game counters for move row i; call it before apply_move."""
+    piece = board[mv[i, M_FROM]]
+    is_man = piece == 1 or piece == -1
+    capture = mv[i, M_NCAP] > 0
+    counters[G_PLY] += 1
+    counters[G_SINCE_MAN_OR_CAPTURE] = 0 if (capture or is_man) else counters[G_SINCE_MAN_OR_CAPTURE] + 1
+    promoted = mv[i, M_CROWN] == 1
+    counters[G_SINCE_PROMOTION_OR_CAPTURE] = 0 if (capture or promoted) else counters[G_SINCE_PROMOTION_OR_CAPTURE] + 1
+
+
+@njit(cache=True, _nrt=False)
+def _material(board):
+    """Returns (white men, white kings, black men, black kings)."""
+    wm, wk, bm, bk = 0, 0, 0, 0
+    for s in range(board.shape[0]):
+        p = board[s]
+        if p == 1:
+            wm += 1
+        elif p == 2:
+            wk += 1
+        elif p == -1:
+            bm += 1
+        elif p == -2:
+            bk += 1
+    return wm, wk, bm, bk
+
+
+@njit(cache=True, _nrt=False)
+def endgame_limit(board):
+    """Returns the FMJD endgame limit in plies for this material, or 0 if none applies.
+
+    FMJD art. 6: three kings, two kings and a man, or a king and two men against a lone
+    king: 16 moves each; two kings, a king and a man, or a king against a lone king: 5 moves
+    each.
+    """
+    wm, wk, bm, bk = _material(board)
+    if bm + bk == 1 and bk == 1:
+        return _endgame_plies(wm, wk)
+    if wm + wk == 1 and wk == 1:
+        return _endgame_plies(bm, bk)
+    return 0
+
+
+@njit(cache=True, _nrt=False)
+def _endgame_plies(men, kings):
+    if kings == 0:
+        return 0
+    if men + kings == 3:
+        return 32
+    if men + kings <= 2:
+        return 10
+    return 0
+
+
+@njit(cache=True, _nrt=False)
+def outcome(board, side, has_move, counters, repetitions, rules):
+    """Returns (result, reason) of the position with `side` to move.
+
+    `repetitions` is how many times this position has occurred (this time included).
+    """
+    if not has_move:  # FMJD 1.x / EDA: a player who cannot move loses; giveaway: wins
+        lost = side if rules[R_GIVEAWAY] == 0 else 1 - side
+        return (BLACK_WINS if lost == WHITE else WHITE_WINS), REASON_NO_MOVES
+    if rules[R_REPETITION] > 0 and repetitions >= rules[R_REPETITION]:
+        return DRAW, REASON_REPETITION
+    since = counters[G_SINCE_PROMOTION_OR_CAPTURE]
+    if rules[R_PROGRESS] == PROGRESS_MAN_MOVE:
+        since = counters[G_SINCE_MAN_OR_CAPTURE]
+    if rules[R_NO_PROGRESS] > 0 and since >= rules[R_NO_PROGRESS]:
+        return DRAW, REASON_NO_PROGRESS
+    if rules[R_ENDGAME] == 1:
+        limit = endgame_limit(board)
+        if limit > 0 and counters[G_SINCE_PROMOTION_OR_CAPTURE] >= limit:
+            return DRAW, REASON_ENDGAME
+    if rules[R_PLY_LIMIT] > 0 and counters[G_PLY] >= rules[R_PLY_LIMIT]:
+        if rules[R_LIMIT_MATERIAL] == 0:
+            return DRAW, REASON_PLY_LIMIT
+        return _adjudicate(board), REASON_ADJUDICATION
+    return ONGOING, REASON_NONE
+
+
+@njit(cache=True, _nrt=False)
+def _adjudicate(board):
+    """Seed 004: more pieces wins; equal pieces, more kings wins; otherwise a draw."""
+    wm, wk, bm, bk = _material(board)
+    if wm + wk != bm + bk:
+        return WHITE_WINS if wm + wk > bm + bk else BLACK_WINS
+    if wk != bk:
+        return WHITE_WINS if wk > bk else BLACK_WINS
+    return DRAW
+
+
+# --- Perft ----------------------------------------------------------------------------------
+
+
+@njit(cache=True, _nrt=False)
+def perft(board, side, depth, ray, rules, buffers, ws):
+    """Returns the number of leaves of the legal move tree `depth` plies deep.
+
+    `buffers` holds one move list per depth: shape (depth + 1, M, MOVE_WIDTH).
+    """
+    if depth == 0:
+        return 1
+    mv = buffers[depth]
+    n = generate_moves(board, side, ray, rules, mv, True, ws)
+    if depth == 1:
+        return n
+    total = 0
+    for i in range(n):
+        apply_move(board, mv, i)
+        total += perft(board, 1 - side, depth - 1, ray, rules, buffers, ws)
+        undo_move(board, mv, i)
+    return total

@@ -1,0 +1,549 @@
+"""Adapters to independent draughts engines, used as oracles by differential tests and benchmarks.
+
+Two peers are provided:
+
+* :class:`PydraughtsPeer` wraps `pydraughts <https://pypi.org/project/pydraughts/>`_ for
+  International (10x10), English, Brazilian and Russian draughts, from any position.
+* :class:`OpenSpielCheckersPeer` wraps OpenSpiel's ``checkers`` game (English checkers), from the
+  initial position only.
+
+Both speak the conventions of ``damas_env``:
+
+* Squares are PDN square numbers (1-based). The board is seen with White at the bottom and the
+  dark squares are numbered left to right, top to bottom; square 1 is on the top row, second
+  column, so the bottom-left corner (46 on 10x10, 29 on 8x8) is dark. White starts on the high
+  numbers, Black on the low numbers.
+* A complete move is ``(origin, destination, frozenset(captured squares))``. Capture routes that
+  share all three fields are merged into one move.
+* Positions are PDN FEN strings such as ``W:W31-50:B1-20`` or ``B:W18,24,K27:B12,16``.
+
+Neither engine is imported at module import time, so this module can be imported without them.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+PeerMove = tuple[int, int, frozenset[int]]
+"""A complete move: origin square, destination square, and the set of captured squares."""
+
+_PYDRAUGHTS_VARIANTS: dict[str, str] = {
+    "international": "standard",
+    "english": "english",
+    "brazilian": "brazilian",
+    "russian": "russian",
+}
+"""Maps our variant names to pydraughts' variant names."""
+
+_NUM_SQUARES: dict[str, int] = {
+    "international": 50,
+    "english": 32,
+    "brazilian": 32,
+    "russian": 32,
+}
+"""Number of playable squares per variant."""
+
+_OS_SIZE = 8
+"""OpenSpiel's checkers board size (rows and columns)."""
+
+_OS_ROW_STEP = (-1, -1, 1, 1)
+"""Row offset of OpenSpiel's four directions (up-left, up-right, down-right, down-left)."""
+
+_OS_COL_STEP = (-1, 1, 1, -1)
+"""Column offset of OpenSpiel's four directions (up-left, up-right, down-right, down-left)."""
+
+
+def _import_draughts() -> ModuleType:
+    """Imports pydraughts' ``draughts`` module, naming the package to install if it is missing.
+
+    Returns:
+        The ``draughts`` module.
+
+    Raises:
+        ImportError: pydraughts is not installed.
+    """
+    try:
+        import draughts
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            "PydraughtsPeer needs the pydraughts package: pip install pydraughts"
+        ) from exc
+    return draughts
+
+
+def _import_pyspiel() -> ModuleType:
+    """Imports OpenSpiel's ``pyspiel`` module, naming the package to install if it is missing.
+
+    Returns:
+        The ``pyspiel`` module.
+
+    Raises:
+        ImportError: OpenSpiel is not installed.
+    """
+    try:
+        import pyspiel
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            "OpenSpielCheckersPeer needs the open_spiel package: pip install open_spiel"
+        ) from exc
+    return pyspiel
+
+
+# ---------------------------------------------------------------------------------------------
+# PDN FEN helpers
+# ---------------------------------------------------------------------------------------------
+
+
+def _parse_square_token(token: str, num_squares: int) -> int:
+    """Converts one square token of a FEN (a PDN number, or an 8x8 algebraic square) to PDN.
+
+    Args:
+        token: A square such as ``"27"`` or, on 8x8 boards, ``"c3"``.
+        num_squares: Number of playable squares of the board (32 or 50).
+
+    Returns:
+        The PDN square number.
+
+    Raises:
+        ValueError: The token is not a square of the board.
+    """
+    token = token.strip()
+    if token[:1].isalpha():
+        if num_squares != 32 or len(token) != 2 or not token[1].isdigit():
+            raise ValueError(f"unsupported square {token!r}")
+        column = ord(token[0].lower()) - ord("a")
+        row_from_top = 8 - int(token[1])
+        if not (0 <= column < 8 and 0 <= row_from_top < 8) or (column + row_from_top) % 2 == 0:
+            raise ValueError(f"{token!r} is not a dark square")
+        return row_from_top * 4 + column // 2 + 1
+    square = int(token)
+    if not 1 <= square <= num_squares:
+        raise ValueError(f"square {square} is off a board with {num_squares} squares")
+    return square
+
+
+def _parse_fen(fen: str, num_squares: int) -> tuple[str, dict[int, bool], dict[int, bool]]:
+    """Parses a PDN FEN string into the side to move and the pieces of each colour.
+
+    Ranges (``31-50``, ``K1-5``) and the ``K`` king prefix are understood; fields other than the
+    side to move and the ``W``/``B`` piece lists are ignored.
+
+    Args:
+        fen: PDN FEN such as ``"W:W31-50:B1-20"``.
+        num_squares: Number of playable squares of the board (32 or 50).
+
+    Returns:
+        ``(side, white, black)``: side is ``"W"`` or ``"B"``; white and black map each occupied
+        PDN square to ``True`` for a king and ``False`` for a man.
+
+    Raises:
+        ValueError: The string is not a PDN FEN for this board.
+    """
+    fields = [field.strip() for field in fen.strip().rstrip(".").split(":")]
+    side = fields[0].upper()
+    if side not in ("W", "B"):
+        raise ValueError(f"bad side to move in FEN {fen!r}")
+    pieces: dict[str, dict[int, bool]] = {"W": {}, "B": {}}
+    for field in fields[1:]:
+        colour = field[:1].upper()
+        if colour not in pieces:
+            continue
+        for raw in field[1:].split(","):
+            token = raw.strip()
+            if not token:
+                continue
+            king = token[:1].upper() == "K"
+            token = token[1:] if king else token
+            if "-" in token:
+                first, last = (part.strip().lstrip("Kk") for part in token.split("-", 1))
+                start = _parse_square_token(first, num_squares)
+                stop = _parse_square_token(last, num_squares)
+                squares = list(range(start, stop + 1))
+            else:
+                squares = [_parse_square_token(token, num_squares)]
+            for square in squares:
+                if square in pieces["W"] or square in pieces["B"]:
+                    raise ValueError(f"square {square} is listed twice in FEN {fen!r}")
+                pieces[colour][square] = king
+    return side, pieces["W"], pieces["B"]
+
+
+def _format_fen(side: str, white: dict[int, bool], black: dict[int, bool]) -> str:
+    """Formats a position as a PDN FEN string with squares in increasing order and no ranges.
+
+    Args:
+        side: ``"W"`` or ``"B"``, the side to move.
+        white: White's pieces, PDN square to ``True`` for a king.
+        black: Black's pieces, PDN square to ``True`` for a king.
+
+    Returns:
+        The FEN, for example ``"B:W18,24,K27:B12,16"``.
+    """
+
+    def pieces(squares: dict[int, bool]) -> str:
+        return ",".join(f"K{sq}" if squares[sq] else str(sq) for sq in sorted(squares))
+
+    return f"{side}:W{pieces(white)}:B{pieces(black)}"
+
+
+def _flip_rows_8x8(square: int) -> int:
+    """Mirrors a square number of an 8x8 board top to bottom (an involution).
+
+    pydraughts numbers Russian and Brazilian squares from a1 upwards (a1=1, c1=2, ..., h8=32);
+    flipping the rows turns that numbering into PDN numbering and back.
+
+    Args:
+        square: Square number in one numbering.
+
+    Returns:
+        The same square in the other numbering.
+    """
+    row, index = divmod(square - 1, 4)
+    return (7 - row) * 4 + index + 1
+
+
+# ---------------------------------------------------------------------------------------------
+# pydraughts
+# ---------------------------------------------------------------------------------------------
+
+
+class PydraughtsPeer:
+    """Wraps a pydraughts board and exposes it in PDN numbering with complete, merged moves.
+
+    pydraughts (0.6.x) speaks PDN numbering for International and English draughts, but numbers
+    Russian and Brazilian squares from a1 (a1=1, ..., h8=32) and writes their FENs algebraically;
+    the peer converts both ways. In English draughts Black (on 1-12) moves first; in the other
+    variants White moves first.
+
+    pydraughts can list one capture several times (once per route, sometimes with identical PDN
+    strings); :meth:`moves` and :meth:`perft` merge routes with the same origin, destination and
+    captured set.
+
+    Attributes:
+        variant: One of ``"international"``, ``"english"``, ``"brazilian"``, ``"russian"``.
+    """
+
+    def __init__(self, variant: str, fen: str | None = None) -> None:
+        """Creates the peer at the start position of the variant or at a PDN FEN position.
+
+        Args:
+            variant: ``"international"``, ``"english"``, ``"brazilian"`` or ``"russian"``.
+            fen: PDN FEN of the position, or ``None`` for the variant's start position.
+
+        Raises:
+            ValueError: Unknown variant or malformed FEN.
+            ImportError: pydraughts is not installed.
+        """
+        if variant not in _PYDRAUGHTS_VARIANTS:
+            raise ValueError(
+                f"unknown variant {variant!r}; expected one of {sorted(_PYDRAUGHTS_VARIANTS)}"
+            )
+        self._draughts = _import_draughts()
+        self.variant = variant
+        self._num_squares = _NUM_SQUARES[variant]
+        self._pd_variant = _PYDRAUGHTS_VARIANTS[variant]
+        self._flip = variant in ("brazilian", "russian")
+        if fen is None:
+            self._board = self._draughts.Board(self._pd_variant)
+        else:
+            side, white, black = _parse_fen(fen, self._num_squares)
+            self._board = self._draughts.Board(
+                self._pd_variant, self._to_pd_fen(side, white, black)
+            )
+
+    # -- numbering ----------------------------------------------------------------------------
+
+    def _pd_to_pdn(self, square: int) -> int:
+        """Converts a pydraughts square number of this variant to a PDN square number."""
+        return _flip_rows_8x8(square) if self._flip else square
+
+    def _to_pd_fen(self, side: str, white: dict[int, bool], black: dict[int, bool]) -> str:
+        """Builds the FEN string that pydraughts expects for this variant.
+
+        Args:
+            side: ``"W"`` or ``"B"``.
+            white: White's pieces, PDN square to king flag.
+            black: Black's pieces, PDN square to king flag.
+
+        Returns:
+            A FEN in pydraughts' numbering of the variant (the inverse of :meth:`_pd_to_pdn`).
+        """
+
+        def pieces(squares: dict[int, bool]) -> str:
+            out = []
+            for square, king in squares.items():
+                number = _flip_rows_8x8(square) if self._flip else square
+                out.append(f"K{number}" if king else str(number))
+            return ",".join(out)
+
+        return f"{side}:W{pieces(white)}:B{pieces(black)}"
+
+    def _move_key(self, pd_move: Any) -> PeerMove:
+        """Converts a pydraughts ``Move`` to a complete move in PDN numbering."""
+        steps = pd_move.board_move
+        captured = frozenset(self._pd_to_pdn(sq) for sq in (pd_move.captures or ()) if sq)
+        return (self._pd_to_pdn(steps[0][0]), self._pd_to_pdn(steps[-1][1]), captured)
+
+    @staticmethod
+    def _legal(board: Any, key: Any) -> dict[PeerMove, Any]:
+        """Lists one pydraughts move per complete move of ``board``, merging duplicate routes."""
+        unique: dict[PeerMove, Any] = {}
+        for pd_move in board.legal_moves():
+            unique.setdefault(key(pd_move), pd_move)
+        return unique
+
+    # -- public API ---------------------------------------------------------------------------
+
+    def moves(self) -> set[PeerMove]:
+        """Returns the legal complete moves of the current position.
+
+        Returns:
+            The set of ``(origin, destination, frozenset(captured))`` in PDN numbering. Routes with
+            the same origin, destination and captured set appear once.
+        """
+        return set(self._legal(self._board, self._move_key))
+
+    def play(self, move: PeerMove) -> None:
+        """Plays a legal complete move, picking one of pydraughts' routes that match it.
+
+        Args:
+            move: ``(origin, destination, frozenset(captured))`` in PDN numbering.
+
+        Raises:
+            ValueError: The move is not legal in the current position.
+        """
+        origin, destination, captured = move
+        wanted = (int(origin), int(destination), frozenset(int(sq) for sq in captured))
+        pd_move = self._legal(self._board, self._move_key).get(wanted)
+        if pd_move is None:
+            raise ValueError(f"illegal move {move!r} in position {self.fen()}")
+        self._board.push(pd_move)
+
+    def fen(self) -> str:
+        """Returns the current position as a PDN FEN string.
+
+        Returns:
+            The FEN with the side to move first, squares in increasing order and no ranges.
+        """
+        # pydraughts writes Russian and Brazilian FENs with algebraic squares (a1, c3, ...), which
+        # _parse_fen maps to PDN numbers; the other variants already use PDN numbers.
+        side, white, black = _parse_fen(self._board.fen, self._num_squares)
+        return _format_fen(side, white, black)
+
+    def perft(self, depth: int) -> int:
+        """Counts the leaves of the legal move tree, merging duplicate routes at every node.
+
+        The count matches published perft tables. The current position is left unchanged.
+
+        Args:
+            depth: Number of plies (complete moves) to search; 0 counts the position itself.
+
+        Returns:
+            The number of move sequences of length ``depth``.
+        """
+        if depth < 0:
+            raise ValueError("depth must be non-negative")
+        if depth == 0:
+            return 1
+        return self._perft(self._board.copy(), depth)
+
+    def _perft(self, board: Any, depth: int) -> int:
+        """Counts perft leaves below ``board``, pushing and popping moves on it."""
+        unique = self._legal(board, self._move_key)
+        if depth == 1:
+            return len(unique)
+        total = 0
+        for pd_move in unique.values():
+            board.push(pd_move)
+            total += self._perft(board, depth - 1)
+            board.pop()
+        return total
+
+
+# ---------------------------------------------------------------------------------------------
+# OpenSpiel
+# ---------------------------------------------------------------------------------------------
+
+
+def _os_square_to_pdn(row: int, column: int) -> int:
+    """Converts an OpenSpiel checkers cell to a PDN square number.
+
+    OpenSpiel draws player 0 (the first mover, our Black) at the bottom; row 0 is its top row and
+    dark cells have ``row + column`` odd. PDN puts Black at the top, so the board is turned by 180
+    degrees: OpenSpiel's a1 (row 7, column 0) is PDN square 4 and its h8 (row 0, column 7) is 29.
+
+    Args:
+        row: OpenSpiel row, 0 at the top of its diagram.
+        column: OpenSpiel column, 0 for file a.
+
+    Returns:
+        The PDN square number (1-32).
+    """
+    row_from_top = _OS_SIZE - 1 - row
+    column_from_left = _OS_SIZE - 1 - column
+    return row_from_top * 4 + column_from_left // 2 + 1
+
+
+def _os_decode(action: int) -> tuple[int, int, int | None]:
+    """Decodes one OpenSpiel checkers action (one step or one hop).
+
+    OpenSpiel ranks actions in the mixed base ``(row, column, direction, move_type)`` =
+    ``(8, 8, 4, 2)``; directions are up-left, up-right, down-right, down-left and move type 1 is a
+    capture hop over the adjacent cell.
+
+    Args:
+        action: The OpenSpiel action id.
+
+    Returns:
+        ``(from_square, to_square, captured_square_or_None)`` in PDN numbering.
+    """
+    rest, move_type = divmod(action, 2)
+    rest, direction = divmod(rest, 4)
+    row, column = divmod(rest, _OS_SIZE)
+    reach = move_type + 1
+    end_row = row + _OS_ROW_STEP[direction] * reach
+    end_column = column + _OS_COL_STEP[direction] * reach
+    captured = None
+    if move_type == 1:
+        captured = _os_square_to_pdn((row + end_row) // 2, (column + end_column) // 2)
+    return _os_square_to_pdn(row, column), _os_square_to_pdn(end_row, end_column), captured
+
+
+class OpenSpielCheckersPeer:
+    """Wraps OpenSpiel's English checkers and exposes complete moves in PDN numbering.
+
+    OpenSpiel's player 0 (which it calls White, ``o``) moves first from the bottom of its diagram;
+    it is Black on squares 1-12 in PDN terms, and player 1 is White on 21-32. OpenSpiel plays each
+    hop of a multi-capture as a separate action by the same player; the peer expands hop sequences
+    on cloned states into complete moves (OpenSpiel's ``undo_action`` is not used: it does not
+    restore the multi-jump or no-capture counters). OpenSpiel also ends the game as a draw after 40
+    plies without a capture, at which point :meth:`moves` is empty and :meth:`is_terminal` is true.
+
+    The peer starts from the initial position only: OpenSpiel's checkers has a custom-board
+    setter in C++, but the Python bindings do not expose it.
+    """
+
+    def __init__(self) -> None:
+        """Creates the peer at the initial position of English checkers.
+
+        Raises:
+            ImportError: OpenSpiel is not installed.
+        """
+        pyspiel = _import_pyspiel()
+        self._game = pyspiel.load_game("checkers")
+        self._state = self._game.new_initial_state()
+        self._side = "B"
+
+    @staticmethod
+    def _expand(state: Any) -> dict[PeerMove, tuple[tuple[int, ...], Any]]:
+        """Lists the complete moves of ``state`` with their hop actions and resulting states.
+
+        Args:
+            state: An OpenSpiel checkers state at the start of a turn.
+
+        Returns:
+            Maps each complete move to ``(actions, state_after)``; of several routes with the same
+            origin, destination and captured set only the first is kept.
+        """
+        found: dict[PeerMove, tuple[tuple[int, ...], Any]] = {}
+        if state.is_terminal():
+            return found
+        player = state.current_player()
+        stack: list[tuple[Any, int | None, tuple[int, ...], tuple[int, ...]]] = [
+            (state, None, (), ())
+        ]
+        while stack:
+            node, origin, captured, actions = stack.pop()
+            for action in node.legal_actions():
+                start, end, taken = _os_decode(action)
+                child = node.clone()
+                child.apply_action(action)
+                first = start if origin is None else origin
+                taken_so_far = captured if taken is None else (*captured, taken)
+                hops = (*actions, action)
+                if taken is not None and child.current_player() == player:
+                    stack.append((child, first, taken_so_far, hops))
+                else:
+                    found.setdefault((first, end, frozenset(taken_so_far)), (hops, child))
+        return found
+
+    def moves(self) -> set[PeerMove]:
+        """Returns the legal complete moves of the current position.
+
+        Returns:
+            The set of ``(origin, destination, frozenset(captured))`` in PDN numbering; empty
+            when the game is over.
+        """
+        return set(self._expand(self._state))
+
+    def play(self, move: PeerMove) -> None:
+        """Plays a legal complete move by applying all of its hops.
+
+        Args:
+            move: ``(origin, destination, frozenset(captured))`` in PDN numbering.
+
+        Raises:
+            ValueError: The move is not legal in the current position.
+        """
+        origin, destination, captured = move
+        wanted = (int(origin), int(destination), frozenset(int(sq) for sq in captured))
+        entry = self._expand(self._state).get(wanted)
+        if entry is None:
+            raise ValueError(f"illegal move {move!r} in position {self.fen()}")
+        for action in entry[0]:
+            self._state.apply_action(action)
+        self._side = "W" if self._side == "B" else "B"
+
+    def is_terminal(self) -> bool:
+        """Returns whether OpenSpiel considers the game over (no legal move, or its 40-ply draw).
+
+        Returns:
+            ``True`` when the game has ended.
+        """
+        return bool(self._state.is_terminal())
+
+    def fen(self) -> str:
+        """Returns the current position as a PDN FEN string, read from OpenSpiel's board.
+
+        Returns:
+            The FEN with the side to move first, squares in increasing order and no ranges.
+        """
+        # Non-egocentric observation planes: player 0 men, player 0 kings, player 1 men,
+        # player 1 kings, empty; each plane is 8x8 in OpenSpiel's row/column order.
+        tensor = self._state.observation_tensor(0)
+        cells = _OS_SIZE * _OS_SIZE
+        black: dict[int, bool] = {}
+        white: dict[int, bool] = {}
+        for plane, (pieces, king) in enumerate(
+            ((black, False), (black, True), (white, False), (white, True))
+        ):
+            for cell in range(cells):
+                if tensor[plane * cells + cell]:
+                    pieces[_os_square_to_pdn(*divmod(cell, _OS_SIZE))] = king
+        return _format_fen(self._side, white, black)
+
+    def perft(self, depth: int) -> int:
+        """Counts the leaves of the complete-move tree, merging duplicate routes at every node.
+
+        A node is counted only where the player to move changes, so the hops of a multi-capture
+        form one move. The current position is left unchanged.
+
+        Args:
+            depth: Number of complete moves to search; 0 counts the position itself.
+
+        Returns:
+            The number of move sequences of length ``depth``.
+        """
+        if depth < 0:
+            raise ValueError("depth must be non-negative")
+        return self._perft(self._state, depth)
+
+    def _perft(self, state: Any, depth: int) -> int:
+        """Counts perft leaves below ``state`` without modifying it."""
+        if depth == 0:
+            return 1
+        children = self._expand(state)
+        if depth == 1:
+            return len(children)
+        return sum(self._perft(child, depth - 1) for _, child in children.values())

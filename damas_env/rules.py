@@ -1,0 +1,353 @@
+"""Rulesets: every difference between draughts variants as a named switch.
+
+A :class:`Ruleset` is a frozen value. A named variant is one such value and a
+derived variant is a :func:`dataclasses.replace` of its parent, so a notebook
+can change one switch and see what happens::
+
+    >>> from dataclasses import replace
+    >>> russian = get_ruleset("russian")
+    >>> replace(russian, capture_precedence="most_pieces").flying_kings
+    True
+
+Each field cites the rulebook article or seed sentence it comes from. Sources:
+FMJD = Official rules of international draughts (FMJD, 2018 edition, articles
+cited by number); EDA/ACF = English Draughts Association and American Checker
+Federation rules; FSR = Russian draughts federation rules; APCA = American Pool
+Checkers Association rules; seeds 000/002/004 are the documents in
+``shared/seeds`` (see ``RULES.md``).
+
+Only the engine reads these switches; everything else calls the engine.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+
+__all__ = [
+    "Ruleset",
+    "RulesetError",
+    "get_ruleset",
+    "ruleset_names",
+    "load_ruleset_file",
+    "RULES_DIR",
+]
+
+CapturePrecedence = Literal["free", "most_pieces"]
+PromotionInCapture = Literal["ends_move", "pass_through", "crown_and_continue"]
+KingLanding = Literal["any", "immediate"]
+Progress = Literal["capture_or_man_move", "capture_or_promotion"]
+PlyLimitResult = Literal["draw", "material"]
+Colour = Literal["white", "black"]
+
+#: Folder of the rules presets shipped with the project (``configs/rules``).
+RULES_DIR = Path(__file__).resolve().parent.parent / "configs" / "rules"
+
+
+class RulesetError(ValueError):
+    """Raised for an unknown ruleset name, an unknown switch or a contradictory ruleset."""
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    """The rule switches of one draughts variant.
+
+    Squares are always the dark squares; White starts on the bottom rows (the
+    high PDN square numbers) and moves up the board, Black starts on the top
+    rows and moves down, whichever colour moves first.
+    """
+
+    name: str = "international"
+    """Name shown in results, PDN headers and error messages."""
+
+    board_size: int = 10
+    """Squares per side: 8, 10 or 12 (FMJD 1.1: 10x10; EDA 1.1: 8x8; Canadian: 12x12)."""
+
+    rows_per_side: int = 4
+    """Rows of men each side starts on (FMJD 2.2: four rows; EDA: three rows)."""
+
+    first_player: Colour = "white"
+    """Colour that moves first (FMJD 2.3: White; EDA 1.4 and seed 004: Black; seed 002: red,
+    which plays Black's side)."""
+
+    men_capture_backward: bool = True
+    """Men capture backwards as well as forwards (FMJD 4.2; seed 000: "para frente e para
+    trás"). English men capture forward only (EDA 1.17; seed 004)."""
+
+    flying_kings: bool = True
+    """Kings move and capture along a whole diagonal (FMJD 3.9, 4.3; seed 000). English kings
+    move one square (EDA 1.14)."""
+
+    capture_precedence: CapturePrecedence = "most_pieces"
+    """"most_pieces": the sequence taking the most pieces is compulsory, men and kings count
+    the same (FMJD 4.13; seed 000 rule 7). "free": any capture may be chosen (EDA 1.19;
+    seed 002; FSR 4.13)."""
+
+    promotion_in_capture: PromotionInCapture = "pass_through"
+    """What a man reaching the far row during a capture does. "pass_through": it goes on
+    capturing as a man if it can and is crowned only if the move ends there (FMJD 4.15;
+    seed 000). "ends_move": the move ends and it is crowned (EDA 1.21; seed 004).
+    "crown_and_continue": it is crowned at once and goes on capturing as a king (FSR 4.14)."""
+
+    king_landing: KingLanding = "any"
+    """Where a flying king may stop after taking a piece. "any": any free square beyond it
+    (FMJD 4.4). "immediate": the free square right behind the piece, unless only a farther
+    square lets the capture go on (seed 000: "repousará na casa livre imediatamente próxima
+    ... (exceto quando ocorre a situação descrita na regra 7)"). Applies to flying kings only."""
+
+    turkish_strike: bool = True
+    """Captured pieces stay on the board until the move ends, blocking the capturing piece
+    and never taken twice (FMJD 4.11-4.12; seed 000: "não serão removidas do Tabuleiro até
+    que a jogada esteja completada"). False removes each piece as it is jumped."""
+
+    giveaway: bool = False
+    """Losing draughts: a player who cannot move on their turn wins (the giveaway form of
+    each variant; every other rule unchanged)."""
+
+    repetition_count: int = 3
+    """A position (same pieces, same player to move) occurring this many times is a draw
+    (FMJD 6.1: three times). 0 turns the rule off."""
+
+    no_progress_plies: int = 50
+    """Plies without progress after which the game is a draw (FMJD 6.3: 25 moves each
+    with only kings moved and no capture = 50 plies). 0 turns the rule off."""
+
+    progress: Progress = "capture_or_man_move"
+    """What resets the no-progress count: "capture_or_man_move" (FMJD 6.3, EDA 40-move
+    rule) or "capture_or_promotion" (seed 002: "no capture or promotion to king for 40 pairs
+    of consecutive moves")."""
+
+    fmjd_endgame: bool = True
+    """FMJD endgame limits (FMJD 6.4-6.5): three kings, two kings and a man, or a king and two
+    men against a lone king are drawn after 16 moves each; two kings, a king and a man, or a
+    king against a lone king after 5 moves each, counted from the last capture or
+    promotion."""
+
+    ply_limit: int = 0
+    """Plies after which the game stops (seed 002: "automatically drawn ... after 200 moves
+    (100 each)"). 0 means no limit."""
+
+    ply_limit_result: PlyLimitResult = "draw"
+    """Result of a game stopped at the ply limit: "draw", or "material" (seed 004: more pieces
+    wins; equal pieces, more kings wins; otherwise a draw)."""
+
+    colour_names: tuple[str, str] = ("white", "black")
+    """Display names of (White's side, Black's side); seed 002 plays white against red."""
+
+    def __post_init__(self) -> None:
+        for problem in _problems(self):
+            raise RulesetError(f"ruleset {self.name!r}: {problem}")
+
+    @property
+    def squares(self) -> int:
+        """Returns the number of playable (dark) squares."""
+        return self.board_size * self.board_size // 2
+
+    def replace(self, **changes: Any) -> Ruleset:
+        """Returns a copy with the given switches changed, checked like a new ruleset."""
+        unknown = sorted(set(changes) - _FIELD_NAMES)
+        if unknown:
+            raise RulesetError(f"unknown rule switch(es) {unknown}; known: {sorted(_FIELD_NAMES)}")
+        return replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Returns the switches as plain YAML/JSON-ready values."""
+        d = dataclasses.asdict(self)
+        d["colour_names"] = list(self.colour_names)
+        return d
+
+
+_FIELD_NAMES = frozenset(f.name for f in fields(Ruleset))
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "first_player": ("white", "black"),
+    "capture_precedence": ("free", "most_pieces"),
+    "promotion_in_capture": ("ends_move", "pass_through", "crown_and_continue"),
+    "king_landing": ("any", "immediate"),
+    "progress": ("capture_or_man_move", "capture_or_promotion"),
+    "ply_limit_result": ("draw", "material"),
+}
+
+
+def _problems(r: Ruleset) -> list[str]:
+    """Returns what is wrong with a ruleset: wrong types, bad values, contradictions."""
+    problems = _type_problems(r)
+    if problems:
+        return problems
+    for key, choices in _CHOICES.items():
+        if getattr(r, key) not in choices:
+            problems.append(f"{key} must be one of {list(choices)}, not {getattr(r, key)!r}")
+    if r.board_size not in (8, 10, 12):
+        problems.append(f"board_size must be 8, 10 or 12, not {r.board_size}")
+    elif not 1 <= r.rows_per_side <= (r.board_size - 2) // 2:
+        problems.append(
+            f"rows_per_side must be 1..{(r.board_size - 2) // 2} on a {r.board_size}x"
+            f"{r.board_size} board (two empty rows in the middle), not {r.rows_per_side}"
+        )
+    if r.repetition_count == 1 or r.repetition_count < 0:
+        problems.append(f"repetition_count must be 0 (off) or at least 2, not {r.repetition_count}")
+    for key in ("no_progress_plies", "ply_limit"):
+        if getattr(r, key) < 0:
+            problems.append(f"{key} must be 0 (off) or positive, not {getattr(r, key)}")
+    if r.king_landing == "immediate" and not r.flying_kings:
+        problems.append("king_landing='immediate' only applies to flying kings")
+    if r.promotion_in_capture == "pass_through" and not r.men_capture_backward:
+        problems.append(
+            "promotion_in_capture='pass_through' needs men_capture_backward: a man on the far "
+            "row can only go on capturing backwards"
+        )
+    if r.ply_limit_result == "material" and r.ply_limit == 0:
+        problems.append("ply_limit_result='material' needs a ply_limit")
+    if r.ply_limit_result == "material" and r.giveaway:
+        problems.append("material adjudication contradicts giveaway play (fewer pieces is better)")
+    if len(r.colour_names) != 2 or len(set(r.colour_names)) != 2:
+        problems.append(f"colour_names must be two different names, not {r.colour_names!r}")
+    return problems
+
+
+def _type_problems(r: Ruleset) -> list[str]:
+    """Returns the fields whose value has the wrong type."""
+    problems = []
+    for f in fields(Ruleset):
+        value = getattr(r, f.name)
+        expected = {"int": int, "bool": bool, "str": str}.get(str(f.type))
+        if f.name == "colour_names":
+            ok = isinstance(value, tuple) and all(isinstance(v, str) for v in value)
+        elif expected is int:
+            ok = isinstance(value, int) and not isinstance(value, bool)
+        elif expected is not None:
+            ok = isinstance(value, expected)
+        else:  # a Literal of strings
+            ok = isinstance(value, str)
+        if not ok:
+            problems.append(f"{f.name} must be {f.type}, not {value!r}")
+    return problems
+
+
+# --- Named rulesets -------------------------------------------------------------------------
+
+INTERNATIONAL = Ruleset()
+
+BRAZILIAN = replace(INTERNATIONAL, name="brazilian", board_size=8, rows_per_side=3)
+"""International rules on 8x8 (FMJD Brazilian rules: same articles, smaller board)."""
+
+CANADIAN = replace(INTERNATIONAL, name="canadian", board_size=12, rows_per_side=5)
+"""International rules on 12x12 with 30 men each."""
+
+ENGLISH = Ruleset(
+    name="english",
+    board_size=8,
+    rows_per_side=3,
+    first_player="black",  # EDA 1.4: Black moves first
+    men_capture_backward=False,  # EDA 1.17
+    flying_kings=False,  # EDA 1.14
+    capture_precedence="free",  # EDA 1.19
+    promotion_in_capture="ends_move",  # EDA 1.21: crowning ends the move
+    repetition_count=3,
+    no_progress_plies=80,  # EDA/ACF 40-move rule: 40 moves each without capture or man move
+    progress="capture_or_man_move",
+    fmjd_endgame=False,
+)
+
+RUSSIAN = Ruleset(
+    name="russian",
+    board_size=8,
+    rows_per_side=3,
+    first_player="white",  # FSR 1.5
+    men_capture_backward=True,  # FSR 4.3
+    flying_kings=True,  # FSR 4.7
+    capture_precedence="free",  # FSR 4.13: any capture sequence may be chosen
+    promotion_in_capture="crown_and_continue",  # FSR 4.14
+    repetition_count=3,
+    no_progress_plies=30,  # FSR 6.2.4: 15 moves each with only kings and no capture
+    progress="capture_or_man_move",
+    fmjd_endgame=False,
+)
+
+POOL = replace(
+    RUSSIAN,
+    name="pool",
+    first_player="black",  # APCA: Black (dark) moves first
+    promotion_in_capture="pass_through",  # APCA: a man passing the king row stays a man
+    no_progress_plies=100,
+)
+
+_BASE: dict[str, Ruleset] = {
+    r.name: r for r in (INTERNATIONAL, BRAZILIAN, CANADIAN, ENGLISH, RUSSIAN, POOL)
+}
+_NAMED: dict[str, Ruleset] = dict(_BASE)
+for _r in _BASE.values():
+    _NAMED[f"{_r.name}_giveaway"] = replace(_r, name=f"{_r.name}_giveaway", giveaway=True)
+_ALIASES = {
+    "american": "english",
+    "checkers": "english",
+    "american_giveaway": "english_giveaway",
+    "checkers_giveaway": "english_giveaway",
+}
+
+
+def ruleset_names() -> list[str]:
+    """Returns the names :func:`get_ruleset` accepts: variants, aliases and presets."""
+    presets = sorted(p.stem for p in RULES_DIR.glob("*.yaml")) if RULES_DIR.is_dir() else []
+    return sorted(_NAMED) + sorted(_ALIASES) + presets
+
+
+def get_ruleset(variant: str | Ruleset = "international", **overrides: Any) -> Ruleset:
+    """Returns a named ruleset, a preset from ``configs/rules`` or a rules YAML file.
+
+    Args:
+        variant: a name from :func:`ruleset_names`, a path to a YAML file, or a Ruleset.
+        **overrides: switches to change, e.g. ``ply_limit=200``.
+
+    Raises:
+        RulesetError: the name is unknown, a switch is unknown or the result contradicts
+            itself.
+    """
+    if isinstance(variant, Ruleset):
+        base = variant
+    elif not isinstance(variant, str):
+        raise RulesetError(f"variant must be a name or a path, not {type(variant).__name__}")
+    elif variant.lower() in _NAMED or variant.lower() in _ALIASES:
+        key = variant.lower()
+        base = _NAMED[_ALIASES.get(key, key)]
+    elif variant.endswith((".yaml", ".yml")) or "/" in variant:
+        base = load_ruleset_file(variant)
+    elif (RULES_DIR / f"{variant}.yaml").is_file():
+        base = load_ruleset_file(RULES_DIR / f"{variant}.yaml")
+    else:
+        raise RulesetError(f"unknown variant {variant!r}; known: {', '.join(ruleset_names())}")
+    return base.replace(**overrides) if overrides else base
+
+
+def load_ruleset_file(path: str | Path) -> Ruleset:
+    """Returns the ruleset a YAML file describes.
+
+    The file is a mapping of switches; an optional ``base`` names the ruleset the others
+    change (default ``international``). Unknown keys are an error.
+
+    Raises:
+        RulesetError: the file is missing, not YAML, or describes a bad ruleset.
+    """
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text())
+    except OSError as e:
+        raise RulesetError(f"cannot read rules file {path}: {e.strerror}") from None
+    except yaml.YAMLError as e:
+        raise RulesetError(f"rules file {path} is not valid YAML: {e}") from None
+    if not isinstance(data, dict):
+        raise RulesetError(f"rules file {path} must hold a mapping of rule switches")
+    data = dict(data)
+    base_name = data.pop("base", "international")
+    if base_name not in _NAMED and base_name not in _ALIASES:
+        raise RulesetError(f"{path}: unknown base {base_name!r}; known: {sorted(_NAMED)}")
+    if "colour_names" in data and isinstance(data["colour_names"], list):
+        data["colour_names"] = tuple(data["colour_names"])
+    data.setdefault("name", path.stem)
+    try:
+        return get_ruleset(base_name).replace(**data)
+    except RulesetError as e:
+        raise RulesetError(f"{path}: {e}") from None
