@@ -173,7 +173,7 @@ def parse_move(text: str, legal: Sequence[Move], board_size: int) -> Move:
     unique = {m.key: m for m in found}
     if len(unique) == 1:
         return found[0]
-    names = ", ".join(sorted({format_move(m, legal) for m in legal})) or "none"
+    names = ", ".join(dict.fromkeys(format_move(m, legal) for m in legal)) or "none"
     why = "is ambiguous" if unique else "is not legal"
     raise IllegalMoveError(f"move {text!r} {why} here; legal moves: {names}")
 

@@ -1,0 +1,260 @@
+"""A game: a position plus its history, with undo, draw rules and a result.
+
+    >>> from damas_env.game import Game
+    >>> game = Game("english")
+    >>> game.push("11-15")
+    Move(origin=10, path=(14,), captures=(), crowns=False)
+    >>> game.pop().origin
+    10
+
+The draw counters and the result come from the compiled kernels (``after_move``,
+``outcome``), the same ones the batch environment runs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+import numpy as np
+
+from . import kernels as K
+from .engine import Colour, Move, Position, move_to_row
+from .notation import PdnGame, format_fen, format_move, read_pdn, write_pdn
+from .rules import Ruleset, get_ruleset
+
+__all__ = ["Game", "Outcome", "Reason"]
+
+
+class Reason(str, Enum):
+    """Why a game ended."""
+
+    NO_LEGAL_MOVE = "no_legal_move"
+    REPETITION = "repetition"
+    NO_PROGRESS = "no_progress"
+    ENDGAME_RULE = "endgame_rule"
+    PLY_LIMIT = "ply_limit"
+    ADJUDICATION = "adjudication"
+
+
+_REASONS = {
+    K.REASON_NO_MOVES: Reason.NO_LEGAL_MOVE,
+    K.REASON_REPETITION: Reason.REPETITION,
+    K.REASON_NO_PROGRESS: Reason.NO_PROGRESS,
+    K.REASON_ENDGAME: Reason.ENDGAME_RULE,
+    K.REASON_PLY_LIMIT: Reason.PLY_LIMIT,
+    K.REASON_ADJUDICATION: Reason.ADJUDICATION,
+}
+
+# PDN GameType numbers (PDN 3.0 standard) of the named rulesets.
+GAME_TYPES = {
+    "international": 20,
+    "english": 21,
+    "pool": 23,
+    "russian": 25,
+    "brazilian": 26,
+    "canadian": 27,
+}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The end of a game: the winner (None for a draw) and the reason."""
+
+    winner: Colour | None
+    reason: Reason
+
+    def pdn_result(self, board_size: int) -> str:
+        """Returns the PDN result string (``2-0``/``0-2``/``1-1`` on 10x10 and up)."""
+        win, loss, draw = ("2-0", "0-2", "1-1") if board_size >= 10 else ("1-0", "0-1", "1/2-1/2")
+        if self.winner is None:
+            return draw
+        return win if self.winner == Colour.WHITE else loss
+
+
+class Game:
+    """A game in progress: push and pop moves, ask for the result.
+
+    The game is not over-written by a bad move: :meth:`push` checks legality first and
+    raises :class:`~damas_env.engine.IllegalMoveError`, leaving everything as it was.
+    """
+
+    def __init__(self, rules: Ruleset | str = "international", fen: str | None = None) -> None:
+        self.rules = get_ruleset(rules) if isinstance(rules, str) else rules
+        start = Position.from_fen(fen, self.rules) if fen else Position.start(self.rules)
+        self.start_fen = None if fen is None else start.fen()
+        self.engine = start.engine
+        self.board = start.board.copy()
+        self.turn = start.turn
+        self.counters = np.zeros(K.G_LEN, dtype=np.int64)
+        self.moves: list[Move] = []
+        self._rows = np.zeros((0, K.MOVE_WIDTH), dtype=np.int16)
+        self._saved: list[np.ndarray] = []
+        self._hashes = [self.engine.hash(self.board, int(self.turn))]
+
+    # --- State ------------------------------------------------------------------------------
+
+    @property
+    def position(self) -> Position:
+        """Returns the current position as a value."""
+        return Position(self.rules, self.board, self.turn)
+
+    @property
+    def ply(self) -> int:
+        """Returns the number of plies played from the start position."""
+        return len(self.moves)
+
+    def legal_moves(self) -> list[Move]:
+        """Returns the legal moves, or [] once the game is over by a draw rule or limit."""
+        if self.outcome() is not None:
+            return []
+        return self.engine.legal_moves(self.board, int(self.turn))
+
+    def repetitions(self) -> int:
+        """Returns how many times the current position has occurred (this time included).
+
+        Only positions since the last capture or man move can recur, and only every other
+        ply (the same colour to move).
+        """
+        last = len(self._hashes) - 1
+        first = last - int(self.counters[K.G_SINCE_MAN_OR_CAPTURE])
+        now = self._hashes[last]
+        return sum(1 for i in range(last, first - 1, -2) if self._hashes[i] == now)
+
+    def outcome(self) -> Outcome | None:
+        """Returns how the game ended, or None while it goes on."""
+        has_move = bool(
+            K.has_legal_move(self.board, int(self.turn), self.engine.ray, self.engine.rule_array)
+        )
+        result, reason = K.outcome(
+            self.board,
+            int(self.turn),
+            has_move,
+            self.counters,
+            self.repetitions(),
+            self.engine.rule_array,
+        )
+        if result == K.ONGOING:
+            return None
+        winner = {K.WHITE_WINS: Colour.WHITE, K.BLACK_WINS: Colour.BLACK}.get(int(result))
+        return Outcome(winner, _REASONS[int(reason)])
+
+    @property
+    def is_over(self) -> bool:
+        """Returns True once the game has a result."""
+        return self.outcome() is not None
+
+    # --- Moving -----------------------------------------------------------------------------
+
+    def push(self, move: Move | str) -> Move:
+        """Plays a move (a Move, any capture route, or a PDN string); returns the legal Move.
+
+        Raises:
+            IllegalMoveError: the move is not legal or the game is over; nothing changes.
+        """
+        from .engine import IllegalMoveError
+
+        if self.is_over:
+            raise IllegalMoveError(f"the game is over ({self.outcome()}); no move can be played")
+        legal = self.position.find_move(move)
+        row = np.zeros((1, K.MOVE_WIDTH), dtype=np.int16)
+        move_to_row(legal, self.board, row[0])
+        h = K.hash_after(
+            np.uint64(self._hashes[-1]),
+            self.board,
+            row,
+            0,
+            self.engine.zobrist,
+            self.engine.side_key,
+        )
+        self._saved.append(self.counters.copy())
+        K.after_move(self.counters, self.board, row, 0)
+        K.apply_move(self.board, row, 0)
+        self._rows = np.concatenate([self._rows, row])
+        self.turn = self.turn.opponent
+        self.moves.append(legal)
+        self._hashes.append(int(h))
+        return legal
+
+    def pop(self) -> Move:
+        """Takes back the last move and returns it.
+
+        Raises:
+            IndexError: no move has been played.
+        """
+        if not self.moves:
+            raise IndexError("no move to take back")
+        K.undo_move(self.board, self._rows, len(self.moves) - 1)
+        self._rows = self._rows[:-1]
+        self.counters[:] = self._saved.pop()
+        self._hashes.pop()
+        self.turn = self.turn.opponent
+        return self.moves.pop()
+
+    # --- PDN --------------------------------------------------------------------------------
+
+    def move_strings(self) -> list[str]:
+        """Returns the PDN strings of the moves played, each unambiguous in its position."""
+        replay = Game(self.rules, self.start_fen)
+        out = []
+        for move in self.moves:
+            out.append(format_move(move, replay.legal_moves()))
+            replay.push(move)
+        return out
+
+    def to_pdn(self, **tags: str) -> str:
+        """Returns the game as PDN text, with the given tags added."""
+        header = {"Event": "?", "White": "?", "Black": "?"}
+        header.update(tags)
+        if self.rules.name in GAME_TYPES:
+            header["GameType"] = str(GAME_TYPES[self.rules.name])
+        header["Variant"] = self.rules.name
+        if self.start_fen:
+            header["FEN"] = self.start_fen
+        outcome = self.outcome()
+        result = outcome.pdn_result(self.rules.board_size) if outcome else "*"
+        return write_pdn(PdnGame(header, self.move_strings(), result))
+
+    @classmethod
+    def from_pdn(cls, text: str, rules: Ruleset | str | None = None) -> Game:
+        """Returns the game the first PDN game in text records, every move checked.
+
+        The ruleset is, in order: `rules` if given, the ``Variant`` tag, the ``GameType`` tag,
+        else international.
+
+        Raises:
+            NotationError: the PDN is malformed.
+            IllegalMoveError: a move is illegal; the message gives its number.
+        """
+        from .engine import IllegalMoveError
+        from .notation import NotationError
+
+        games = read_pdn(text)
+        if not games:
+            raise NotationError("no game found in the PDN text")
+        pdn = games[0]
+        game = cls(_pdn_rules(pdn, rules), pdn.tags.get("FEN"))
+        for i, move in enumerate(pdn.moves):
+            try:
+                game.push(move)
+            except IllegalMoveError as e:
+                raise IllegalMoveError(f"PDN move {i + 1} ({move}): {e}") from None
+        return game
+
+    def __repr__(self) -> str:
+        return f"Game({self.rules.name!r}, {format_fen(self.board, self.turn)!r}, ply={self.ply})"
+
+
+def _pdn_rules(pdn: PdnGame, rules: Ruleset | str | None) -> Ruleset:
+    """Returns the ruleset of a PDN game (argument, Variant tag, GameType tag, default)."""
+    if rules is not None:
+        return get_ruleset(rules) if isinstance(rules, str) else rules
+    if "Variant" in pdn.tags:
+        return get_ruleset(pdn.tags["Variant"])
+    by_number = {str(v): k for k, v in GAME_TYPES.items()}
+    game_type = pdn.tags.get("GameType", "20").split(",")[0]
+    from .notation import NotationError
+
+    if game_type not in by_number:
+        raise NotationError(f"unsupported PDN GameType {game_type!r}; known: {sorted(by_number)}")
+    return get_ruleset(by_number[game_type])
