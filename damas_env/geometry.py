@@ -2,7 +2,7 @@
 
 Squares are the dark squares, indexed 0..S-1 in PDN order (PDN number = index + 1),
 seen from White's side: left to right, top to bottom. The top-left corner is light,
-so each player has a dark square in the bottom-left corner (FMJD 1.3; seed 000)::
+so each player has a dark square in the bottom-left corner (FMJD art. 2.4; seed 000)::
 
     8x8 (indices)             directions
     .  0 .  1 .  2 .  3       0 = up-left     1 = up-right

@@ -143,7 +143,7 @@ def _open_hops(board, side, level, d, ray, rules, ws):
     ws[level, W_FOUND] = 1
     ws[level, W_X] = x
     ws[level, W_CODE] = board[x]
-    # Turkish strike (FMJD 4.5-4.6): the piece stays on the board, but is marked taken.
+    # Turkish strike (FMJD art. 4; seed 000): the piece stays on the board, but is marked taken.
     board[x] = MARK if rules[R_TURKISH] == 1 else 0
     flying = king and rules[R_FLYING] == 1
     n = 0
@@ -163,8 +163,8 @@ def _open_hops(board, side, level, d, ray, rules, ws):
 def _keep_continuing_landings(board, side, level, n, ray, rules, ws):
     """Keeps the landing squares from which the capture goes on; else all or the nearest.
 
-    A capture must be completed (FMJD 4.3, FSR 4.11): where some landing squares let the king
-    take more, only those are allowed. Otherwise the king stops on any free square (FMJD 4.3)
+    A capture must be completed (FMJD art. 4.5; Russian rules): where some landing squares let the king
+    take more, only those are allowed. Otherwise the king stops on any free square (FMJD art. 4.3)
     or, under seed 000's literal reading, right behind the taken piece.
     """
     m = 0
@@ -209,7 +209,7 @@ def _same_captures(mv, j, ws, ncap):
 def _record_capture(mv, n, best, rules, merge, origin, ncap, crown, ws):
     """Adds the capture held in ws[0:ncap] to the list; returns (count, best length)."""
     if rules[R_MAJORITY] == 1:
-        if ncap < best:  # FMJD 4.13: the sequence taking the most pieces is compulsory
+        if ncap < best:  # FMJD art. 4; seed 000 rule 7: most pieces
             return n, best
         if ncap > best:
             n = 0
@@ -253,7 +253,7 @@ def _captures_from(board, side, origin, ray, rules, mv, n, best, merge, ws):
             ws[level, W_T] = t
             king = ws[level, W_KING] == 1
             last = _on_last_row(t, side, squares, half)
-            now_king = king or (last and promo == PROMO_CROWN)  # FSR 4.14
+            now_king = king or (last and promo == PROMO_CROWN)  # Russian rules
             ends = not king and last and promo == PROMO_ENDS  # EDA: crowning ends the move
             if ws[level, W_TERM] == 1 or ends:
                 crown = not was_king and (now_king or last)
@@ -311,7 +311,7 @@ def _steps_from(board, side, s, ray, rules, mv, n):
 def generate_moves(board, side, ray, rules, mv, merge, ws):
     """Fills mv with every legal move of `side`; returns how many.
 
-    Captures are compulsory (FMJD 4.1, EDA 1.18): steps are listed only if no piece can
+    Captures are compulsory (FMJD art. 4; EDA; every seed): steps are listed only if no piece can
     capture. With ``merge`` two routes with the same origin, destination and captured set
     are one move (published perft convention); without it every route is listed.
     """
@@ -474,7 +474,7 @@ def outcome(board, side, has_move, counters, repetitions, rules):
 
     `repetitions` is how many times this position has occurred (this time included).
     """
-    if not has_move:  # FMJD 1.x / EDA: a player who cannot move loses; giveaway: wins
+    if not has_move:  # seeds 000, 002, 004: a player who cannot move loses; giveaway: wins
         lost = side if rules[R_GIVEAWAY] == 0 else 1 - side
         return (BLACK_WINS if lost == WHITE else WHITE_WINS), REASON_NO_MOVES
     if rules[R_REPETITION] > 0 and repetitions >= rules[R_REPETITION]:

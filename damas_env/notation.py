@@ -1,6 +1,6 @@
 """Notation: the only place where strings become moves, positions and games, and back.
 
-PDN square numbers are 1-based and follow FMJD 2.6: the dark squares numbered row by
+PDN square numbers are 1-based and follow FMJD art. 2.6: the dark squares numbered row by
 row, left to right, from the top-left as White sees the board (1-50 on 10x10, 1-32
 on 8x8, 1-72 on 12x12). Internally squares are 0-based: ``number = index + 1``.
 

@@ -285,12 +285,11 @@ class PydraughtsPeer:
         captured = frozenset(self._pd_to_pdn(sq) for sq in (pd_move.captures or ()) if sq)
         return (self._pd_to_pdn(steps[0][0]), self._pd_to_pdn(steps[-1][1]), captured)
 
-    @staticmethod
-    def _legal(board: Any, key: Any) -> dict[PeerMove, Any]:
+    def _legal(self, board: Any) -> dict[PeerMove, Any]:
         """Lists one pydraughts move per complete move of ``board``, merging duplicate routes."""
         unique: dict[PeerMove, Any] = {}
         for pd_move in board.legal_moves():
-            unique.setdefault(key(pd_move), pd_move)
+            unique.setdefault(self._move_key(pd_move), pd_move)
         return unique
 
     # -- public API ---------------------------------------------------------------------------
@@ -302,7 +301,7 @@ class PydraughtsPeer:
             The set of ``(origin, destination, frozenset(captured))`` in PDN numbering. Routes with
             the same origin, destination and captured set appear once.
         """
-        return set(self._legal(self._board, self._move_key))
+        return set(self._legal(self._board))
 
     def play(self, move: PeerMove) -> None:
         """Plays a legal complete move, picking one of pydraughts' routes that match it.
@@ -315,7 +314,7 @@ class PydraughtsPeer:
         """
         origin, destination, captured = move
         wanted = (int(origin), int(destination), frozenset(int(sq) for sq in captured))
-        pd_move = self._legal(self._board, self._move_key).get(wanted)
+        pd_move = self._legal(self._board).get(wanted)
         if pd_move is None:
             raise ValueError(f"illegal move {move!r} in position {self.fen()}")
         self._board.push(pd_move)
@@ -350,7 +349,7 @@ class PydraughtsPeer:
 
     def _perft(self, board: Any, depth: int) -> int:
         """Counts perft leaves below ``board``, pushing and popping moves on it."""
-        unique = self._legal(board, self._move_key)
+        unique = self._legal(board)
         if depth == 1:
             return len(unique)
         total = 0

@@ -10,9 +10,9 @@ can change one switch and see what happens::
     True
 
 Each field cites the rulebook article or seed sentence it comes from. Sources:
-FMJD = Official rules of international draughts (FMJD, 2018 edition, articles
-cited by number); EDA/ACF = English Draughts Association and American Checker
-Federation rules; FSR = Russian draughts federation rules; APCA = American Pool
+FMJD = Official FMJD rules for international draughts (Annex 1 of the FMJD
+regulations; art. 2 board, 3 moves, 4 capture, 6 draws); EDA/ACF = English Draughts Association and American Checker
+Federation rules; Russian rules = the Russian draughts federation's rules; APCA = American Pool
 Checkers Association rules; seeds 000/002/004 are the documents in
 ``shared/seeds`` (see ``RULES.md``).
 
@@ -65,43 +65,44 @@ class Ruleset:
     """Name shown in results, PDN headers and error messages."""
 
     board_size: int = 10
-    """Squares per side: 8, 10 or 12 (FMJD 1.1: 10x10; EDA 1.1: 8x8; Canadian: 12x12)."""
+    """Squares per side: 8, 10 or 12 (FMJD art. 2.1: 10x10; EDA: 8x8; Canadian: 12x12)."""
 
     rows_per_side: int = 4
-    """Rows of men each side starts on (FMJD 2.2: four rows; EDA: three rows)."""
+    """Rows of men each side starts on (seed 000 and FMJD art. 2: four rows; EDA: three rows)."""
 
     first_player: Colour = "white"
-    """Colour that moves first (FMJD 2.3: White; EDA 1.4 and seed 004: Black; seed 002: red,
+    """Colour that moves first (FMJD art. 3 and seed 000: White; EDA and seed 004: Black; seed 002: red,
     which plays Black's side)."""
 
     men_capture_backward: bool = True
-    """Men capture backwards as well as forwards (FMJD 4.2; seed 000: "para frente e para
-    trás"). English men capture forward only (EDA 1.17; seed 004)."""
+    """Men capture backwards as well as forwards (FMJD art. 4.1; seed 000: "para frente e para
+    trás"). English men capture forward only (EDA rules; seed 004)."""
 
     flying_kings: bool = True
-    """Kings move and capture along a whole diagonal (FMJD 3.9, 4.3; seed 000). English kings
-    move one square (EDA 1.14)."""
+    """Kings move and capture along a whole diagonal (FMJD art. 3 and 4.3; seed 000). English kings
+    move one square (EDA rules; seed 004)."""
 
     capture_precedence: CapturePrecedence = "most_pieces"
     """"most_pieces": the sequence taking the most pieces is compulsory, men and kings count
-    the same (FMJD 4.13; seed 000 rule 7). "free": any capture may be chosen (EDA 1.19;
-    seed 002; FSR 4.13)."""
+    the same (FMJD art. 4; seed 000 rule 7). "free": any capture may be chosen (EDA rules;
+    seed 002; seed 004; Russian rules)."""
 
     promotion_in_capture: PromotionInCapture = "pass_through"
     """What a man reaching the far row during a capture does. "pass_through": it goes on
-    capturing as a man if it can and is crowned only if the move ends there (FMJD 4.15;
-    seed 000). "ends_move": the move ends and it is crowned (EDA 1.21; seed 004).
-    "crown_and_continue": it is crowned at once and goes on capturing as a king (FSR 4.14)."""
+    capturing as a man if it can and is crowned only if the move ends there (FMJD art. 4;
+    seed 000). "ends_move": the move ends and it is crowned (EDA rules; seed 004).
+    "crown_and_continue": it is crowned at once and goes on capturing as a king (Russian
+    rules)."""
 
     king_landing: KingLanding = "any"
     """Where a flying king may stop after taking a piece. "any": any free square beyond it
-    (FMJD 4.4). "immediate": the free square right behind the piece, unless only a farther
+    (FMJD art. 4.3). "immediate": the free square right behind the piece, unless only a farther
     square lets the capture go on (seed 000: "repousará na casa livre imediatamente próxima
     ... (exceto quando ocorre a situação descrita na regra 7)"). Applies to flying kings only."""
 
     turkish_strike: bool = True
     """Captured pieces stay on the board until the move ends, blocking the capturing piece
-    and never taken twice (FMJD 4.11-4.12; seed 000: "não serão removidas do Tabuleiro até
+    and never taken twice (FMJD art. 4; seed 000: "não serão removidas do Tabuleiro até
     que a jogada esteja completada"). False removes each piece as it is jumped."""
 
     giveaway: bool = False
@@ -110,19 +111,19 @@ class Ruleset:
 
     repetition_count: int = 3
     """A position (same pieces, same player to move) occurring this many times is a draw
-    (FMJD 6.1: three times). 0 turns the rule off."""
+    (FMJD art. 6: three times). 0 turns the rule off."""
 
     no_progress_plies: int = 50
-    """Plies without progress after which the game is a draw (FMJD 6.3: 25 moves each
+    """Plies without progress after which the game is a draw (FMJD art. 6: 25 moves each
     with only kings moved and no capture = 50 plies). 0 turns the rule off."""
 
     progress: Progress = "capture_or_man_move"
-    """What resets the no-progress count: "capture_or_man_move" (FMJD 6.3, EDA 40-move
-    rule) or "capture_or_promotion" (seed 002: "no capture or promotion to king for 40 pairs
+    """What resets the no-progress count: "capture_or_man_move" (FMJD art. 6, EDA
+    40-move rule) or "capture_or_promotion" (seed 002: "no capture or promotion to king for 40 pairs
     of consecutive moves")."""
 
     fmjd_endgame: bool = True
-    """FMJD endgame limits (FMJD 6.4-6.5): three kings, two kings and a man, or a king and two
+    """FMJD endgame limits (FMJD art. 6): three kings, two kings and a man, or a king and two
     men against a lone king are drawn after 16 moves each; two kings, a king and a man, or a
     king against a lone king after 5 moves each, counted from the last capture or
     promotion."""
@@ -241,11 +242,11 @@ ENGLISH = Ruleset(
     name="english",
     board_size=8,
     rows_per_side=3,
-    first_player="black",  # EDA 1.4: Black moves first
-    men_capture_backward=False,  # EDA 1.17
-    flying_kings=False,  # EDA 1.14
-    capture_precedence="free",  # EDA 1.19
-    promotion_in_capture="ends_move",  # EDA 1.21: crowning ends the move
+    first_player="black",  # EDA; seed 004: Black moves first
+    men_capture_backward=False,  # EDA; seed 004
+    flying_kings=False,  # EDA; seed 004
+    capture_precedence="free",  # EDA; seed 004
+    promotion_in_capture="ends_move",  # EDA; seed 004: crowning ends the move
     repetition_count=3,
     no_progress_plies=80,  # EDA/ACF 40-move rule: 40 moves each without capture or man move
     progress="capture_or_man_move",
@@ -256,13 +257,13 @@ RUSSIAN = Ruleset(
     name="russian",
     board_size=8,
     rows_per_side=3,
-    first_player="white",  # FSR 1.5
-    men_capture_backward=True,  # FSR 4.3
-    flying_kings=True,  # FSR 4.7
-    capture_precedence="free",  # FSR 4.13: any capture sequence may be chosen
-    promotion_in_capture="crown_and_continue",  # FSR 4.14
+    first_player="white",  # Russian rules: White starts
+    men_capture_backward=True,
+    flying_kings=True,
+    capture_precedence="free",  # any capture sequence may be chosen
+    promotion_in_capture="crown_and_continue",
     repetition_count=3,
-    no_progress_plies=30,  # FSR 6.2.4: 15 moves each with only kings and no capture
+    no_progress_plies=30,  # 15 moves each with only kings moved and no capture
     progress="capture_or_man_move",
     fmjd_endgame=False,
 )
