@@ -264,8 +264,9 @@ class Position:
         from .notation import format_move, parse_move
 
         legal = self.legal_moves()
-        if isinstance(move, str):
-            return parse_move(move, legal, self.rules.board_size)
+        if isinstance(move, str):  # any capture route names its (merged) move
+            key = parse_move(move, self.capture_routes(), self.rules.board_size).key
+            return next(m for m in legal if m.key == key)
         for m in legal:
             if m == move:
                 return m

@@ -140,14 +140,19 @@ _MOVE = re.compile(r"^\d+(?:[-x:]\d+)+$")
 
 
 def format_move(move: Move, legal: Sequence[Move] = ()) -> str:
-    """Returns the PDN string of a move: ``32-28``, ``28x19`` or, if ambiguous, ``28x19x10``."""
+    """Returns the PDN string of a move: ``32-28``, ``28x19`` or, if ambiguous, ``28x19x10``.
+
+    The full path is written when another legal move has the same origin and destination
+    but takes other pieces, and for a king's capture that returns to its own square.
+    """
     if not move.captures:
         return f"{move.origin + 1}-{move.destination + 1}"
     ambiguous = any(
         m.origin == move.origin and m.destination == move.destination and m.key != move.key
         for m in legal
     )
-    squares = move.squares if ambiguous else (move.origin, move.destination)
+    circular = move.origin == move.destination  # a king's round trip: "20x20" says nothing
+    squares = move.squares if ambiguous or circular else (move.origin, move.destination)
     return "x".join(str(s + 1) for s in squares)
 
 

@@ -1,7 +1,8 @@
 """Tests of the reference-engine adapters in ``damas_env.peers`` (pydraughts and OpenSpiel).
 
 The deeper perft counts take several seconds each with pydraughts (about 1,000 leaves/s); they
-run only when the environment variable ``DAMAS_SLOW_TESTS`` is set to ``1``.
+carry the ``slow`` marker and run only when selected with ``-m slow`` or when the environment
+variable ``DAMAS_SLOW_TESTS`` is set to ``1``.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ import pytest
 from damas_env.peers import OpenSpielCheckersPeer, PeerMove, PydraughtsPeer
 
 SLOW = os.environ.get("DAMAS_SLOW_TESTS") == "1"
-slow = pytest.mark.skipif(not SLOW, reason="slow pydraughts perft; set DAMAS_SLOW_TESTS=1")
 
 NONE: frozenset[int] = frozenset()
 
@@ -30,6 +30,15 @@ def pydraughts() -> object:
 def pyspiel() -> object:
     """Skips the test when OpenSpiel is not installed."""
     return pytest.importorskip("pyspiel")
+
+
+def _skip_unless_slow_selected(request: pytest.FixtureRequest) -> None:
+    """Skips a ``slow``-marked test unless ``-m slow`` or ``DAMAS_SLOW_TESTS=1`` asked for it."""
+    if request.node.get_closest_marker("slow") is None or SLOW:
+        return
+    expression = request.config.getoption("markexpr", default="") or ""
+    if "slow" not in expression or "not slow" in expression:
+        pytest.skip("slow pydraughts perft; select with -m slow or DAMAS_SLOW_TESTS=1")
 
 
 def _ordered(moves: set[PeerMove]) -> list[PeerMove]:
@@ -277,7 +286,11 @@ PERFT_CASES = [
     for depth in range(1, FAST_DEPTH[variant] + 1)
 ] + [
     pytest.param(
-        variant, depth, PERFT_START[variant][depth - 1], id=f"{variant}-{depth}", marks=slow
+        variant,
+        depth,
+        PERFT_START[variant][depth - 1],
+        id=f"{variant}-{depth}",
+        marks=pytest.mark.slow,
     )
     for variant, depth in SLOW_DEPTH.items()
 ]
@@ -285,8 +298,11 @@ PERFT_CASES = [
 
 @pytest.mark.usefixtures("pydraughts")
 @pytest.mark.parametrize(("variant", "depth", "expected"), PERFT_CASES)
-def test_pydraughts_perft_start(variant: str, depth: int, expected: int) -> None:
+def test_pydraughts_perft_start(
+    request: pytest.FixtureRequest, variant: str, depth: int, expected: int
+) -> None:
     """Checks pydraughts' perft from the start against published counts."""
+    _skip_unless_slow_selected(request)
     assert PydraughtsPeer(variant).perft(depth) == expected
 
 

@@ -1,0 +1,133 @@
+"""The ``damas`` command line: perft, legal moves and boards for any ruleset.
+
+    damas perft --variant english --depth 8 [--fen FEN] [--divide] [--json]
+    damas moves --variant international [--fen FEN] [--json]
+    damas show  --variant configs/rules/seed002_website_checkers.yaml [--fen FEN]
+
+``--variant`` takes a ruleset name (``damas variants`` lists them) or a rules YAML path.
+``--json`` prints one JSON object on stdout. Errors go to stderr with exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable, Sequence
+
+from .engine import Position
+from .notation import format_move
+from .rules import get_ruleset, ruleset_names
+
+__all__ = ["main"]
+
+
+def _position(args: argparse.Namespace) -> Position:
+    rules = get_ruleset(args.variant)
+    return Position.from_fen(args.fen, rules) if args.fen else Position.start(rules)
+
+
+def _emit(args: argparse.Namespace, data: dict, text: str) -> None:
+    print(json.dumps(data) if args.json else text)
+
+
+def cmd_perft(args: argparse.Namespace) -> None:
+    """Prints the perft count (and, with --divide, the count below each move)."""
+    pos = _position(args)
+    if args.depth < 1:
+        raise ValueError(f"--depth must be at least 1, not {args.depth}")
+    pos.perft(1)  # compile (or load from cache) before timing
+    start = time.perf_counter()
+    divide: dict[str, int] = {}
+    if args.divide:
+        legal = pos.legal_moves()
+        for move in legal:
+            divide[format_move(move, legal)] = pos.play(move).perft(args.depth - 1)
+        nodes = sum(divide.values())
+    else:
+        nodes = pos.perft(args.depth)
+    seconds = time.perf_counter() - start
+    data = {"variant": pos.rules.name, "fen": pos.fen(), "depth": args.depth, "nodes": nodes}
+    data |= {"seconds": round(seconds, 6), "leaves_per_second": round(nodes / max(seconds, 1e-9))}
+    if args.divide:
+        data["divide"] = divide
+    lines = [f"{move}: {count}" for move, count in divide.items()]
+    lines.append(f"perft({args.depth}) = {nodes}  [{seconds:.3f} s, {nodes / max(seconds, 1e-9):,.0f} leaves/s]")
+    _emit(args, data, "\n".join(lines))
+
+
+def cmd_moves(args: argparse.Namespace) -> None:
+    """Prints every legal move with its path and captured squares (PDN numbers)."""
+    pos = _position(args)
+    legal = pos.legal_moves()
+    rows = [
+        {
+            "pdn": format_move(m, legal),
+            "from": m.origin + 1,
+            "to": m.destination + 1,
+            "path": [s + 1 for s in m.squares],
+            "captures": [s + 1 for s in m.captures],
+            "crowns": m.crowns,
+        }
+        for m in legal
+    ]
+    data = {"variant": pos.rules.name, "fen": pos.fen(), "turn": _turn(pos), "moves": rows}
+    text = f"{len(rows)} legal moves for {_turn(pos)}: " + " ".join(r["pdn"] for r in rows)
+    _emit(args, data, text)
+
+
+def cmd_show(args: argparse.Namespace) -> None:
+    """Prints the board as text with the FEN and the colour to move."""
+    pos = _position(args)
+    data = {"variant": pos.rules.name, "fen": pos.fen(), "turn": _turn(pos), "board": str(pos)}
+    _emit(args, data, f"{pos}\n{pos.fen()}  ({_turn(pos)} to move)")
+
+
+def cmd_variants(args: argparse.Namespace) -> None:
+    """Prints the names --variant accepts."""
+    names = ruleset_names()
+    _emit(args, {"variants": names}, "\n".join(names))
+
+
+def _turn(pos: Position) -> str:
+    return pos.rules.colour_names[int(pos.turn)]
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="damas", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    commands: dict[str, tuple[Callable[[argparse.Namespace], None], str]] = {
+        "perft": (cmd_perft, "count the leaves of the legal move tree"),
+        "moves": (cmd_moves, "list the legal moves of a position"),
+        "show": (cmd_show, "draw a position as text"),
+        "variants": (cmd_variants, "list the ruleset names --variant accepts"),
+    }
+    for name, (func, help_text) in commands.items():
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        p.set_defaults(func=func)
+        p.add_argument("--json", action="store_true", help="print one JSON object")
+        if name == "variants":
+            continue
+        p.add_argument("--variant", default="international", help="ruleset name or rules YAML")
+        p.add_argument("--fen", help="PDN FEN of the position (default: the start position)")
+        if name == "perft":
+            p.add_argument("--depth", type=int, required=True, help="plies to search")
+            p.add_argument("--divide", action="store_true", help="show the count below each move")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Runs the command line; returns the exit status (2 on a usage or input error)."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        args.func(args)
+    except (ValueError, OverflowError) as e:  # RulesetError, NotationError, bad depth
+        print(f"damas {args.command}: error: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

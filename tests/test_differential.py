@@ -1,0 +1,114 @@
+"""Differential tests: our legal moves against independent engines, position by position.
+
+Moves are compared as sets of (origin, destination, captured set) in PDN numbers, which is
+what both peers can express (pydraughts lists duplicate capture routes separately; the
+adapters in damas_env.peers merge them).
+
+- pydraughts 0.6.7: international, english, brazilian, russian. Its rules agree with ours
+  on all four; it has no draw rules we rely on here (we stop games at a ply cap).
+- OpenSpiel 2.0.2 ``checkers``: English rules, but it ends a game as a draw after 40 plies
+  without a capture (not an official rule), so a game is compared up to that point.
+
+Positions come from seeded random games and from seeded random placements with kings
+(random games rarely reach the flying-king captures that are hardest to get right).
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from damas_env import Position
+from damas_env.peers import OpenSpielCheckersPeer, PydraughtsPeer
+
+pytest.importorskip("draughts")
+
+VARIANTS = ["international", "english", "brazilian", "russian"]
+
+
+def our_moves(pos: Position) -> set[tuple[int, int, frozenset[int]]]:
+    return {
+        (m.origin + 1, m.destination + 1, frozenset(c + 1 for c in m.captures))
+        for m in pos.legal_moves()
+    }
+
+
+def play(pos: Position, move: tuple[int, int, frozenset[int]]) -> Position:
+    """Returns the position after the move a peer names in PDN numbers."""
+    key = (move[0] - 1, move[1] - 1, frozenset(c - 1 for c in move[2]))
+    return pos.play(next(m for m in pos.legal_moves() if m.key == key))
+
+
+def random_placement(variant: str, rng: random.Random) -> Position:
+    """Returns a random legal-looking position: men off their crowning row, kings anywhere."""
+    pos = Position.start(variant)
+    squares, half = pos.rules.squares, pos.rules.board_size // 2
+    board = np.zeros(squares, dtype=np.int8)
+    for sq in rng.sample(range(squares), rng.randint(3, 14)):
+        sign = rng.choice((1, -1))
+        on_crown_row = sq < half if sign == 1 else sq >= squares - half
+        board[sq] = sign * (2 if on_crown_row or rng.random() < 0.4 else 1)
+    return Position(pos.rules, board, rng.randint(0, 1))
+
+
+def _compare_game(variant: str, seed: int, plies: int) -> int:
+    rng = random.Random(seed)
+    pos = Position.start(variant)
+    peer = PydraughtsPeer(variant)
+    compared = 0
+    for _ in range(plies):
+        ours = our_moves(pos)
+        assert ours == peer.moves(), f"{variant} {pos.fen()}"
+        compared += 1
+        if not ours:
+            break
+        move = rng.choice(sorted(ours, key=lambda m: (m[0], m[1], sorted(m[2]))))
+        pos = play(pos, move)
+        peer.play(move)
+    return compared
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_random_games_against_pydraughts(variant: str) -> None:
+    compared = sum(_compare_game(variant, seed, 120) for seed in range(10))
+    assert compared > 300
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_random_placements_against_pydraughts(variant: str) -> None:
+    rng = random.Random(variant)
+    for _ in range(250):
+        pos = random_placement(variant, rng)
+        assert our_moves(pos) == PydraughtsPeer(variant, pos.fen()).moves(), pos.fen()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_many_random_placements_against_pydraughts(variant: str) -> None:
+    rng = random.Random(f"slow-{variant}")
+    for _ in range(3000):
+        pos = random_placement(variant, rng)
+        assert our_moves(pos) == PydraughtsPeer(variant, pos.fen()).moves(), pos.fen()
+
+
+def _compare_openspiel(seed: int) -> int:
+    pytest.importorskip("pyspiel")
+    rng = random.Random(seed)
+    pos = Position.start("english")
+    peer = OpenSpielCheckersPeer()
+    compared = 0
+    while not peer.is_terminal():
+        ours = our_moves(pos)
+        assert ours == peer.moves(), pos.fen()
+        assert pos.fen() == Position.from_fen(peer.fen(), "english").fen()
+        compared += 1
+        move = rng.choice(sorted(ours, key=lambda m: (m[0], m[1], sorted(m[2]))))
+        pos = play(pos, move)
+        peer.play(move)
+    return compared
+
+
+def test_random_games_against_openspiel() -> None:
+    assert sum(_compare_openspiel(seed) for seed in range(40)) > 1000

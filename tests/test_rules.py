@@ -1,0 +1,112 @@
+"""Rulesets: names, presets, YAML files and clear errors for bad input."""
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from damas_env import Ruleset, RulesetError, get_ruleset, ruleset_names
+from damas_env.rules import RULES_DIR, load_ruleset_file
+
+PRESETS = ["seed000_international", "seed002_website_checkers", "seed004_english"]
+
+
+@pytest.mark.parametrize("name", [n for n in ruleset_names()])
+def test_every_name_loads(name: str) -> None:
+    assert isinstance(get_ruleset(name), Ruleset)
+
+
+def test_aliases_and_giveaway_forms() -> None:
+    assert get_ruleset("american") == get_ruleset("checkers") == get_ruleset("english")
+    for base in ["international", "brazilian", "english", "russian", "pool", "canadian"]:
+        giveaway = get_ruleset(f"{base}_giveaway")
+        assert giveaway.giveaway and replace(giveaway, giveaway=False, name=base) == get_ruleset(
+            base
+        )
+
+
+def test_brazilian_is_international_on_8x8() -> None:
+    assert get_ruleset("brazilian") == replace(
+        get_ruleset("international"), name="brazilian", board_size=8, rows_per_side=3
+    )
+
+
+def test_seed000_preset_differs_from_international_only_in_king_landing() -> None:
+    seed = get_ruleset("seed000_international")
+    assert seed == replace(get_ruleset("international"), name=seed.name, king_landing="immediate")
+
+
+def test_seed002_preset_switches() -> None:
+    r = get_ruleset("seed002_website_checkers")
+    assert (r.first_player, r.colour_names) == ("black", ("white", "red"))
+    assert (r.no_progress_plies, r.progress) == (80, "capture_or_promotion")
+    assert (r.ply_limit, r.ply_limit_result, r.capture_precedence) == (200, "draw", "free")
+    assert not r.flying_kings and not r.men_capture_backward
+
+
+def test_seed004_preset_switches() -> None:
+    r = get_ruleset("seed004_english")
+    assert r.first_player == "black" and r.ply_limit_result == "material" and r.ply_limit > 0
+    assert r.promotion_in_capture == "ends_move" and not r.men_capture_backward
+
+
+@pytest.mark.parametrize("name", PRESETS)
+def test_presets_load_by_path_and_name_alike(name: str) -> None:
+    assert load_ruleset_file(RULES_DIR / f"{name}.yaml") == get_ruleset(name)
+    assert get_ruleset(str(RULES_DIR / f"{name}.yaml")) == get_ruleset(name)
+
+
+def test_overrides_change_one_switch() -> None:
+    r = get_ruleset("english", ply_limit=100)
+    assert r.ply_limit == 100 and r.flying_kings is False
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"board_size": 9}, "board_size must be 8, 10 or 12"),
+        ({"rows_per_side": 4, "board_size": 8}, "rows_per_side must be 1..3"),
+        ({"king_landing": "immediate", "flying_kings": False}, "only applies to flying kings"),
+        ({"capture_precedence": "most"}, "capture_precedence must be one of"),
+        ({"repetition_count": 1}, "repetition_count must be 0"),
+        ({"ply_limit_result": "material"}, "needs a ply_limit"),
+        ({"ply_limit": 10, "ply_limit_result": "material", "giveaway": True}, "contradicts"),
+        ({"men_capture_backward": False}, "pass_through"),
+        ({"flying_kings": "yes"}, "flying_kings must be bool"),
+        ({"ply_limit": 2.5}, "ply_limit must be int"),
+    ],
+)
+def test_bad_switches_are_clear_errors(kwargs: dict, message: str) -> None:
+    with pytest.raises(RulesetError, match=message):
+        get_ruleset("international").replace(**kwargs)
+
+
+def test_unknown_name_and_switch() -> None:
+    with pytest.raises(RulesetError, match="unknown variant 'frisian'.*international"):
+        get_ruleset("frisian")
+    with pytest.raises(RulesetError, match=r"unknown rule switch\(es\) \['flying'\]"):
+        get_ruleset("english", flying=True)
+
+
+def test_bad_yaml_files(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("base: english\nflying: true\n")
+    with pytest.raises(RulesetError, match="bad.yaml.*unknown rule switch"):
+        get_ruleset(str(bad))
+    bad.write_text("base: chess\n")
+    with pytest.raises(RulesetError, match="unknown base 'chess'"):
+        get_ruleset(str(bad))
+    bad.write_text("[1, 2")
+    with pytest.raises(RulesetError, match="not valid YAML"):
+        get_ruleset(str(bad))
+    with pytest.raises(RulesetError, match="cannot read"):
+        get_ruleset(str(tmp_path / "missing.yaml"))
+
+
+def test_yaml_round_trip(tmp_path: Path) -> None:
+    import yaml
+
+    r = get_ruleset("russian", ply_limit=300)
+    path = tmp_path / "mine.yaml"
+    path.write_text(yaml.safe_dump(r.to_dict()))
+    assert get_ruleset(str(path)) == r
