@@ -53,7 +53,10 @@ def cmd_perft(args: argparse.Namespace) -> None:
     if args.divide:
         data["divide"] = divide
     lines = [f"{move}: {count}" for move, count in divide.items()]
-    lines.append(f"perft({args.depth}) = {nodes}  [{seconds:.3f} s, {nodes / max(seconds, 1e-9):,.0f} leaves/s]")
+    lines.append(
+        f"perft({args.depth}) = {nodes}  "
+        f"[{seconds:.3f} s, {nodes / max(seconds, 1e-9):,.0f} leaves/s]"
+    )
     _emit(args, data, "\n".join(lines))
 
 

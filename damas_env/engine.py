@@ -13,10 +13,10 @@ numbers (1-based) appear only in :mod:`damas_env.notation`.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from enum import IntEnum
 from functools import cache
-from typing import Iterable, Iterator
 
 import numpy as np
 
@@ -81,6 +81,12 @@ class Move:
 
     def __hash__(self) -> int:
         return hash(self.key)
+
+    def __str__(self) -> str:
+        """Returns the PDN string of the move (full path only for a round trip)."""
+        from .notation import format_move
+
+        return format_move(self)
 
 
 def rules_array(rules: Ruleset) -> np.ndarray:

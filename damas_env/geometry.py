@@ -15,7 +15,8 @@ so each player has a dark square in the bottom-left corner (FMJD art. 2.4; seed 
    28 . 29 . 30 . 31 .        the opposite of direction d is 3 - d.
 
 ``ray[sq, d, k]`` is the square k+1 steps from ``sq`` in direction ``d``, or -1 off the
-board; the last column is always -1, a sentinel that ends every walk. Tables are built once per board size and cached.
+board; the last column is always -1, a sentinel that ends every walk. Tables are built
+once per board size and cached.
 """
 
 from __future__ import annotations

@@ -163,9 +163,9 @@ def _open_hops(board, side, level, d, ray, rules, ws):
 def _keep_continuing_landings(board, side, level, n, ray, rules, ws):
     """Keeps the landing squares from which the capture goes on; else all or the nearest.
 
-    A capture must be completed (FMJD art. 4.5; Russian rules): where some landing squares let the king
-    take more, only those are allowed. Otherwise the king stops on any free square (FMJD art. 4.3)
-    or, under seed 000's literal reading, right behind the taken piece.
+    A capture must be completed (FMJD art. 4.5; Russian rules): where some landing squares
+    let the king take more, only those are allowed. Otherwise the king stops on any free
+    square (FMJD art. 4.3) or, under seed 000's literal reading, right behind the taken piece.
     """
     m = 0
     for i in range(n):
@@ -274,7 +274,9 @@ def _captures_from(board, side, origin, ray, rules, mv, n, best, merge, ws):
             continue
         if ws[level, W_FOUND] == 0 and level > 0:  # nothing more to take: the move ends here
             c = ws[level, W_SQ]
-            crown = not was_king and (ws[level, W_KING] == 1 or _on_last_row(c, side, squares, half))
+            crown = not was_king and (
+                ws[level, W_KING] == 1 or _on_last_row(c, side, squares, half)
+            )
             n, best = _record_capture(mv, n, best, rules, merge, origin, level, crown, ws)
         level -= 1
     board[origin] = piece
@@ -341,7 +343,11 @@ def has_legal_move(board, side, ray, rules):
             if can_capture_from(board, s, king, side, ray, rules):
                 return True
             for d in range(4):
-                if (king or _is_forward(d, side)) and ray[s, d, 0] >= 0 and board[ray[s, d, 0]] == 0:
+                if (
+                    (king or _is_forward(d, side))
+                    and ray[s, d, 0] >= 0
+                    and board[ray[s, d, 0]] == 0
+                ):
                     return True
     return False
 
@@ -419,9 +425,13 @@ def after_move(counters, board, mv, i):
     is_man = piece == 1 or piece == -1
     capture = mv[i, M_NCAP] > 0
     counters[G_PLY] += 1
-    counters[G_SINCE_MAN_OR_CAPTURE] = 0 if (capture or is_man) else counters[G_SINCE_MAN_OR_CAPTURE] + 1
+    counters[G_SINCE_MAN_OR_CAPTURE] = (
+        0 if (capture or is_man) else counters[G_SINCE_MAN_OR_CAPTURE] + 1
+    )
     promoted = mv[i, M_CROWN] == 1
-    counters[G_SINCE_PROMOTION_OR_CAPTURE] = 0 if (capture or promoted) else counters[G_SINCE_PROMOTION_OR_CAPTURE] + 1
+    counters[G_SINCE_PROMOTION_OR_CAPTURE] = (
+        0 if (capture or promoted) else counters[G_SINCE_PROMOTION_OR_CAPTURE] + 1
+    )
 
 
 @njit(cache=True, _nrt=False)

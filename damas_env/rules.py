@@ -11,8 +11,8 @@ can change one switch and see what happens::
 
 Each field cites the rulebook article or seed sentence it comes from. Sources:
 FMJD = Official FMJD rules for international draughts (Annex 1 of the FMJD
-regulations; art. 2 board, 3 moves, 4 capture, 6 draws); EDA/ACF = English Draughts Association and American Checker
-Federation rules; Russian rules = the Russian draughts federation's rules; APCA = American Pool
+regulations; art. 2 board, 3 moves, 4 capture, 6 draws); EDA/ACF = English Draughts
+Association and American Checker Federation rules; Russian rules = the Russian draughts federation's rules; APCA = American Pool
 Checkers Association rules; seeds 000/002/004 are the documents in
 ``shared/seeds`` (see ``RULES.md``).
 
@@ -71,8 +71,8 @@ class Ruleset:
     """Rows of men each side starts on (seed 000 and FMJD art. 2: four rows; EDA: three rows)."""
 
     first_player: Colour = "white"
-    """Colour that moves first (FMJD art. 3 and seed 000: White; EDA and seed 004: Black; seed 002: red,
-    which plays Black's side)."""
+    """Colour that moves first (FMJD art. 3 and seed 000: White; EDA and seed 004: Black;
+    seed 002: red, which plays Black's side)."""
 
     men_capture_backward: bool = True
     """Men capture backwards as well as forwards (FMJD art. 4.1; seed 000: "para frente e para

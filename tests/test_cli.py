@@ -1,0 +1,77 @@
+"""The damas command line: perft, moves, show, variants; JSON output; errors on stderr."""
+
+import json
+
+import pytest
+
+from damas_env.cli import main
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_perft_json(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "perft", "--variant", "english", "--depth", "6", "--json")
+    data = json.loads(out)
+    assert status == 0 and data["nodes"] == 36768 and data["fen"] == "B:W21-32:B1-12"
+
+
+def test_perft_divide_sums_to_total(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "perft", "--depth", "3", "--divide", "--json")
+    data = json.loads(out)
+    assert len(data["divide"]) == 9 and sum(data["divide"].values()) == data["nodes"] == 658
+
+
+def test_perft_with_fen_and_preset_path(capsys: pytest.CaptureFixture[str]) -> None:
+    woldouby = "W:W25,27,28,30,32,33,34,35,37,38:B12,13,14,16,18,19,21,23,24,26"
+    _, out, _ = run(capsys, "perft", "--fen", woldouby, "--depth", "4", "--json")
+    assert json.loads(out)["nodes"] == 73
+    preset = "configs/rules/seed002_website_checkers.yaml"
+    _, out, _ = run(capsys, "perft", "--variant", preset, "--depth", "4", "--json")
+    assert json.loads(out)["nodes"] == 1469
+
+
+def test_moves_json_uses_pdn_numbers(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(capsys, "moves", "--variant", "english", "--fen", "W:W27:B23,15", "--json")
+    (move,) = json.loads(out)["moves"]
+    assert move == {
+        "pdn": "27x11",
+        "from": 27,
+        "to": 11,
+        "path": [27, 18, 11],
+        "captures": [23, 15],
+        "crowns": False,
+    }
+
+
+def test_moves_text_and_show(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(capsys, "moves", "--variant", "checkers")
+    assert out.startswith("7 legal moves for black: 9-13 9-14")
+    _, out, _ = run(capsys, "show", "--variant", "seed002_website_checkers")
+    assert "B:W21-32:B1-12  (red to move)" in out and out.count("b") == 12
+
+
+def test_variants_lists_presets(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(capsys, "variants", "--json")
+    assert {"international", "seed004_english", "canadian_giveaway"} <= set(
+        json.loads(out)["variants"]
+    )
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["moves", "--variant", "frisian"], "unknown variant 'frisian'"),
+        (["moves", "--fen", "W:W99:B1"], "square 99 is not on the board"),
+        (["perft", "--depth", "0"], "--depth must be at least 1"),
+        (["show", "--variant", "missing.yaml"], "cannot read rules file"),
+    ],
+)
+def test_errors_go_to_stderr_with_status_2(
+    capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    status, out, err = run(capsys, *argv)
+    assert status == 2 and out == "" and message in err
