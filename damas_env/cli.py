@@ -76,7 +76,7 @@ def cmd_moves(args: argparse.Namespace) -> None:
         for m in legal
     ]
     data = {"variant": pos.rules.name, "fen": pos.fen(), "turn": _turn(pos), "moves": rows}
-    text = f"{len(rows)} legal moves for {_turn(pos)}: " + " ".join(r["pdn"] for r in rows)
+    text = f"{len(rows)} legal moves for {_turn(pos)}: " + " ".join(str(r["pdn"]) for r in rows)
     _emit(args, data, text)
 
 

@@ -6,9 +6,7 @@ Pythonic API in :mod:`damas_env.engine` wraps them.
 
 Everything here works on plain numpy arrays and integers so that numba can compile
 it (``@njit(cache=True)``); under ``NUMBA_DISABLE_JIT=1`` the same code runs as
-plain Python. Kernels never allocate, so they are compiled without numba's reference
-counting (``_nrt=False``): with it every call that passes an array pays two atomic
-increments and decrements, which made move generation 40x slower.
+plain Python. See :func:`kernel` for the compile options.
 
 Board: ``int8[S]`` over the playable squares (see :mod:`damas_env.geometry`)::
 
@@ -30,8 +28,25 @@ A capture ``ncap`` long has ``ncap`` landing squares, the last one being ``to``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 from numba import njit
+
+
+def kernel(inline: bool = False) -> Callable[[Callable[..., Any]], Any]:
+    """Returns numba's ``njit`` set up for engine kernels: cached, no reference counting.
+
+    Kernels never allocate, so numba's reference counting (``_nrt``) is off: with it every
+    call that passes an array pays atomic increments and decrements, which made move
+    generation 40x slower. ``inline`` inlines the function at numba IR level.
+    """
+    options: dict[str, Any] = {"cache": True, "_nrt": False}
+    if inline:
+        options["inline"] = "always"
+    return njit(**options)
+
 
 # --- Layout constants -----------------------------------------------------------------------
 
@@ -81,25 +96,25 @@ def new_workspace(size: int) -> np.ndarray:
 # --- Small predicates -----------------------------------------------------------------------
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@kernel(inline=True)
 def _is_enemy(code, sgn):
     q = code * sgn
     return q == -1 or q == -2
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@kernel(inline=True)
 def _on_last_row(sq, side, squares, half):
     if side == WHITE:
         return sq < half
     return sq >= squares - half
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@kernel(inline=True)
 def _is_forward(d, side):
     return (d < 2) == (side == WHITE)
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@kernel(inline=True)
 def _hop_target(board, c, d, king, side, ray, rules):
     """Returns (captured square, step of first landing) of a capture from c along d, or -1."""
     if not king and rules[R_MEN_BACK] == 0 and not _is_forward(d, side):
@@ -117,7 +132,7 @@ def _hop_target(board, c, d, king, side, ray, rules):
     return x, k + 1
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@kernel(inline=True)
 def can_capture_from(board, c, king, side, ray, rules):
     """Returns True if a piece of `side` on c (a king if `king`) can capture now."""
     for d in range(4):
@@ -130,7 +145,7 @@ def can_capture_from(board, c, king, side, ray, rules):
 # --- Capture search -------------------------------------------------------------------------
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@kernel(inline=True)
 def _open_hops(board, side, level, d, ray, rules, ws):
     """Looks for a capture along d from this level's square; marks it and lists landings."""
     c = ws[level, W_SQ]
@@ -159,7 +174,7 @@ def _open_hops(board, side, level, d, ray, rules, ws):
     ws[level, W_NLAND] = n
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@kernel(inline=True)
 def _keep_continuing_landings(board, side, level, n, ray, rules, ws):
     """Keeps the landing squares from which the capture goes on; else all or the nearest.
 
@@ -179,7 +194,7 @@ def _keep_continuing_landings(board, side, level, n, ray, rules, ws):
     return 1 if rules[R_LANDING] == 1 else n
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@kernel(inline=True)
 def _init_level(ws, level, sq, king):
     ws[level, W_SQ] = sq
     ws[level, W_KING] = 1 if king else 0
@@ -191,7 +206,7 @@ def _init_level(ws, level, sq, king):
     ws[level, W_TERM] = 0
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@kernel(inline=True)
 def _same_captures(mv, j, ws, ncap):
     for k in range(ncap):
         x = ws[k, W_X]
@@ -205,7 +220,7 @@ def _same_captures(mv, j, ws, ncap):
     return True
 
 
-@njit(cache=True, _nrt=False)
+@kernel()
 def _record_capture(mv, n, best, rules, merge, origin, ncap, crown, ws):
     """Adds the capture held in ws[0:ncap] to the list; returns (count, best length)."""
     if rules[R_MAJORITY] == 1:
@@ -237,7 +252,7 @@ def _record_capture(mv, n, best, rules, merge, origin, ncap, crown, ws):
     return n + 1, best
 
 
-@njit(cache=True, _nrt=False)
+@kernel()
 def _captures_from(board, side, origin, ray, rules, mv, n, best, merge, ws):
     """Adds every capture by the piece on origin (depth-first, explicit stack)."""
     squares, half, promo = rules[R_SQUARES], rules[R_SIZE] // 2, rules[R_PROMO]
@@ -283,7 +298,7 @@ def _captures_from(board, side, origin, ray, rules, mv, n, best, merge, ws):
     return n, best
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@kernel(inline=True)
 def _steps_from(board, side, s, ray, rules, mv, n):
     """Adds the non-capturing moves of the piece on s."""
     squares, half = rules[R_SQUARES], rules[R_SIZE] // 2
@@ -309,7 +324,7 @@ def _steps_from(board, side, s, ray, rules, mv, n):
     return n
 
 
-@njit(cache=True, _nrt=False)
+@kernel()
 def generate_moves(board, side, ray, rules, mv, merge, ws):
     """Fills mv with every legal move of `side`; returns how many.
 
@@ -333,7 +348,7 @@ def generate_moves(board, side, ray, rules, mv, merge, ws):
     return n
 
 
-@njit(cache=True, _nrt=False)
+@kernel()
 def has_legal_move(board, side, ray, rules):
     """Returns True if `side` has any legal move (cheaper than listing them)."""
     sgn = 1 - 2 * side
@@ -355,7 +370,7 @@ def has_legal_move(board, side, ray, rules):
 # --- Applying moves -------------------------------------------------------------------------
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@kernel(inline=True)
 def apply_move(board, mv, i):
     """Plays move row i of mv on board (captured pieces are removed when the move ends)."""
     origin, dest = mv[i, M_FROM], mv[i, M_TO]
@@ -368,7 +383,7 @@ def apply_move(board, mv, i):
     board[dest] = piece
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@kernel(inline=True)
 def undo_move(board, mv, i):
     """Takes back move row i of mv, which must be the last move applied to board."""
     origin, dest = mv[i, M_FROM], mv[i, M_TO]
@@ -392,7 +407,7 @@ def zobrist_table(squares: int, seed: int = 20261130) -> tuple[np.ndarray, np.ui
     return keys, np.uint64(rng.integers(1, 2**63, dtype=np.int64))
 
 
-@njit(cache=True, _nrt=False)
+@kernel()
 def hash_position(board, side, keys, side_key):
     """Returns the Zobrist hash of a board with `side` to move."""
     h = np.uint64(0)
@@ -403,7 +418,7 @@ def hash_position(board, side, keys, side_key):
     return h
 
 
-@njit(cache=True, _nrt=False)
+@kernel()
 def hash_after(h, board, mv, i, keys, side_key):
     """Returns the hash after move row i, given the hash h of board before it."""
     origin, dest = mv[i, M_FROM], mv[i, M_TO]
@@ -418,7 +433,7 @@ def hash_after(h, board, mv, i, keys, side_key):
 # --- Draw counters and results --------------------------------------------------------------
 
 
-@njit(cache=True, _nrt=False)
+@kernel()
 def after_move(counters, board, mv, i):
     """Updates the game counters for move row i; call it before apply_move."""
     piece = board[mv[i, M_FROM]]
@@ -434,7 +449,7 @@ def after_move(counters, board, mv, i):
     )
 
 
-@njit(cache=True, _nrt=False)
+@kernel()
 def _material(board):
     """Returns (white men, white kings, black men, black kings)."""
     wm, wk, bm, bk = 0, 0, 0, 0
@@ -451,7 +466,7 @@ def _material(board):
     return wm, wk, bm, bk
 
 
-@njit(cache=True, _nrt=False)
+@kernel()
 def endgame_limit(board):
     """Returns the FMJD endgame limit in plies for this material, or 0 if none applies.
 
@@ -467,7 +482,7 @@ def endgame_limit(board):
     return 0
 
 
-@njit(cache=True, _nrt=False)
+@kernel()
 def _endgame_plies(men, kings):
     if kings == 0:
         return 0
@@ -478,7 +493,7 @@ def _endgame_plies(men, kings):
     return 0
 
 
-@njit(cache=True, _nrt=False)
+@kernel()
 def outcome(board, side, has_move, counters, repetitions, rules):
     """Returns (result, reason) of the position with `side` to move.
 
@@ -505,7 +520,7 @@ def outcome(board, side, has_move, counters, repetitions, rules):
     return ONGOING, REASON_NONE
 
 
-@njit(cache=True, _nrt=False)
+@kernel()
 def _adjudicate(board):
     """Seed 004: more pieces wins; equal pieces, more kings wins; otherwise a draw."""
     wm, wk, bm, bk = _material(board)
@@ -519,7 +534,7 @@ def _adjudicate(board):
 # --- Perft ----------------------------------------------------------------------------------
 
 
-@njit(cache=True, _nrt=False)
+@kernel()
 def perft(board, side, depth, ray, rules, buffers, ws):
     """Returns the number of leaves of the legal move tree `depth` plies deep.
 

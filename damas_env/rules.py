@@ -12,9 +12,9 @@ can change one switch and see what happens::
 Each field cites the rulebook article or seed sentence it comes from. Sources:
 FMJD = Official FMJD rules for international draughts (Annex 1 of the FMJD
 regulations; art. 2 board, 3 moves, 4 capture, 6 draws); EDA/ACF = English Draughts
-Association and American Checker Federation rules; Russian rules = the Russian draughts federation's rules; APCA = American Pool
-Checkers Association rules; seeds 000/002/004 are the documents in
-``shared/seeds`` (see ``RULES.md``).
+Association and American Checker Federation rules; Russian rules = the Russian
+draughts federation's rules; APCA = American Pool Checkers Association rules; seeds
+000/002/004 are the documents in ``shared/seeds`` (see ``RULES.md``).
 
 Only the engine reads these switches; everything else calls the engine.
 """
