@@ -113,6 +113,11 @@ def rules_array(rules: Ruleset) -> np.ndarray:
     return r
 
 
+#: Largest move list the Python API grows to. Merged moves stay far below the kernels'
+#: default (K.MAX_MOVES); capture routes of many flying kings can run into thousands.
+MAX_LIST_ROWS = 1 << 18
+
+
 class Engine:
     """The compiled kernels bound to one ruleset: tables, rule array and scratch buffers.
 
@@ -145,12 +150,32 @@ class Engine:
         return board
 
     def generate(self, board: np.ndarray, side: int, merge: bool = True) -> int:
-        """Fills self.moves with the legal moves; returns how many."""
-        return int(
-            K.generate_moves(
-                board, side, self.ray, self.rule_array, self.moves, merge, self.workspace
-            )
-        )
+        """Fills self.moves with the legal moves; returns how many. The board is not touched.
+
+        The move list grows (up to MAX_LIST_ROWS) when a position has more moves or capture
+        routes than it holds; past that an OverflowError says so.
+        """
+        while True:
+            try:
+                return int(
+                    K.generate_moves(
+                        board.copy(),
+                        side,
+                        self.ray,
+                        self.rule_array,
+                        self.moves,
+                        merge,
+                        self.workspace,
+                    )
+                )
+            except OverflowError:
+                rows = self.moves.shape[0]
+                if rows >= MAX_LIST_ROWS:
+                    raise OverflowError(
+                        f"more than {rows} {'moves' if merge else 'capture routes'} in one "
+                        "position; raise damas_env.engine.MAX_LIST_ROWS"
+                    ) from None
+                self.moves = K.new_move_buffer(min(4 * rows, MAX_LIST_ROWS))
 
     def legal_moves(self, board: np.ndarray, side: int, merge: bool = True) -> list[Move]:
         """Returns the legal moves as Move values (every route if not merge)."""
@@ -158,15 +183,37 @@ class Engine:
         return [move_from_row(self.moves[i]) for i in range(n)]
 
     def perft(self, board: np.ndarray, side: int, depth: int) -> int:
-        """Returns the leaf count of the legal move tree, duplicates merged."""
+        """Returns the leaf count of the legal move tree, duplicates merged.
+
+        Runs in one compiled call with a move list per ply; the lists grow (and the count
+        restarts) if a position below has more moves than they hold.
+        """
         if depth < 0:
             raise ValueError(f"perft depth must be >= 0, not {depth}")
-        buffers = self._perft_buffers
-        if buffers is None or buffers.shape[0] <= depth:
-            buffers = np.zeros((depth + 1, K.MAX_MOVES, K.MOVE_WIDTH), dtype=np.int16)
-            self._perft_buffers = buffers
-        board = board.copy()
-        return int(K.perft(board, side, depth, self.ray, self.rule_array, buffers, self.workspace))
+        rows = K.MAX_MOVES if self._perft_buffers is None else self._perft_buffers.shape[1]
+        while True:
+            buffers = self._perft_buffers
+            if buffers is None or buffers.shape[0] <= depth or buffers.shape[1] < rows:
+                buffers = np.zeros((depth + 1, rows, K.MOVE_WIDTH), dtype=np.int16)
+                self._perft_buffers = buffers
+            try:
+                return int(
+                    K.perft(
+                        board.copy(),
+                        side,
+                        depth,
+                        self.ray,
+                        self.rule_array,
+                        buffers,
+                        self.workspace,
+                    )
+                )
+            except OverflowError:
+                if rows >= MAX_LIST_ROWS:
+                    raise OverflowError(
+                        f"more than {rows} moves in one position; raise MAX_LIST_ROWS"
+                    ) from None
+                rows = min(4 * rows, MAX_LIST_ROWS)
 
     def hash(self, board: np.ndarray, side: int) -> int:
         """Returns the Zobrist hash of a position."""

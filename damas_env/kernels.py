@@ -21,7 +21,7 @@ Rules: ``int64[R_LEN]``, built by :func:`damas_env.engine.rules_array` from a Ru
 Move list: ``int16[M, MOVE_WIDTH]``, one row per move::
 
     col 0 from | 1 to | 2 ncap | 3 crown | 4.. path (landing squares; 1 for a step)
-    | M_CAPS.. captured squares in capture order | M_CODES.. their piece codes
+    | M_CAPS.. captured squares in capture order | M_CODES.. their piece codes | M_MARK
 
 A capture ``ncap`` long has ``ncap`` landing squares, the last one being ``to``.
 """
@@ -66,7 +66,8 @@ MAX_CAPTURES = 32  # a move never takes more than 30 pieces (Canadian: 30 men a 
 M_FROM, M_TO, M_NCAP, M_CROWN, M_PATH = 0, 1, 2, 3, 4
 M_CAPS = M_PATH + MAX_CAPTURES
 M_CODES = M_CAPS + MAX_CAPTURES
-MOVE_WIDTH = M_CODES + MAX_CAPTURES
+M_MARK = M_CODES + MAX_CAPTURES  # scratch flag used while filtering a list
+MOVE_WIDTH = M_MARK + 1
 MAX_MOVES = 2048
 
 # Capture-search workspace: one row per capture depth.
@@ -335,17 +336,118 @@ def generate_moves(board, side, ray, rules, mv, merge, ws):
     sgn = 1 - 2 * side
     n = 0
     best = 1
+    immediate = rules[R_LANDING] == 1
     for s in range(rules[R_SQUARES]):
         if board[s] * sgn > 0:
             king = board[s] == 2 or board[s] == -2
             if can_capture_from(board, s, king, side, ray, rules):
-                n, best = _captures_from(board, side, s, ray, rules, mv, n, best, merge, ws)
+                keep_routes = merge and not immediate
+                n, best = _captures_from(board, side, s, ray, rules, mv, n, best, keep_routes, ws)
+    if n > 0 and immediate:
+        n = _drop_far_landings(mv, n, ray)
+        if merge:
+            n = _merge_routes(mv, n)
     if n > 0:
         return n
     for s in range(rules[R_SQUARES]):
         if board[s] * sgn > 0:
             n = _steps_from(board, side, s, ray, rules, mv, n)
     return n
+
+
+@kernel()
+def _nearest_landing(ray, before, taken):
+    """Returns the square right behind `taken` seen from `before` (same diagonal)."""
+    for d in range(4):
+        k = 0
+        while ray[before, d, k] >= 0:
+            if ray[before, d, k] == taken:
+                return ray[before, d, k + 1]
+            k += 1
+    return -1
+
+
+@kernel()
+def _lands_far(mv, r, k, ray):
+    """Returns the nearest landing of hop k of route r if the route landed farther, else -1."""
+    before = mv[r, M_FROM] if k == 0 else mv[r, M_PATH + k - 1]
+    nearest = _nearest_landing(ray, before, mv[r, M_CAPS + k])
+    return nearest if mv[r, M_PATH + k] != nearest else -1
+
+
+@kernel()
+def _has_near_twin(mv, n, r, k, nearest):
+    """Returns True if a route shares route r's first k hops and the piece of hop k, and rests
+    right behind that piece."""
+    for q in range(n):
+        if q == r or mv[q, M_FROM] != mv[r, M_FROM] or mv[q, M_NCAP] <= k:
+            continue
+        same = mv[q, M_CAPS + k] == mv[r, M_CAPS + k] and mv[q, M_PATH + k] == nearest
+        for j in range(k):
+            same = same and mv[q, M_PATH + j] == mv[r, M_PATH + j]
+            same = same and mv[q, M_CAPS + j] == mv[r, M_CAPS + j]
+        if same:
+            return True
+    return False
+
+
+@kernel()
+def _drop_far_landings(mv, n, ray):
+    """Keeps the routes that land farther than right behind a taken piece only where that is
+    needed: where no legal route with the same start rests right behind it.
+
+    Seed 000: the king "repousará na casa livre imediatamente próxima à da pedra capturada
+    (exceto quando ocorre a situação descrita na regra 7)". The list already holds only routes
+    that take the most pieces (rule 7) and land on squares from which the capture goes on, so a
+    far landing is needed exactly when no surviving route rests near at that hop.
+    """
+    for r in range(n):
+        mv[r, M_MARK] = 0
+        for k in range(mv[r, M_NCAP]):
+            nearest = _lands_far(mv, r, k, ray)
+            if nearest >= 0 and _has_near_twin(mv, n, r, k, nearest):
+                mv[r, M_MARK] = 1
+                break
+    return _compact(mv, n)
+
+
+@kernel()
+def _merge_routes(mv, n):
+    """Keeps one route of each (origin, destination, captured set)."""
+    for r in range(n):
+        mv[r, M_MARK] = 0
+        for q in range(r):
+            if mv[q, M_MARK] == 0 and _same_move(mv, q, r):
+                mv[r, M_MARK] = 1
+                break
+    return _compact(mv, n)
+
+
+@kernel()
+def _same_move(mv, q, r):
+    ncap = mv[r, M_NCAP]
+    if mv[q, M_FROM] != mv[r, M_FROM] or mv[q, M_TO] != mv[r, M_TO] or mv[q, M_NCAP] != ncap:
+        return False
+    for k in range(ncap):
+        hit = False
+        for i in range(ncap):
+            hit = hit or mv[q, M_CAPS + i] == mv[r, M_CAPS + k]
+        if not hit:
+            return False
+    return True
+
+
+@kernel()
+def _compact(mv, n):
+    """Removes the rows whose M_MARK is set; returns the new count."""
+    m = 0
+    for r in range(n):
+        if mv[r, M_MARK] == 0:
+            if m != r:
+                for c in range(MOVE_WIDTH):
+                    mv[m, c] = mv[r, c]
+            m += 1
+    return m
 
 
 @kernel()

@@ -18,12 +18,19 @@ Both speak the conventions of ``damas_env``:
 * Positions are PDN FEN strings such as ``W:W31-50:B1-20`` or ``B:W18,24,K27:B12,16``.
 
 Neither engine is imported at module import time, so this module can be imported without them.
+FEN strings are read and written by :mod:`damas_env.notation`, the one home for notation.
 """
 
 from __future__ import annotations
 
+import re
 from types import ModuleType
 from typing import Any
+
+import numpy as np
+
+from .engine import Colour
+from .notation import format_fen, parse_fen
 
 PeerMove = tuple[int, int, frozenset[int]]
 """A complete move: origin square, destination square, and the set of captured squares."""
@@ -36,13 +43,13 @@ _PYDRAUGHTS_VARIANTS: dict[str, str] = {
 }
 """Maps our variant names to pydraughts' variant names."""
 
-_NUM_SQUARES: dict[str, int] = {
-    "international": 50,
-    "english": 32,
-    "brazilian": 32,
-    "russian": 32,
+_BOARD_SIZE: dict[str, int] = {
+    "international": 10,
+    "english": 8,
+    "brazilian": 8,
+    "russian": 8,
 }
-"""Number of playable squares per variant."""
+"""Board size of each variant."""
 
 _OS_SIZE = 8
 """OpenSpiel's checkers board size (rows and columns)."""
@@ -95,96 +102,38 @@ def _import_pyspiel() -> ModuleType:
 # ---------------------------------------------------------------------------------------------
 
 
-def _parse_square_token(token: str, num_squares: int) -> int:
-    """Converts one square token of a FEN (a PDN number, or an 8x8 algebraic square) to PDN.
-
-    Args:
-        token: A square such as ``"27"`` or, on 8x8 boards, ``"c3"``.
-        num_squares: Number of playable squares of the board (32 or 50).
-
-    Returns:
-        The PDN square number.
-
-    Raises:
-        ValueError: The token is not a square of the board.
-    """
-    token = token.strip()
-    if token[:1].isalpha():
-        if num_squares != 32 or len(token) != 2 or not token[1].isdigit():
-            raise ValueError(f"unsupported square {token!r}")
-        column = ord(token[0].lower()) - ord("a")
-        row_from_top = 8 - int(token[1])
-        if not (0 <= column < 8 and 0 <= row_from_top < 8) or (column + row_from_top) % 2 == 0:
-            raise ValueError(f"{token!r} is not a dark square")
-        return row_from_top * 4 + column // 2 + 1
-    square = int(token)
-    if not 1 <= square <= num_squares:
-        raise ValueError(f"square {square} is off a board with {num_squares} squares")
-    return square
+_ALGEBRAIC = re.compile(r"([a-h])([1-8])(?!\d)")
 
 
-def _parse_fen(fen: str, num_squares: int) -> tuple[str, dict[int, bool], dict[int, bool]]:
-    """Parses a PDN FEN string into the side to move and the pieces of each colour.
+def _algebraic_to_pdn(fen: str) -> str:
+    """Rewrites the algebraic squares (``c3``) of an 8x8 FEN as PDN numbers.
 
-    Ranges (``31-50``, ``K1-5``) and the ``K`` king prefix are understood; fields other than the
-    side to move and the ``W``/``B`` piece lists are ignored.
-
-    Args:
-        fen: PDN FEN such as ``"W:W31-50:B1-20"``.
-        num_squares: Number of playable squares of the board (32 or 50).
-
-    Returns:
-        ``(side, white, black)``: side is ``"W"`` or ``"B"``; white and black map each occupied
-        PDN square to ``True`` for a king and ``False`` for a man.
-
-    Raises:
-        ValueError: The string is not a PDN FEN for this board.
-    """
-    fields = [field.strip() for field in fen.strip().rstrip(".").split(":")]
-    side = fields[0].upper()
-    if side not in ("W", "B"):
-        raise ValueError(f"bad side to move in FEN {fen!r}")
-    pieces: dict[str, dict[int, bool]] = {"W": {}, "B": {}}
-    for field in fields[1:]:
-        colour = field[:1].upper()
-        if colour not in pieces:
-            continue
-        for raw in field[1:].split(","):
-            token = raw.strip()
-            if not token:
-                continue
-            king = token[:1].upper() == "K"
-            token = token[1:] if king else token
-            if "-" in token:
-                first, last = (part.strip().lstrip("Kk") for part in token.split("-", 1))
-                start = _parse_square_token(first, num_squares)
-                stop = _parse_square_token(last, num_squares)
-                squares = list(range(start, stop + 1))
-            else:
-                squares = [_parse_square_token(token, num_squares)]
-            for square in squares:
-                if square in pieces["W"] or square in pieces["B"]:
-                    raise ValueError(f"square {square} is listed twice in FEN {fen!r}")
-                pieces[colour][square] = king
-    return side, pieces["W"], pieces["B"]
-
-
-def _format_fen(side: str, white: dict[int, bool], black: dict[int, bool]) -> str:
-    """Formats a position as a PDN FEN string with squares in increasing order and no ranges.
-
-    Args:
-        side: ``"W"`` or ``"B"``, the side to move.
-        white: White's pieces, PDN square to ``True`` for a king.
-        black: Black's pieces, PDN square to ``True`` for a king.
-
-    Returns:
-        The FEN, for example ``"B:W18,24,K27:B12,16"``.
+    pydraughts writes Russian and Brazilian FENs with algebraic squares, a1 at White's
+    bottom-left; PDN numbers run from the top-left: a1 is 29 and h8 is 4.
     """
 
-    def pieces(squares: dict[int, bool]) -> str:
-        return ",".join(f"K{sq}" if squares[sq] else str(sq) for sq in sorted(squares))
+    def number(m: re.Match[str]) -> str:
+        column, row_from_top = ord(m[1]) - ord("a"), 8 - int(m[2])
+        return str(row_from_top * 4 + column // 2 + 1)
 
-    return f"{side}:W{pieces(white)}:B{pieces(black)}"
+    return _ALGEBRAIC.sub(number, fen)
+
+
+def _pieces(fen: str, board_size: int) -> tuple[str, dict[int, bool], dict[int, bool]]:
+    """Returns (side, white, black) of a PDN FEN: each colour maps PDN squares to is-king."""
+    board, turn = parse_fen(fen, board_size)
+    white = {sq + 1: code == 2 for sq, code in enumerate(board) if code > 0}
+    black = {sq + 1: code == -2 for sq, code in enumerate(board) if code < 0}
+    return ("W" if turn == Colour.WHITE else "B"), white, black
+
+
+def _fen(side: str, white: dict[int, bool], black: dict[int, bool], board_size: int) -> str:
+    """Returns the PDN FEN (damas_env.notation's form) of pieces given as PDN-square maps."""
+    board = np.zeros(board_size * board_size // 2, dtype=np.int8)
+    for pieces, sign in ((white, 1), (black, -1)):
+        for square, king in pieces.items():
+            board[square - 1] = sign * (2 if king else 1)
+    return format_fen(board, Colour.WHITE if side == "W" else Colour.BLACK)
 
 
 def _flip_rows_8x8(square: int) -> int:
@@ -241,13 +190,13 @@ class PydraughtsPeer:
             )
         self._draughts = _import_draughts()
         self.variant = variant
-        self._num_squares = _NUM_SQUARES[variant]
+        self._board_size = _BOARD_SIZE[variant]
         self._pd_variant = _PYDRAUGHTS_VARIANTS[variant]
         self._flip = variant in ("brazilian", "russian")
         if fen is None:
             self._board = self._draughts.Board(self._pd_variant)
         else:
-            side, white, black = _parse_fen(fen, self._num_squares)
+            side, white, black = _pieces(fen, self._board_size)
             self._board = self._draughts.Board(
                 self._pd_variant, self._to_pd_fen(side, white, black)
             )
@@ -325,10 +274,7 @@ class PydraughtsPeer:
         Returns:
             The FEN with the side to move first, squares in increasing order and no ranges.
         """
-        # pydraughts writes Russian and Brazilian FENs with algebraic squares (a1, c3, ...), which
-        # _parse_fen maps to PDN numbers; the other variants already use PDN numbers.
-        side, white, black = _parse_fen(self._board.fen, self._num_squares)
-        return _format_fen(side, white, black)
+        return format_fen(*parse_fen(_algebraic_to_pdn(self._board.fen), self._board_size))
 
     def perft(self, depth: int) -> int:
         """Counts the leaves of the legal move tree, merging duplicate routes at every node.
@@ -520,7 +466,7 @@ class OpenSpielCheckersPeer:
             for cell in range(cells):
                 if tensor[plane * cells + cell]:
                     pieces[_os_square_to_pdn(*divmod(cell, _OS_SIZE))] = king
-        return _format_fen(self._side, white, black)
+        return _fen(self._side, white, black, _OS_SIZE)
 
     def perft(self, depth: int) -> int:
         """Counts the leaves of the complete-move tree, merging duplicate routes at every node.
