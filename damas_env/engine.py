@@ -261,6 +261,14 @@ class Position:
             raise ValueError(f"board must have {self.rules.squares} squares, not {arr.shape}")
         if not np.isin(arr, (-2, -1, 0, 1, 2)).all():
             raise ValueError("board codes must be 0, +-1 (men) or +-2 (kings)")
+        half = self.rules.board_size // 2
+        for colour, row, code in (("white", arr[:half], 1), ("black", arr[-half:], -1)):
+            if (row == code).any():
+                first = int(np.flatnonzero(row == code)[0]) + (0 if code == 1 else arr.size - half)
+                raise ValueError(
+                    f"a {colour} man on square {first + 1} stands on its crowning row "
+                    "(it would be a king)"
+                )
         arr.setflags(write=False)
         self._board = arr
         self.turn = Colour(turn)

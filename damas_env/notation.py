@@ -258,30 +258,34 @@ def read_pdn(text: str) -> list[PdnGame]:
 
 
 def _read_movetext(game: PdnGame, lines: list[tuple[int, str]]) -> None:
-    """Fills a game's moves and result from its movetext lines."""
+    """Fills a game's moves and result from its movetext lines.
+
+    Comments (``{...}``, which may span lines, and ``;`` to the end of a line), variations
+    (``(...)``, nested), move numbers and NAGs (``$1``) are skipped.
+    """
+    first_line = lines[0][0] if lines else 0
+    text = _COMMENT.sub(lambda m: "\n" * m[0].count("\n"), "\n".join(line for _, line in lines))
+    text = text.replace("(", " ( ").replace(")", " ) ")
     depth = 0
-    for lineno, line in lines:
-        line = _strip_comments(line)
-        for m in _TOKEN.finditer(line):
-            if m["other"] in ("(", ")") or (m["other"] or "").startswith(("(", ")")):
-                depth += m["other"].count("(") - m["other"].count(")")
-                continue
-            if depth > 0 or m["number"] or m["nag"]:
-                continue
-            if m["result"]:
-                game.result = m["result"]
-            elif m["move"]:
-                game.moves.append(m["move"])
-            else:
-                raise NotationError(f"PDN line {lineno}: unexpected {m['other']!r} in movetext")
-    game.result = game.tags.get("Result", game.result) if game.result == "*" else game.result
+    for m in _TOKEN.finditer(text):
+        lineno = first_line + text.count("\n", 0, m.start())
+        if m["other"] in ("(", ")"):
+            depth += 1 if m["other"] == "(" else -1
+        elif depth > 0 or m["number"] or m["nag"]:
+            continue
+        elif m["result"]:
+            game.result = m["result"]
+        elif m["move"]:
+            game.moves.append(m["move"])
+        else:
+            raise NotationError(f"PDN line {lineno}: unexpected {m['other']!r} in movetext")
+    if depth != 0:
+        raise NotationError(f"PDN line {first_line}: unbalanced parentheses in movetext")
+    if game.result == "*":
+        game.result = game.tags.get("Result", "*")
 
 
-_COMMENT = re.compile(r"\{[^}]*\}|;.*$")
-
-
-def _strip_comments(line: str) -> str:
-    return _COMMENT.sub(" ", line).replace("(", " ( ").replace(")", " ) ")
+_COMMENT = re.compile(r"\{[^}]*\}|;[^\n]*")
 
 
 def write_pdn(game: PdnGame) -> str:

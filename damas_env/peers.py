@@ -23,6 +23,7 @@ FEN strings are read and written by :mod:`damas_env.notation`, the one home for 
 
 from __future__ import annotations
 
+import importlib
 import re
 from types import ModuleType
 from typing import Any
@@ -61,40 +62,16 @@ _OS_COL_STEP = (-1, 1, 1, -1)
 """Column offset of OpenSpiel's four directions (up-left, up-right, down-right, down-left)."""
 
 
-def _import_draughts() -> ModuleType:
-    """Imports pydraughts' ``draughts`` module, naming the package to install if it is missing.
-
-    Returns:
-        The ``draughts`` module.
+def _require(module: str, package: str, user: str) -> ModuleType:
+    """Imports an optional engine, naming the pip package to install if it is missing.
 
     Raises:
-        ImportError: pydraughts is not installed.
+        ImportError: the package is not installed.
     """
     try:
-        import draughts
+        return importlib.import_module(module)
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError(
-            "PydraughtsPeer needs the pydraughts package: pip install pydraughts"
-        ) from exc
-    return draughts
-
-
-def _import_pyspiel() -> ModuleType:
-    """Imports OpenSpiel's ``pyspiel`` module, naming the package to install if it is missing.
-
-    Returns:
-        The ``pyspiel`` module.
-
-    Raises:
-        ImportError: OpenSpiel is not installed.
-    """
-    try:
-        import pyspiel
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError(
-            "OpenSpielCheckersPeer needs the open_spiel package: pip install open_spiel"
-        ) from exc
-    return pyspiel
+        raise ImportError(f"{user} needs the {package} package: pip install {package}") from exc
 
 
 # ---------------------------------------------------------------------------------------------
@@ -188,7 +165,7 @@ class PydraughtsPeer:
             raise ValueError(
                 f"unknown variant {variant!r}; expected one of {sorted(_PYDRAUGHTS_VARIANTS)}"
             )
-        self._draughts = _import_draughts()
+        self._draughts = _require("draughts", "pydraughts", "PydraughtsPeer")
         self.variant = variant
         self._board_size = _BOARD_SIZE[variant]
         self._pd_variant = _PYDRAUGHTS_VARIANTS[variant]
@@ -375,7 +352,7 @@ class OpenSpielCheckersPeer:
         Raises:
             ImportError: OpenSpiel is not installed.
         """
-        pyspiel = _import_pyspiel()
+        pyspiel = _require("pyspiel", "open_spiel", "OpenSpielCheckersPeer")
         self._game = pyspiel.load_game("checkers")
         self._state = self._game.new_initial_state()
         self._side = "B"

@@ -109,3 +109,16 @@ def test_game_pdn_round_trip_reaches_same_position(variant: str) -> None:
 def test_pdn_illegal_move_names_its_number() -> None:
     with pytest.raises(IllegalMoveError, match=r"PDN move 2 \(11-15\)"):
         Game.from_pdn('[GameType "21"]\n1. 11-15 11-15 *')
+
+
+@pytest.mark.parametrize(
+    ("fen", "message"),
+    [
+        ("W:W1:B30", "white man on square 1 stands on its crowning row"),
+        ("B:W30:B31", "black man on square 31 stands on its crowning row"),
+    ],
+)
+def test_men_on_their_crowning_row_are_refused(fen: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        Position.from_fen(fen, "english")
+    assert Position.from_fen(fen.replace("W1", "WK1").replace("B31", "BK31"), "english")
