@@ -114,8 +114,8 @@ def test_pdn_illegal_move_names_its_number() -> None:
 @pytest.mark.parametrize(
     ("fen", "message"),
     [
-        ("W:W1:B30", "white man on square 1 stands on its crowning row"),
-        ("B:W30:B31", "black man on square 31 stands on its crowning row"),
+        ("W:W1:B13", "white man on square 1 stands on its crowning row"),
+        ("B:W13:B31", "black man on square 31 stands on its crowning row"),
     ],
 )
 def test_men_on_their_crowning_row_are_refused(fen: str, message: str) -> None:
