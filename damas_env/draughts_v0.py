@@ -1,0 +1,393 @@
+"""draughts_v0: a PettingZoo AEC environment for every draughts variant, hop by hop.
+
+    from damas_env import draughts_v0
+
+    env = draughts_v0.env(variant="international")
+    env.reset(seed=0)
+    for agent in env.agent_iter():
+        obs, reward, termination, truncation, info = env.last()
+        mask = obs["action_mask"]
+        action = None if termination or truncation else env.action_space(agent).sample(mask)
+        env.step(action)
+
+============  =================================================================
+Agents        ``player_0`` (moves first in the ruleset), ``player_1``;
+              ``infos[agent]["colour"]`` names the colour each plays
+Actions       ``Discrete(S * 4 * (N - 1))``: one hop (origin, direction, distance)
+              in the agent's view; 1,800 on 10x10, 896 on 8x8
+Observations  ``{"observation": Box(0, 1, (8, N, N), float32),``
+              `` "action_mask": Box(0, 1, (A,), int8)}`` (HWC with channels_last)
+Rewards       +1 win, -1 loss, 0 draw, at the end only
+Endings       rule wins and draws terminate (``infos[agent]["reason"]``);
+              ``max_plies`` truncates (reason ``max_plies``)
+============  =================================================================
+
+Action layout and observation planes: see :mod:`damas_env.encoding` (agent's view: every
+agent sees its own men moving up). A capture of several pieces is several hops by the same
+agent: ``agent_selection`` stays until the move is complete, and only hops that begin a
+legal complete move (after the majority rule) are unmasked, so every capture route is
+playable.
+
+Illegal actions raise :class:`IllegalActionError` (a ``ValueError``) and change nothing,
+so the caller can try again (seed 000: "a wrong move may be taken back");
+``env(illegal_action="lose")`` applies PettingZoo's usual rule instead (the mover gets -1
+and the game ends). Rules are never decided here: the compiled turn state
+(:mod:`damas_env.turn`) calls the engine.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from . import kernels as K
+from .encoding import PLANES, action_layout
+from .engine import Colour, Position
+from .game import Reason
+from .notation import format_move
+from .rules import get_ruleset
+from .turn import HOP_ILLEGAL, MOVE_DONE, Turn
+
+__all__ = ["env", "raw_env", "IllegalActionError", "IllegalActionLoses"]
+
+_REASONS = {
+    K.REASON_NO_MOVES: Reason.NO_LEGAL_MOVE.value,
+    K.REASON_REPETITION: Reason.REPETITION.value,
+    K.REASON_NO_PROGRESS: Reason.NO_PROGRESS.value,
+    K.REASON_ENDGAME: Reason.ENDGAME_RULE.value,
+    K.REASON_PLY_LIMIT: Reason.PLY_LIMIT.value,
+    K.REASON_ADJUDICATION: Reason.ADJUDICATION.value,
+}
+
+
+class IllegalActionError(ValueError):
+    """Raised for an illegal, out-of-range or mistyped action; the env is unchanged."""
+
+
+def env(illegal_action: str = "raise", **kwargs: Any) -> AECEnv:
+    """Returns the wrapped environment (PettingZoo's order enforcing, our illegal-action policy).
+
+    Args:
+        illegal_action: "raise" (default): an illegal action raises IllegalActionError and
+            changes nothing; "lose": the mover gets -1 and the game ends.
+        **kwargs: passed to :class:`raw_env` (variant, render_mode, max_plies,
+            channels_last, and any rule switch).
+    """
+    if illegal_action not in ("raise", "lose"):
+        raise ValueError(f"illegal_action must be 'raise' or 'lose', not {illegal_action!r}")
+    inner: AECEnv = raw_env(**kwargs)
+    if illegal_action == "lose":
+        inner = IllegalActionLoses(inner)
+    return wrappers.OrderEnforcingWrapper(inner)
+
+
+class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
+    """The bare draughts environment (see the module docstring)."""
+
+    metadata = {
+        "render_modes": ["ansi", "rgb_array", "human"],
+        "name": "draughts_v0",
+        "is_parallelizable": False,
+        "render_fps": 2,
+    }
+
+    def __init__(
+        self,
+        variant: str = "international",
+        render_mode: str | None = None,
+        max_plies: int | None = None,
+        channels_last: bool = False,
+        **rule_overrides: Any,
+    ) -> None:
+        EzPickle.__init__(self, variant, render_mode, max_plies, channels_last, **rule_overrides)
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode must be one of {self.metadata['render_modes']}, not {render_mode!r}"
+            )
+        if max_plies is not None and (not isinstance(max_plies, int) or max_plies <= 0):
+            raise ValueError(f"max_plies must be a positive int or None, not {max_plies!r}")
+        self.rules = get_ruleset(variant, **rule_overrides)
+        self.render_mode = render_mode
+        self.max_plies = max_plies
+        self.channels_last = channels_last
+        self._turn = Turn(self.rules)
+        self._layout = action_layout(self.rules.board_size)
+        first = Colour.WHITE if self.rules.first_player == "white" else Colour.BLACK
+        self.possible_agents = ["player_0", "player_1"]
+        self._colour = {"player_0": first, "player_1": first.opponent}
+        self._agent_of = {first: "player_0", first.opponent: "player_1"}
+        n = self.rules.board_size
+        shape = (n, n, PLANES) if channels_last else (PLANES, n, n)
+        space = spaces.Dict(
+            {
+                "observation": spaces.Box(0.0, 1.0, shape, np.float32),
+                "action_mask": spaces.Box(0, 1, (self._layout.num_actions,), np.int8),
+            }
+        )
+        self.observation_spaces = dict.fromkeys(self.possible_agents, space)
+        self.action_spaces = {
+            a: spaces.Discrete(self._layout.num_actions) for a in self.possible_agents
+        }
+        self._cache: dict[str, tuple[int, dict[str, np.ndarray]]] = {}
+        self._version = 0
+        self._window: Any = None
+        self._has_reset = False
+
+    # --- PettingZoo API ---------------------------------------------------------------------
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Starts a game from the start position, or from ``options={"fen": FEN}``."""
+        if seed is not None:
+            for i, agent in enumerate(self.possible_agents):
+                self.action_spaces[agent].seed(seed + i)
+        options = options or {}
+        unknown = set(options) - {"fen"}
+        if unknown:
+            raise ValueError(f"unknown reset options {sorted(unknown)}; known: ['fen']")
+        fen = options.get("fen")
+        start = Position.from_fen(fen, self.rules) if fen else Position.start(self.rules)
+        self._turn.reset(start.board, start.turn)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {"colour": self._colour_name(a)} for a in self.agents}
+        self.agent_selection = self._agent_of[start.turn]
+        self._version += 1
+        self._has_reset = True
+        if self._turn.result != K.ONGOING:
+            self._end()
+        if self.render_mode == "human":
+            self.render()
+
+    def step(self, action: Any) -> None:
+        """Plays one hop of the agent to move (None for an agent whose game has ended)."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        hop = self._checked_action(action)
+        status = self._turn.play(hop)
+        if status == HOP_ILLEGAL:
+            raise IllegalActionError(self._explain_illegal(hop))
+        self._version += 1
+        self._cumulative_rewards[agent] = 0.0
+        if status == MOVE_DONE:
+            if self._turn.result != K.ONGOING:
+                self._end()
+            elif self.max_plies is not None and self._turn.ply >= self.max_plies:
+                self._truncate()
+            else:
+                self.agent_selection = self._agent_of[self._turn.side]
+        if self.render_mode == "human":
+            self.render()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """Returns the agent's observation and action mask (computed once per hop)."""
+        cached = self._cache.get(agent)
+        if cached is not None and cached[0] == self._version:
+            return cached[1]
+        n = self.rules.board_size
+        planes = np.empty((PLANES, n, n), dtype=np.float32)
+        self._turn.write_planes(planes, self._colour[agent])
+        mask = np.zeros(self._layout.num_actions, dtype=np.int8)
+        if agent == self.agent_selection and not self.terminations.get(agent, True):
+            self._turn.write_mask(mask)
+        if self.channels_last:
+            planes = np.ascontiguousarray(planes.transpose(1, 2, 0))
+        obs = {"observation": planes, "action_mask": mask}
+        self._cache[agent] = (self._version, obs)
+        return obs
+
+    def render(self) -> Any:
+        """Draws the board: text (ansi), an image (rgb_array) or a pygame window (human)."""
+        from . import render as R
+
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode=...")
+            return None
+        board, highlights = self._display()
+        flip = False
+        if self.render_mode == "ansi":
+            return R.ansi(
+                board,
+                self.rules.board_size,
+                highlights,
+                flip,
+                self.rules.colour_names,
+                int(self._turn.side),
+            )
+        image = R.rgb_array(board, self.rules.board_size, highlights, flip)
+        if self.render_mode == "rgb_array":
+            return image
+        if self._window is None:
+            self._window = R.PygameBoard(self.rules.board_size, caption="damas: draughts_v0")
+        self._window.draw(board, highlights, flip, self._status())
+        return None
+
+    def close(self) -> None:
+        """Closes the pygame window, if any."""
+        if self._window is not None:
+            self._window.close()
+            self._window = None
+
+    # --- Helpers for people and tools -------------------------------------------------------
+
+    @property
+    def position(self) -> Position:
+        """Returns the position at the start of the current turn."""
+        return Position(self.rules, self._turn.board, self._turn.side)
+
+    def legal_actions(self) -> list[int]:
+        """Returns the legal hop actions of the agent to move."""
+        return self._turn.legal_actions()
+
+    def decode_action(self, action: int, agent: str | None = None) -> tuple[int, int]:
+        """Returns the hop an action makes for an agent as PDN numbers (origin, target).
+
+        The target is 0 for a hop off the board (such actions are never legal).
+        """
+        colour = self._colour[agent or self.agent_selection]
+        origin, target = self._layout.hop_squares(self._checked_action(action), colour)
+        return origin + 1, target + 1
+
+    def wait_for_human(self) -> int | None:
+        """Returns the hop a person makes by dragging a piece in the pygame window.
+
+        Needs ``render_mode="human"``. Returns None if the window is closed, or the
+        ``render.UNDO`` / ``render.FLIP`` codes for those keys.
+        """
+
+        if self.render_mode != "human":
+            raise RuntimeError("wait_for_human() needs render_mode='human'")
+        if self._window is None:
+            self.render()
+        colour = self._turn.side
+        hops = {self._layout.hop_squares(a, colour): a for a in self.legal_actions()}
+        board, highlights = self._display()
+        return self._window.wait_for_hop(board, hops, highlights, False)
+
+    # --- Internals --------------------------------------------------------------------------
+
+    def _colour_name(self, agent: str) -> str:
+        return self.rules.colour_names[int(self._colour[agent])]
+
+    def _checked_action(self, action: Any) -> int:
+        """Returns the action as an int, or raises IllegalActionError for a bad type or range."""
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+                action = int(action)
+            else:
+                raise IllegalActionError(
+                    f"action must be an int in [0, {self._layout.num_actions}), "
+                    f"not {type(action).__name__} {action!r}"
+                )
+        if not 0 <= action < self._layout.num_actions:
+            raise IllegalActionError(
+                f"action {action} is out of range [0, {self._layout.num_actions}) for a "
+                f"{self.rules.board_size}x{self.rules.board_size} board"
+            )
+        return int(action)
+
+    def _explain_illegal(self, action: int) -> str:
+        """Returns why a hop is illegal: the hop decoded, and the legal hops and moves."""
+        origin, direction, distance = self._layout.decode(action)
+        colour = self._turn.side
+        a, b = self._layout.hop_squares(action, colour)
+        hop = f"{a + 1}->{b + 1}" if b >= 0 else f"from {a + 1} off the board"
+        legal = ", ".join(
+            f"{act} ({s + 1}->{t + 1})"
+            for act in self.legal_actions()
+            for s, t in [self._layout.hop_squares(act, colour)]
+        )
+        routes = self._turn.routes_in_play()
+        moves = ", ".join(dict.fromkeys(format_move(m, routes) for m in routes))
+        return (
+            f"illegal action {action} for {self.agent_selection} "
+            f"({self.rules.colour_names[int(colour)]}): hop {hop} (origin {origin}, "
+            f"direction {direction}, distance {distance} in the agent's view); "
+            f"legal actions: {legal or 'none'}; moves in play: {moves or 'none'}"
+        )
+
+    def _end(self) -> None:
+        """Sets rewards, terminations and the reason once the rules end the game."""
+        result, reason = self._turn.result, _REASONS[self._turn.reason]
+        winner = {K.WHITE_WINS: Colour.WHITE, K.BLACK_WINS: Colour.BLACK}.get(result)
+        for agent in self.agents:
+            colour = self._colour[agent]
+            self.rewards[agent] = 0.0 if winner is None else (1.0 if colour == winner else -1.0)
+            self.terminations[agent] = True
+            self.infos[agent] = {"colour": self._colour_name(agent), "reason": reason}
+            if winner is not None:
+                self.infos[agent]["winner"] = self._agent_of[winner]
+        self._accumulate_rewards()
+
+    def _truncate(self) -> None:
+        for agent in self.agents:
+            self.truncations[agent] = True
+            self.infos[agent] = {"colour": self._colour_name(agent), "reason": "max_plies"}
+
+    def _display(self) -> tuple[np.ndarray, Any]:
+        """Returns the board as shown (moving piece on its current square) and highlights."""
+        from .render import Highlights
+
+        board = self._turn.board.copy()
+        last = self._turn.last_move()
+        highlights = Highlights(last_move=last.squares if last else ())
+        routes = self._turn.routes_in_play()
+        hop = self._turn.hop
+        if hop and routes:
+            route = routes[0]
+            cur = route.path[hop - 1]
+            piece = board[route.origin]
+            board[route.origin] = 0
+            board[cur] = piece
+            highlights = Highlights(
+                last_move=(route.origin, *route.path[:hop]),
+                captured=route.captures[:hop],
+                moving=cur,
+            )
+        return board, highlights
+
+    def _status(self) -> str:
+        name = self.rules.colour_names[int(self._turn.side)]
+        if self.terminations.get(self.agent_selection):
+            return f"game over: {self.infos[self.agent_selection].get('reason')}"
+        return f"{name} to move, ply {self._turn.ply}"
+
+
+class IllegalActionLoses(wrappers.BaseWrapper):
+    """Applies PettingZoo's usual rule to an illegal action: the mover gets -1, game over."""
+
+    def step(self, action: Any) -> None:
+        env = self.unwrapped
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:
+            super().step(action)
+            return
+        try:
+            super().step(action)
+        except IllegalActionError as e:
+            for a in env.agents:
+                env.rewards[a] = -1.0 if a == agent else 0.0
+                env.terminations[a] = True
+                env.infos[a] = {"colour": env._colour_name(a), "reason": "illegal_action"}
+            env.infos[agent]["illegal_action"] = str(e)
+            env._cumulative_rewards[agent] = 0.0
+            env._accumulate_rewards()
+            env._version += 1

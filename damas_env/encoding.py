@@ -1,0 +1,157 @@
+"""Encoding: the hop action layout and the observation planes shared by every environment.
+
+Actions
+-------
+One action is one *hop*: a piece moving along one diagonal from a square, by a distance.
+A step is one hop; a capture is one hop per piece taken::
+
+    action = (origin * 4 + direction) * (N - 1) + (distance - 1)
+
+    origin     0..S-1   the square the piece leaves, in the agent's view
+    direction  0..3     0 up-left, 1 up-right, 2 down-left, 3 down-right (agent's view)
+    distance   1..N-1   diagonal squares travelled (a man's capture hop is 2)
+
+    S = N*N/2 playable squares:  8x8 -> 32 * 4 * 7 = 896 actions
+                                10x10 -> 50 * 4 * 9 = 1,800 actions
+                                12x12 -> 72 * 4 * 11 = 3,168 actions
+
+The agent's view: every agent sees its own men moving *up*. White's view is the board
+as numbered (square 0 = PDN 1 at the top); Black's view is the board turned 180 degrees,
+so square s is ``S - 1 - s`` and direction d is ``3 - d``. Actions off the board exist in
+the layout but are never legal.
+
+Observations
+------------
+Channels-first planes over the full N x N board, in the agent's view:
+
+    plane  contents
+    0      own men
+    1      own kings
+    2      opponent men
+    3      opponent kings
+    4      the own piece in the middle of a capture (its current square), else empty
+    5      opponent pieces already taken in the capture in progress (still on the board,
+           also shown in planes 2-3; removed when the move ends)
+    6      no-progress count / the ruleset's limit (a constant plane; 0 if no limit)
+    7      repetitions of the position: (count - 1) / (limit - 1) (constant; 0 if off)
+
+During a capture the moving piece is shown on its current square (planes 0-1 and 4), not
+on the square it left.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+
+from .engine import Colour, Move, Position
+from .geometry import geometry
+
+__all__ = [
+    "PLANES",
+    "PLANE_NAMES",
+    "ActionLayout",
+    "action_layout",
+    "move_to_actions",
+    "actions_to_move",
+]
+
+PLANE_NAMES = (
+    "own_men",
+    "own_kings",
+    "opponent_men",
+    "opponent_kings",
+    "moving_piece",
+    "taken_this_move",
+    "no_progress",
+    "repetition",
+)
+PLANES = len(PLANE_NAMES)
+
+
+class ActionLayout:
+    """The hop action tables of one board size (absolute frame = White's view)."""
+
+    def __init__(self, size: int) -> None:
+        geo = geometry(size)
+        self.size = size
+        self.squares = geo.squares
+        self.distances = size - 1
+        self.num_actions = geo.squares * 4 * self.distances
+        self.action_of = -np.ones((geo.squares, geo.squares), dtype=np.int32)
+        self.target_of = -np.ones(self.num_actions, dtype=np.int16)
+        for sq in range(geo.squares):
+            for d in range(4):
+                for k in range(self.distances):
+                    to = int(geo.ray[sq, d, k])
+                    if to >= 0:
+                        a = self.encode(sq, d, k + 1)
+                        self.action_of[sq, to] = a
+                        self.target_of[a] = to
+        # Flat cell index (row * N + col) of each square, for writing planes.
+        self.row = geo.row.astype(np.int32)
+        self.col = geo.col.astype(np.int32)
+
+    def encode(self, origin: int, direction: int, distance: int) -> int:
+        """Returns the action of a hop given in the agent's view."""
+        return (origin * 4 + direction) * self.distances + distance - 1
+
+    def decode(self, action: int) -> tuple[int, int, int]:
+        """Returns (origin, direction, distance) of an action, in the agent's view."""
+        rest, k = divmod(int(action), self.distances)
+        origin, direction = divmod(rest, 4)
+        return origin, direction, k + 1
+
+    def hop_action(self, origin: int, target: int, colour: Colour) -> int:
+        """Returns the action of a hop between two absolute squares for an agent's colour."""
+        if colour == Colour.BLACK:
+            origin, target = self.squares - 1 - origin, self.squares - 1 - target
+        return int(self.action_of[origin, target])
+
+    def hop_squares(self, action: int, colour: Colour) -> tuple[int, int]:
+        """Returns the absolute (origin, target) squares of an action; target -1 if off-board."""
+        origin = int(action) // (4 * self.distances)
+        target = int(self.target_of[int(action)])
+        if colour == Colour.BLACK:
+            origin = self.squares - 1 - origin
+            target = -1 if target < 0 else self.squares - 1 - target
+        return origin, target
+
+
+@cache
+def action_layout(size: int) -> ActionLayout:
+    """Returns the (cached) action layout of a size x size board."""
+    return ActionLayout(size)
+
+
+def move_to_actions(move: Move, colour: Colour | int, board_size: int) -> list[int]:
+    """Returns the hop actions that play a complete move, for the agent of `colour`."""
+    layout = action_layout(board_size)
+    squares = move.squares
+    return [
+        layout.hop_action(a, b, Colour(colour)) for a, b in zip(squares, squares[1:], strict=False)
+    ]
+
+
+def actions_to_move(actions: list[int], position: Position) -> Move:
+    """Returns the legal move of `position` that a complete list of hop actions plays.
+
+    Raises:
+        ValueError: the actions are not one legal move's hops (any capture route counts).
+    """
+    layout = action_layout(position.rules.board_size)
+    path: list[int] = []
+    for action in actions:
+        origin, target = layout.hop_squares(action, position.turn)
+        if not path:
+            path.append(origin)
+        if origin != path[-1] or target < 0:
+            raise ValueError(f"actions {actions} do not form one connected path of hops")
+        path.append(target)
+    for route in position.capture_routes():
+        if list(route.squares) == path:
+            return next(m for m in position.legal_moves() if m.key == route.key)
+    raise ValueError(
+        f"actions {actions} (squares {[s + 1 for s in path]}) are not a legal move here"
+    )
