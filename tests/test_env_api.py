@@ -1,0 +1,181 @@
+"""draughts_v0 against PettingZoo's own tests, plus its contract for bad input."""
+
+import copy
+import pickle
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, seed_test
+
+from damas_env import draughts_v0
+from damas_env.draughts_v0 import IllegalActionError
+
+VARIANTS = ["international", "english", "russian", "seed002_website_checkers"]
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_pettingzoo_api_test(variant: str) -> None:
+    api_test(draughts_v0.env(variant=variant), num_cycles=300)
+
+
+def test_pettingzoo_api_test_raw_and_channels_last() -> None:
+    api_test(draughts_v0.raw_env(variant="english"), num_cycles=200)
+    api_test(draughts_v0.env(variant="english", channels_last=True), num_cycles=200)
+
+
+def test_pettingzoo_seed_test() -> None:
+    seed_test(lambda: draughts_v0.env(variant="english"), num_cycles=100)
+
+
+def test_spaces_and_agents() -> None:
+    env = draughts_v0.env(variant="english")
+    env.reset()
+    assert env.agents == ["player_0", "player_1"] and env.agent_selection == "player_0"
+    assert env.infos["player_0"]["colour"] == "black"  # English: Black moves first
+    assert env.action_space("player_0").n == 896
+    obs = env.observe("player_0")
+    assert obs["observation"].shape == (8, 8, 8) and obs["observation"].dtype == np.float32
+    assert obs["action_mask"].dtype == np.int8 and obs["action_mask"].sum() == 7
+    assert env.observe("player_1")["action_mask"].sum() == 0  # not to move: all zeros
+    intl = draughts_v0.env()
+    intl.reset()
+    assert intl.action_space("player_1").n == 1800
+    assert intl.infos["player_0"]["colour"] == "white"
+
+
+def test_observation_is_computed_once_per_hop_and_never_reused() -> None:
+    env = draughts_v0.raw_env(variant="english")
+    env.reset()
+    first = env.observe("player_0")
+    assert env.observe("player_0") is first
+    env.step(int(np.flatnonzero(first["action_mask"])[0]))
+    assert env.observe("player_0") is not first
+
+
+def test_both_agents_see_their_own_men_moving_up() -> None:
+    env = draughts_v0.raw_env(variant="english")
+    env.reset()
+    for agent in ("player_0", "player_1"):
+        planes = env.observe(agent)["observation"]
+        assert planes[0, 5:].sum() == 12 and planes[2, :3].sum() == 12  # own men at the bottom
+
+
+def fingerprint(env: draughts_v0.raw_env) -> tuple:
+    raw = env.unwrapped
+    return (
+        copy.deepcopy(raw.observe(raw.agent_selection)),
+        raw.agent_selection,
+        dict(raw.rewards),
+        dict(raw._cumulative_rewards),
+        copy.deepcopy(raw.infos),
+        dict(raw.terminations),
+        raw.position.fen(),
+        raw._turn.hop,
+    )
+
+
+def same(a: tuple, b: tuple) -> bool:
+    (obs_a, *rest_a), (obs_b, *rest_b) = a, b
+    return rest_a == rest_b and all(np.array_equal(obs_a[k], obs_b[k]) for k in obs_a)
+
+
+@pytest.mark.parametrize(
+    ("action", "message"),
+    [
+        (0, r"illegal action 0 for player_0 \(black\).*legal actions: "),
+        (-1, r"out of range \[0, 896\)"),
+        (896, r"out of range \[0, 896\)"),
+        (3.0, "must be an int"),
+        ("9-13", "must be an int"),
+        (True, "must be an int"),
+    ],
+)
+def test_bad_actions_raise_and_change_nothing(action: object, message: str) -> None:
+    env = draughts_v0.env(variant="english")
+    env.reset()
+    before = fingerprint(env)
+    with pytest.raises(IllegalActionError, match=message):
+        env.step(action)
+    assert same(before, fingerprint(env))
+    env.step(int(np.flatnonzero(env.observe("player_0")["action_mask"])[0]))
+
+
+def test_illegal_hop_mid_capture_changes_nothing() -> None:
+    env = draughts_v0.env(variant="english")
+    env.reset(options={"fen": "W:WK20:B8,15,16,23,24"})
+    legal = env.unwrapped.legal_actions()
+    env.step(legal[0])
+    before = fingerprint(env)
+    with pytest.raises(IllegalActionError, match="moves in play"):
+        env.step(legal[0])
+    assert same(before, fingerprint(env))
+
+
+def test_illegal_action_loses_wrapper() -> None:
+    env = draughts_v0.env(variant="english", illegal_action="lose")
+    env.reset()
+    env.step(0)
+    assert env.terminations == {"player_0": True, "player_1": True}
+    assert env.rewards == {"player_0": -1.0, "player_1": 0.0}
+    assert env.infos["player_0"]["reason"] == "illegal_action"
+    _, reward, termination, _, _ = env.last()
+    assert termination and reward == -1.0
+    with pytest.raises(ValueError, match="illegal_action must be"):
+        draughts_v0.env(illegal_action="ignore")
+
+
+def test_win_and_rewards_from_a_fen() -> None:
+    env = draughts_v0.env(variant="english")
+    env.reset(options={"fen": "W:W27:B23"})
+    assert env.agent_selection == "player_1"  # White moves second in English
+    (action,) = env.unwrapped.legal_actions()
+    assert env.unwrapped.decode_action(action) == (27, 18)
+    env.step(action)
+    assert env.rewards == {"player_0": -1.0, "player_1": 1.0}
+    assert env.infos["player_0"]["reason"] == "no_legal_move"
+    assert env.infos["player_0"]["winner"] == "player_1"
+
+
+def test_max_plies_truncates() -> None:
+    env = draughts_v0.env(variant="international", max_plies=4)
+    env.reset()
+    turns = 0
+    for _agent in env.agent_iter():
+        obs, _, termination, truncation, info = env.last()
+        if termination or truncation:
+            assert truncation and not termination and info["reason"] == "max_plies"
+            env.step(None)
+            continue
+        env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+        turns += 1
+    assert turns == 4
+
+
+def test_bad_constructor_arguments() -> None:
+    with pytest.raises(ValueError, match="render_mode must be one of"):
+        draughts_v0.env(render_mode="video")
+    with pytest.raises(ValueError, match="max_plies must be a positive int"):
+        draughts_v0.env(max_plies=0)
+    with pytest.raises(ValueError, match="unknown rule switch"):
+        draughts_v0.env(variant="english", flying=True)
+    with pytest.raises(ValueError, match="unknown variant"):
+        draughts_v0.env(variant="chess")
+    env = draughts_v0.env()
+    with pytest.warns(UserWarning, match="reset ignores unknown options"):
+        env.reset(options={"position": "W:W1:B2"})
+
+
+def test_rule_overrides_reach_the_engine() -> None:
+    env = draughts_v0.env(variant="english", ply_limit=2)
+    env.reset()
+    for _ in range(2):
+        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    assert env.infos["player_0"]["reason"] == "ply_limit"
+
+
+def test_env_pickles() -> None:
+    env = draughts_v0.env(variant="russian", max_plies=10, channels_last=True)
+    clone = pickle.loads(pickle.dumps(env))
+    clone.reset()
+    assert clone.unwrapped.rules.name == "russian" and clone.unwrapped.max_plies == 10
+    assert clone.observe("player_0")["observation"].shape == (8, 8, 8)
