@@ -6,16 +6,19 @@ next hops of the routes that begin with them, and when the hops form a complete 
 move is applied and the turn passes. Two routes to one move are both playable and end in
 the same position.
 
-State of one game, all plain arrays (the batch env stacks them):
+The routes are not stored: each kernel lists them again into a scratch buffer and keeps
+those that begin with the hops played (a move generation costs about as much as copying a
+stored list), so the state of one game is small and the batch env can stack thousands:
 
-    board   int8[S]           the position at the start of the turn
-    st      int64[T_LEN]      side, routes, hop, current square, result, reason,
-                              repetitions, history length, game counters (kernels.G_*)
-    hist    uint64[H]         ring of position hashes (H >= the no-progress window)
-    routes  int16[M, W]       the legal routes of this turn (kernels' move-row layout)
-    active  uint8[M]          routes still matching the hops played
-    last    int16[W]          the last complete move (for rendering)
+    board   int8[S]                the position at the start of the turn
+    st      int64[T_LEN]           side, hops played, result, reason, repetitions,
+                                   history length, last-move flag, counters (kernels.G_*)
+    hist    uint64[H]              ring of position hashes (H >= the no-progress window)
+    cur     int16[CUR_LEN]         the move in progress: origin, landing squares, taken
+                                   squares (CUR_PATH.., CUR_CAPS..)
+    last    int16[MOVE_WIDTH]      the last complete move, in the kernels' move-row layout
 
+Scratch (one per thread): ``routes`` int16[M, MOVE_WIDTH] and the capture-search workspace.
 The encoding (actions and planes) is documented in :mod:`damas_env.encoding`.
 """
 
@@ -29,9 +32,14 @@ from .engine import Colour, Engine, Move, move_from_row
 from .kernels import kernel
 from .rules import Ruleset
 
-T_SIDE, T_NROUTES, T_HOP, T_CUR, T_RESULT, T_REASON, T_REPS, T_HLEN, T_LAST = range(9)
-T_COUNTERS = 9
+T_SIDE, T_HOP, T_RESULT, T_REASON, T_REPS, T_HLEN, T_LAST = range(7)
+T_COUNTERS = 7
 T_LEN = T_COUNTERS + K.G_LEN
+
+CUR_ORIGIN = 0
+CUR_PATH = 1
+CUR_CAPS = CUR_PATH + K.MAX_CAPTURES
+CUR_LEN = CUR_CAPS + K.MAX_CAPTURES
 
 # Results of play_hop.
 HOP_ILLEGAL, HOP_PLAYED, MOVE_DONE = -1, 0, 1
@@ -53,20 +61,27 @@ def count_repetitions(hist, hlen, window):
 
 
 @kernel()
-def begin_turn(board, st, hist, routes, active, ray, rules, ws):
-    """Lists the routes of the side to move and the game's result so far."""
-    n = K.generate_moves(board, st[T_SIDE], ray, rules, routes, False, ws)
-    st[T_NROUTES] = n
+def begin_turn(board, st, hist, ray, rules):
+    """Starts the turn of the side to move: no hops played, the game's result so far."""
     st[T_HOP] = 0
-    st[T_CUR] = -1
-    for r in range(n):
-        active[r] = 1
     counters = st[T_COUNTERS : T_COUNTERS + K.G_LEN]
     reps = count_repetitions(hist, st[T_HLEN], counters[K.G_SINCE_MAN_OR_CAPTURE])
     st[T_REPS] = reps
-    result, reason = K.outcome(board, st[T_SIDE], n > 0, counters, reps, rules)
+    has_move = K.has_legal_move(board, st[T_SIDE], ray, rules)
+    result, reason = K.outcome(board, st[T_SIDE], has_move, counters, reps, rules)
     st[T_RESULT] = result
     st[T_REASON] = reason
+
+
+@kernel()
+def reset_state(board, st, hist, side, keys, side_key, ray, rules):
+    """Starts a game on `board` (already set) with `side` to move."""
+    for i in range(st.shape[0]):
+        st[i] = 0
+    st[T_SIDE] = side
+    st[T_HLEN] = 1
+    hist[0] = K.hash_position(board, side, keys, side_key)
+    begin_turn(board, st, hist, ray, rules)
 
 
 @kernel(inline=True)
@@ -80,31 +95,52 @@ def hop_action(routes, r, k, flip, squares, action_of):
     return action_of[origin, target]
 
 
+@kernel(inline=True)
+def _in_play(routes, r, st, cur):
+    """Returns True if route r begins with the hops played this turn."""
+    k = st[T_HOP]
+    if k == 0:
+        return True
+    if routes[r, K.M_FROM] != cur[CUR_ORIGIN] or max(routes[r, K.M_NCAP], 1) <= k:
+        return False
+    for j in range(k):  # noqa: SIM110 - numba compiles loops, not generators
+        if routes[r, K.M_PATH + j] != cur[CUR_PATH + j]:
+            return False
+    return True
+
+
 @kernel()
-def play_hop(
-    board, st, hist, routes, active, last, action, action_of, keys, side_key, ray, rules, ws
-):
+def list_routes(board, st, cur, routes, ray, rules, ws):
+    """Lists the routes of this turn in routes; returns how many (all, not only in play)."""
+    return K.generate_moves(board, st[T_SIDE], ray, rules, routes, False, ws)
+
+
+@kernel()
+def play_hop(board, st, hist, cur, last, action, action_of, keys, side_key, ray, rules, routes, ws):
     """Plays one hop; returns HOP_ILLEGAL (nothing changed), HOP_PLAYED or MOVE_DONE."""
     num_actions = rules[K.R_SQUARES] * 4 * (rules[K.R_SIZE] - 1)
     if st[T_RESULT] != K.ONGOING or action < 0 or action >= num_actions:
         return HOP_ILLEGAL
+    n = list_routes(board, st, cur, routes, ray, rules, ws)
     squares, k, flip = rules[K.R_SQUARES], st[T_HOP], st[T_SIDE] == K.BLACK
     found = -1
-    for r in range(st[T_NROUTES]):
-        if active[r] == 1 and hop_action(routes, r, k, flip, squares, action_of) == action:
+    for r in range(n):
+        if (
+            _in_play(routes, r, st, cur)
+            and hop_action(routes, r, k, flip, squares, action_of) == action
+        ):
             found = r
             break
     if found < 0:
         return HOP_ILLEGAL
-    for r in range(st[T_NROUTES]):
-        if active[r] == 1 and hop_action(routes, r, k, flip, squares, action_of) != action:
-            active[r] = 0
+    cur[CUR_ORIGIN] = routes[found, K.M_FROM]
+    cur[CUR_PATH + k] = routes[found, K.M_PATH + k]
+    cur[CUR_CAPS + k] = routes[found, K.M_CAPS + k]
     st[T_HOP] = k + 1
-    st[T_CUR] = routes[found, K.M_PATH + k]
     if k + 1 < max(routes[found, K.M_NCAP], 1):
         return HOP_PLAYED
     _finish_move(board, st, hist, routes, found, last, keys, side_key)
-    begin_turn(board, st, hist, routes, active, ray, rules, ws)
+    begin_turn(board, st, hist, ray, rules)
     return MOVE_DONE
 
 
@@ -125,20 +161,21 @@ def _finish_move(board, st, hist, routes, r, last, keys, side_key):
 
 
 @kernel()
-def write_mask(st, routes, active, mask, action_of, rules):
+def write_mask(board, st, cur, mask, action_of, ray, rules, routes, ws):
     """Writes the legal next hops of the side to move into mask (zeros once the game ended)."""
     for a in range(mask.shape[0]):
         mask[a] = 0
     if st[T_RESULT] != K.ONGOING:
         return
+    n = list_routes(board, st, cur, routes, ray, rules, ws)
     flip, k = st[T_SIDE] == K.BLACK, st[T_HOP]
-    for r in range(st[T_NROUTES]):
-        if active[r] == 1:
+    for r in range(n):
+        if _in_play(routes, r, st, cur):
             mask[hop_action(routes, r, k, flip, rules[K.R_SQUARES], action_of)] = 1
 
 
 @kernel()
-def write_planes(board, st, routes, active, obs, view_side, rows, cols, rules):
+def write_planes(board, st, cur, obs, view_side, rows, cols, rules):
     """Writes the observation planes of `view_side` (see damas_env.encoding)."""
     for p in range(obs.shape[0]):
         for i in range(obs.shape[1]):
@@ -147,8 +184,7 @@ def write_planes(board, st, routes, active, obs, view_side, rows, cols, rules):
     squares = rules[K.R_SQUARES]
     sgn = 1 - 2 * view_side
     flip = view_side == K.BLACK
-    r0 = _first_active(st, active)
-    moving = -1 if st[T_HOP] == 0 or r0 < 0 else routes[r0, K.M_FROM]
+    moving = cur[CUR_ORIGIN] if st[T_HOP] > 0 else -1
     for s in range(squares):
         p = board[s]
         if p == 0 or s == moving:
@@ -157,35 +193,26 @@ def write_planes(board, st, routes, active, obs, view_side, rows, cols, rules):
         plane = (0 if p * sgn > 0 else 2) + (1 if p == 2 or p == -2 else 0)
         obs[plane, rows[v], cols[v]] = 1
     if moving >= 0:
-        _write_capture_in_progress(board, st, routes, r0, obs, sgn, flip, rows, cols, rules)
+        _write_capture_in_progress(board, st, cur, obs, sgn, flip, rows, cols, rules)
     _fill_counter_planes(st, obs, rules)
 
 
 @kernel()
-def _first_active(st, active):
-    for r in range(st[T_NROUTES]):
-        if active[r] == 1:
-            return r
-    return -1
-
-
-@kernel()
-def _write_capture_in_progress(board, st, routes, r, obs, sgn, flip, rows, cols, rules):
+def _write_capture_in_progress(board, st, cur, obs, sgn, flip, rows, cols, rules):
     """Planes 0-1 and 4 for the moving piece, plane 5 for the pieces it has taken."""
     squares, half = rules[K.R_SQUARES], rules[K.R_SIZE] // 2
-    piece = board[routes[r, K.M_FROM]]
+    piece = board[cur[CUR_ORIGIN]]
     king = piece == 2 or piece == -2
     side = 0 if piece > 0 else 1
-    for k in range(st[T_HOP]):  # Russian rules: crowned on the far row mid-capture
-        king = king or (
-            rules[K.R_PROMO] == K.PROMO_CROWN
-            and _far_row(routes[r, K.M_PATH + k], side, squares, half)
-        )
-        x = routes[r, K.M_CAPS + k]
+    hops = st[T_HOP]
+    for k in range(hops):  # Russian rules: crowned on the far row mid-capture
+        far = _far_row(cur[CUR_PATH + k], side, squares, half)
+        king = king or (rules[K.R_PROMO] == K.PROMO_CROWN and far)
+        x = cur[CUR_CAPS + k]
         vx = squares - 1 - x if flip else x
         obs[5, rows[vx], cols[vx]] = 1
-    cur = st[T_CUR]
-    v = squares - 1 - cur if flip else cur
+    at = cur[CUR_PATH + hops - 1]
+    v = squares - 1 - at if flip else at
     plane = (0 if piece * sgn > 0 else 2) + (1 if king else 0)
     obs[plane, rows[v], cols[v]] = 1
     obs[4, rows[v], cols[v]] = 1
@@ -205,6 +232,8 @@ def _fill_counter_planes(st, obs, rules):
     progress = min(1.0, since / limit) if limit > 0 else 0.0
     reps = rules[K.R_REPETITION]
     repetition = min(1.0, (st[T_REPS] - 1) / (reps - 1)) if reps > 1 else 0.0
+    if progress == 0.0 and repetition == 0.0:
+        return
     for i in range(obs.shape[1]):
         for j in range(obs.shape[2]):
             obs[6, i, j] = progress
@@ -212,7 +241,10 @@ def _fill_counter_planes(st, obs, rules):
 
 
 def history_size(rules: Ruleset) -> int:
-    """Returns the hash ring size: enough for the no-progress window (1024 without one)."""
+    """Returns the hash ring size: enough for the no-progress window (1024 without one).
+
+    Without a no-progress limit a repetition is detected only within the last 1024 plies.
+    """
     window = rules.no_progress_plies + 2 if rules.no_progress_plies else 1024
     return 1 << int(np.ceil(np.log2(max(window, 4))))
 
@@ -220,8 +252,8 @@ def history_size(rules: Ruleset) -> int:
 class Turn:
     """One game's turn state with its compiled kernels: the core of ``draughts_v0``.
 
-    Everything is preallocated; a hop is one compiled call, and the observation and mask
-    one more. See the module docstring for the arrays.
+    Everything is preallocated; a hop is one compiled call, the mask and the planes one
+    each. See the module docstring for the arrays.
     """
 
     def __init__(self, rules: Ruleset) -> None:
@@ -231,78 +263,73 @@ class Turn:
         self.board = np.zeros(rules.squares, dtype=np.int8)
         self.st = np.zeros(T_LEN, dtype=np.int64)
         self.hist = np.zeros(history_size(rules), dtype=np.uint64)
-        self.routes = K.new_move_buffer()
-        self.active = np.zeros(self.routes.shape[0], dtype=np.uint8)
+        self.cur = np.zeros(CUR_LEN, dtype=np.int16)
         self.last = np.zeros(K.MOVE_WIDTH, dtype=np.int16)
+        self.routes = K.new_move_buffer()
 
     def reset(self, board: np.ndarray, side: Colour | int) -> None:
         """Starts a game from a board with `side` to move."""
-        self.board[:] = board
-        self.st[:] = 0
-        self.st[T_SIDE] = int(side)
-        self.st[T_HLEN] = 1
-        self.hist[0] = self.engine.hash(self.board, int(side))
-        self._begin()
-
-    def _begin(self) -> None:
         e = self.engine
-        while True:
-            try:
-                begin_turn(
-                    self.board,
-                    self.st,
-                    self.hist,
-                    self.routes,
-                    self.active,
-                    e.ray,
-                    e.rule_array,
-                    e.workspace,
-                )
-                return
-            except OverflowError:  # more capture routes than the list holds: grow it
-                self.routes = K.new_move_buffer(4 * self.routes.shape[0])
-                self.active = np.zeros(self.routes.shape[0], dtype=np.uint8)
+        self.board[:] = board
+        reset_state(
+            self.board, self.st, self.hist, int(side), e.zobrist, e.side_key, e.ray, e.rule_array
+        )
+
+    def _grow(self) -> None:
+        """Enlarges the route scratch list after an overflow (many flying kings)."""
+        self.routes = K.new_move_buffer(4 * self.routes.shape[0])
 
     def play(self, action: int) -> int:
         """Plays one hop; returns HOP_ILLEGAL (nothing changed), HOP_PLAYED or MOVE_DONE."""
         e = self.engine
-        try:
-            return int(
-                play_hop(
-                    self.board,
-                    self.st,
-                    self.hist,
-                    self.routes,
-                    self.active,
-                    self.last,
-                    action,
-                    self.layout.action_of,
-                    e.zobrist,
-                    e.side_key,
-                    e.ray,
-                    e.rule_array,
-                    e.workspace,
+        while True:
+            try:
+                return int(
+                    play_hop(
+                        self.board,
+                        self.st,
+                        self.hist,
+                        self.cur,
+                        self.last,
+                        action,
+                        self.layout.action_of,
+                        e.zobrist,
+                        e.side_key,
+                        e.ray,
+                        e.rule_array,
+                        self.routes,
+                        e.workspace,
+                    )
                 )
-            )
-        except OverflowError:  # the next turn has more routes than the list holds
-            self.routes = K.new_move_buffer(4 * self.routes.shape[0])
-            self.active = np.zeros(self.routes.shape[0], dtype=np.uint8)
-            self._begin()
-            return MOVE_DONE
+            except OverflowError:  # raised while listing routes, before any change
+                self._grow()
 
     def write_mask(self, mask: np.ndarray) -> None:
         """Writes the legal next hops (int8 0/1 per action) into mask."""
-        write_mask(
-            self.st, self.routes, self.active, mask, self.layout.action_of, self.engine.rule_array
-        )
+        e = self.engine
+        while True:
+            try:
+                write_mask(
+                    self.board,
+                    self.st,
+                    self.cur,
+                    mask,
+                    self.layout.action_of,
+                    e.ray,
+                    e.rule_array,
+                    self.routes,
+                    e.workspace,
+                )
+                return
+            except OverflowError:
+                self._grow()
 
     def write_planes(self, obs: np.ndarray, view: Colour | int) -> None:
         """Writes the observation planes (C, N, N) of the agent playing `view` into obs."""
         write_planes(
             self.board,
             self.st,
-            self.routes,
-            self.active,
+            self.cur,
             obs,
             int(view),
             self.layout.row,
@@ -337,14 +364,24 @@ class Turn:
         """Returns the plies (complete moves) played."""
         return int(self.st[T_COUNTERS + K.G_PLY])
 
+    @property
+    def counters(self) -> np.ndarray:
+        """Returns the game counters (kernels.G_* layout), shared with Game."""
+        return self.st[T_COUNTERS:]
+
     def last_move(self) -> Move | None:
         """Returns the last complete move, or None before the first."""
         return move_from_row(self.last) if self.st[T_LAST] else None
 
     def routes_in_play(self) -> list[Move]:
-        """Returns the routes still matching the hops played this turn."""
-        n = int(self.st[T_NROUTES])
-        return [move_from_row(self.routes[r]) for r in range(n) if self.active[r]]
+        """Returns the legal routes that begin with the hops played this turn."""
+        position_routes = self.engine.legal_moves(self.board, int(self.st[T_SIDE]), merge=False)
+        k = self.hop
+        if k == 0:
+            return position_routes
+        played = tuple(int(s) for s in self.cur[CUR_PATH : CUR_PATH + k])
+        origin = int(self.cur[CUR_ORIGIN])
+        return [r for r in position_routes if r.origin == origin and r.path[:k] == played]
 
     def legal_actions(self) -> list[int]:
         """Returns the legal next hop actions."""

@@ -57,7 +57,7 @@ def test_hop_by_hop_matches_move_by_move(variant: str) -> None:
         game.push(route)
         assert Position(game.rules, turn.board, turn.side) == game.position
         assert turn.ply == game.ply and turn.last_move() == route
-        assert turn.st[9:].tolist() == game.counters.tolist()
+        assert turn.counters.tolist() == game.counters.tolist()
 
 
 def test_every_route_of_a_merged_move_is_playable() -> None:
@@ -82,10 +82,10 @@ def test_illegal_hop_changes_nothing() -> None:
     route = pos.capture_routes()[0]
     first, second = move_to_actions(route, pos.turn, 8)[:2]
     assert turn.play(first) == HOP_PLAYED
-    before = [a.copy() for a in (turn.board, turn.st, turn.hist, turn.active)]
+    before = [a.copy() for a in (turn.board, turn.st, turn.hist, turn.cur)]
     for bad in (first, -1, 10**6, action_layout(8).hop_action(19, 15, Colour.WHITE)):
         assert turn.play(bad) == HOP_ILLEGAL
-    after = (turn.board, turn.st, turn.hist, turn.active)
+    after = (turn.board, turn.st, turn.hist, turn.cur)
     assert all(np.array_equal(a, b) for a, b in zip(before, after, strict=True))
     assert turn.play(second) != HOP_ILLEGAL
 
