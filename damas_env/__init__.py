@@ -17,3 +17,7 @@ __all__ = [
     "ruleset_names",
 ]
 __version__ = "0.1.0"
+
+from .registration import register as _register  # noqa: E402
+
+_register()  # pettingzoo.make("aec", "damas/draughts-v0"), gymnasium.make("damas/Draughts-v0")

@@ -52,7 +52,7 @@ from .engine import Colour, Position
 from .game import Reason
 from .notation import format_move
 from .rules import get_ruleset
-from .turn import HOP_ILLEGAL, MOVE_DONE, Turn
+from .turn import HOP_ILLEGAL, MOVE_DONE, T_SIDE, Turn
 
 __all__ = ["env", "raw_env", "IllegalActionError", "IllegalActionLoses"]
 
@@ -90,7 +90,7 @@ def env(illegal_action: str = "raise", **kwargs: Any) -> AECEnv:
 class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
     """The bare draughts environment (see the module docstring)."""
 
-    metadata = {
+    metadata: dict[str, Any] = {
         "render_modes": ["ansi", "rgb_array", "human"],
         "name": "draughts_v0",
         "is_parallelizable": False,
@@ -123,6 +123,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         self.possible_agents = ["player_0", "player_1"]
         self._colour = {"player_0": first, "player_1": first.opponent}
         self._agent_of = {first: "player_0", first.opponent: "player_1"}
+        self._agent_by_side = [self._agent_of[Colour.WHITE], self._agent_of[Colour.BLACK]]
         n = self.rules.board_size
         shape = (n, n, PLANES) if channels_last else (PLANES, n, n)
         space = spaces.Dict(
@@ -194,7 +195,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
             elif self.max_plies is not None and self._turn.ply >= self.max_plies:
                 self._truncate()
             else:
-                self.agent_selection = self._agent_of[self._turn.side]
+                self.agent_selection = self._agent_by_side[self._turn.st[T_SIDE]]
         if self.render_mode == "human":
             self.render()
 
@@ -211,7 +212,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
             self._turn.write_mask(mask)
         if self.channels_last:
             planes = np.ascontiguousarray(planes.transpose(1, 2, 0))
-        obs = {"observation": planes, "action_mask": mask}
+        obs: dict[str, np.ndarray] = {"observation": planes, "action_mask": mask}
         self._cache[agent] = (self._version, obs)
         return obs
 
@@ -235,13 +236,22 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
                 self.rules.colour_names,
                 int(self._turn.side),
             )
-        image = R.rgb_array(board, self.rules.board_size, highlights, flip)
+        names = self.rules.colour_names
         if self.render_mode == "rgb_array":
-            return image
+            return R.rgb_array(board, self.rules.board_size, highlights, flip, colour_names=names)
         if self._window is None:
-            self._window = R.PygameBoard(self.rules.board_size, caption="damas: draughts_v0")
+            self._window = R.PygameBoard(
+                self.rules.board_size, caption="damas: draughts_v0", colour_names=names
+            )
         self._window.draw(board, highlights, flip, self._status())
         return None
+
+    def _repr_svg_(self) -> str:
+        """Returns the board as SVG (with the capture in progress), for notebooks."""
+        from .render import svg
+
+        board, highlights = self._display()
+        return svg(board, self.rules.board_size, highlights, colour_names=self.rules.colour_names)
 
     def close(self) -> None:
         """Closes the pygame window, if any."""
@@ -327,18 +337,38 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
             f"legal actions: {legal or 'none'}; moves in play: {moves or 'none'}"
         )
 
-    def _end(self) -> None:
-        """Sets rewards, terminations and the reason once the rules end the game."""
-        result, reason = self._turn.result, _REASONS[self._turn.reason]
-        winner = {K.WHITE_WINS: Colour.WHITE, K.BLACK_WINS: Colour.BLACK}.get(result)
+    def end_game(self, winner: str | None, reason: str, loser_only: bool = False) -> None:
+        """Ends the game now: +1 to the winner, -1 to the other agent (0 each for a draw).
+
+        Wrappers that decide a game outside the rules (a clock, an illegal action) call
+        this; it sets rewards, terminations and ``infos[agent]["reason"]`` and refreshes the
+        observations. With ``loser_only`` (PettingZoo's illegal-move convention) the winner
+        gets 0 instead of +1.
+        """
         for agent in self.agents:
-            colour = self._colour[agent]
-            self.rewards[agent] = 0.0 if winner is None else (1.0 if colour == winner else -1.0)
+            if winner is None:
+                reward = 0.0
+            elif agent == winner:
+                reward = 0.0 if loser_only else 1.0
+            else:
+                reward = -1.0
+            self.rewards[agent] = reward
             self.terminations[agent] = True
-            self.infos[agent] = {"colour": self._colour_name(agent), "reason": reason}
+            info = {**self.infos.get(agent, {}), "colour": self._colour_name(agent)}
+            info["reason"] = reason
             if winner is not None:
-                self.infos[agent]["winner"] = self._agent_of[winner]
+                info["winner"] = winner
+            self.infos[agent] = info
+        self._cumulative_rewards[self.agent_selection] = 0.0
         self._accumulate_rewards()
+        self._version += 1
+
+    def _end(self) -> None:
+        """Ends the game as the rules decided it (result and reason from the engine)."""
+        winner = {K.WHITE_WINS: Colour.WHITE, K.BLACK_WINS: Colour.BLACK}.get(self._turn.result)
+        self.end_game(
+            None if winner is None else self._agent_of[winner], _REASONS[self._turn.reason]
+        )
 
     def _truncate(self) -> None:
         for agent in self.agents:
@@ -351,7 +381,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
 
         board = self._turn.board.copy()
         last = self._turn.last_move()
-        highlights = Highlights(last_move=last.squares if last else ())
+        highlights = Highlights(
+            last_move=last.squares if last else (), last_capture=bool(last and last.is_capture)
+        )
         routes = self._turn.routes_in_play()
         hop = self._turn.hop
         if hop and routes:
@@ -386,11 +418,6 @@ class IllegalActionLoses(wrappers.BaseWrapper):
         try:
             super().step(action)
         except IllegalActionError as e:
-            for a in env.agents:
-                env.rewards[a] = -1.0 if a == agent else 0.0
-                env.terminations[a] = True
-                env.infos[a] = {"colour": env._colour_name(a), "reason": "illegal_action"}
+            opponent = next(a for a in env.agents if a != agent)
+            env.end_game(opponent, "illegal_action", loser_only=True)
             env.infos[agent]["illegal_action"] = str(e)
-            env._cumulative_rewards[agent] = 0.0
-            env._accumulate_rewards()
-            env._version += 1

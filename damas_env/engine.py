@@ -376,3 +376,9 @@ class Position:
         from .notation import board_text
 
         return board_text(self._board, self.rules.board_size)
+
+    def _repr_svg_(self) -> str:
+        """Returns the board as SVG, so a notebook draws the position by itself."""
+        from .render import position_svg
+
+        return position_svg(self)

@@ -35,16 +35,19 @@ import numpy as np
 from numba import njit
 
 
-def kernel(inline: bool = False) -> Callable[[Callable[..., Any]], Any]:
+def kernel(inline: bool = False, parallel: bool = False) -> Callable[[Callable[..., Any]], Any]:
     """Returns numba's ``njit`` set up for engine kernels: cached, no reference counting.
 
     Kernels never allocate, so numba's reference counting (``_nrt``) is off: with it every
     call that passes an array pays atomic increments and decrements, which made move
-    generation 40x slower. ``inline`` inlines the function at numba IR level.
+    generation 40x slower (and threads would contend for the same counters). ``inline``
+    inlines the function at numba IR level; ``parallel`` compiles ``prange`` loops to threads.
     """
     options: dict[str, Any] = {"cache": True, "_nrt": False}
     if inline:
         options["inline"] = "always"
+    if parallel:
+        options["parallel"] = True
     return njit(**options)
 
 

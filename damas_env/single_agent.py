@@ -1,0 +1,219 @@
+"""The single-agent view: a Gymnasium env where the learner plays one side against an opponent.
+
+    from damas_env.single_agent import DraughtsGymEnv
+
+    env = DraughtsGymEnv(variant="english", opponent="random", play_as="random")
+    obs, info = env.reset(seed=0)
+    while True:
+        action = env.action_space.sample(info["action_mask"])
+        obs, reward, terminated, truncated, info = env.step(action)
+        if terminated or truncated:
+            break
+
+============  =================================================================================
+Learner       ``play_as``: ``"player_0"`` (moves first), ``"player_1"``, or ``"random"`` (drawn
+              per episode from the reset seed); ``info["play_as"]`` and ``info["colour"]``
+Opponent      ``"random"`` (uniform over its mask, seeded by reset), a callable
+              ``f(observation_dict) -> int``, or an object with ``act(observation_dict) -> int``
+              (its optional ``reset()`` is called at each episode start)
+Actions       ``Discrete(A)``: one hop of the learner, as in :mod:`damas_env.draughts_v0`
+Observations  the planes ``Box(0, 1, (8, N, N), float32)`` in the learner's view; the mask is
+              ``info["action_mask"]`` (int8) and :meth:`DraughtsGymEnv.action_masks` (bool)
+Rewards       +1 win, -1 loss, 0 draw, from the learner's side, at the end only
+Endings       ``terminated`` for the rules' endings, ``truncated`` for ``max_plies``;
+              ``info["reason"]`` says which
+============  =================================================================================
+
+A step is one hop of the learner. When that hop completes the learner's move, the
+opponent's hops follow until the learner is to move again or the game has ended, so a
+multi-capture of the learner takes several steps and the opponent's never shows.
+
+Illegal actions raise :class:`~damas_env.draughts_v0.IllegalActionError` and change nothing
+(``illegal_action="raise"``, the default). ``illegal_action="lose"`` ends the episode with
+-1 instead (reason ``"illegal_action"``): Gymnasium's ``check_env`` steps with unmasked
+samples of the action space, almost all illegal, and expects a transition back, so the
+env is checked with ``"lose"``. An opponent that returns an illegal action raises
+:class:`OpponentError` naming it: that is a bug in the opponent, not a move of the game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from . import draughts_v0
+
+__all__ = ["DraughtsGymEnv", "OpponentError"]
+
+AGENTS = ("player_0", "player_1")
+Policy = Callable[[dict[str, np.ndarray]], Any]
+
+
+class OpponentError(RuntimeError):
+    """Raised when the opponent returns an action that is not one of its legal hops."""
+
+
+class DraughtsGymEnv(gymnasium.Env[np.ndarray, np.int64]):
+    """Plays one side of a draughts game against a fixed opponent (see the module docstring)."""
+
+    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 2}
+
+    def __init__(
+        self,
+        variant: str = "international",
+        opponent: Any = "random",
+        play_as: str = "player_0",
+        render_mode: str | None = None,
+        max_plies: int | None = None,
+        channels_last: bool = False,
+        illegal_action: str = "raise",
+        **rule_overrides: Any,
+    ) -> None:
+        """Builds the AEC game and the opponent.
+
+        Args:
+            variant: a ruleset name (see :func:`damas_env.ruleset_names`).
+            opponent: "random", a callable ``f(observation_dict) -> int`` or an object with
+                ``act(observation_dict) -> int`` and optionally ``reset()``.
+            play_as: the learner's agent, "player_0", "player_1" or "random" (per episode).
+            render_mode: None, "ansi", "rgb_array" or "human" (passed to the AEC env).
+            max_plies: truncate the game after this many plies (None: the rules decide).
+            channels_last: observations as (N, N, 8) instead of (8, N, N).
+            illegal_action: "raise" (IllegalActionError, nothing changes) or "lose" (-1, end).
+            **rule_overrides: rule switches of the ruleset to change.
+        """
+        if play_as not in (*AGENTS, "random"):
+            raise ValueError(f"play_as must be 'player_0', 'player_1' or 'random', not {play_as!r}")
+        self._aec = draughts_v0.env(
+            illegal_action=illegal_action,
+            variant=variant,
+            render_mode=render_mode,
+            max_plies=max_plies,
+            channels_last=channels_last,
+            **rule_overrides,
+        )
+        self._policy, self.opponent_name = _opponent_policy(opponent, self._random_action)
+        self._opponent = opponent
+        self.play_as = play_as
+        self.render_mode = render_mode
+        self.learner = AGENTS[0] if play_as == "random" else play_as
+        self.observation_space = self._aec.observation_space(AGENTS[0])["observation"]
+        self.action_space = spaces.Discrete(self._aec.action_space(AGENTS[0]).n)
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Starts an episode and plays the opponent's hops until the learner is to move.
+
+        Args:
+            seed: seeds the random opponent and the ``play_as="random"`` draw.
+            options: passed to the AEC env's reset (``{"fen": FEN}`` starts from a position).
+
+        Raises:
+            ValueError: the game ends before the learner's first move (a FEN of a finished
+                game, or one the opponent wins at once): Gymnasium has no terminal reset.
+        """
+        super().reset(seed=seed)
+        if self.play_as == "random":
+            self.learner = AGENTS[int(self.np_random.integers(2))]
+        reset = getattr(self._opponent, "reset", None)
+        if callable(reset):
+            reset()
+        self._aec.reset(seed=seed, options=options)
+        self._play_opponent()
+        if self._is_over():
+            reason = self._aec.infos[self.learner].get("reason")
+            raise ValueError(f"the game ended ({reason}) before the learner's first move")
+        return self._observation(), self._info()
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """Plays the learner's hop, then the opponent's move if the learner's is complete."""
+        if self._is_over():
+            raise RuntimeError("the episode has ended: call reset() before step()")
+        self._aec.step(action)
+        reward = self._aec.rewards[self.learner] + self._play_opponent()
+        terminated = bool(self._aec.terminations[self.learner])
+        truncated = bool(self._aec.truncations[self.learner])
+        return self._observation(), float(reward), terminated, truncated, self._info()
+
+    def action_masks(self) -> np.ndarray:
+        """Returns the learner's legal hops as booleans (what MaskablePPO asks for)."""
+        return self._aec.observe(self.learner)["action_mask"].astype(bool)
+
+    def render(self) -> Any:
+        """Draws the game through the AEC env's renderer (``render_mode``)."""
+        return self._aec.render()
+
+    def close(self) -> None:
+        """Closes the AEC env's window, if any."""
+        self._aec.close()
+
+    @property
+    def aec_env(self) -> Any:
+        """Returns the underlying PettingZoo AEC environment (both players)."""
+        return self._aec
+
+    # --- Internals --------------------------------------------------------------------------
+
+    @property
+    def _opponent_agent(self) -> str:
+        return AGENTS[1 - AGENTS.index(self.learner)]
+
+    def _is_over(self) -> bool:
+        return bool(self._aec.terminations[self.learner] or self._aec.truncations[self.learner])
+
+    def _play_opponent(self) -> float:
+        """Plays the opponent's hops until the learner is to move; returns the learner's reward."""
+        reward = 0.0
+        while not self._is_over() and self._aec.agent_selection != self.learner:
+            obs = self._aec.observe(self._opponent_agent)
+            view = {key: value.copy() for key, value in obs.items()}
+            self._aec.step(self._checked_opponent_action(self._policy(view), obs["action_mask"]))
+            reward += self._aec.rewards[self.learner]
+        return reward
+
+    def _checked_opponent_action(self, action: Any, mask: np.ndarray) -> int:
+        """Returns the opponent's action, or raises OpponentError if it is not legal."""
+        is_int = isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_))
+        if is_int and 0 <= action < mask.shape[0] and mask[action]:
+            return int(action)
+        legal = np.flatnonzero(mask).tolist()
+        raise OpponentError(
+            f"opponent {self.opponent_name} ({self._opponent_agent}) returned the illegal action "
+            f"{action!r}; its legal actions are {legal}"
+        )
+
+    def _random_action(self, obs: dict[str, np.ndarray]) -> int:
+        """Returns a uniformly random legal hop, drawn from the env's seeded generator."""
+        legal = np.flatnonzero(obs["action_mask"])
+        return int(legal[self.np_random.integers(legal.size)])
+
+    def _observation(self) -> np.ndarray:
+        return self._aec.observe(self.learner)["observation"].copy()
+
+    def _info(self) -> dict[str, Any]:
+        info = dict(self._aec.infos[self.learner])
+        info["action_mask"] = self._aec.observe(self.learner)["action_mask"].copy()
+        info["play_as"] = self.learner
+        return info
+
+
+def _opponent_policy(opponent: Any, random_policy: Policy) -> tuple[Policy, str]:
+    """Returns the opponent's policy function and a name for error messages."""
+    if isinstance(opponent, str):
+        if opponent != "random":
+            raise ValueError(f"the only opponent given by name is 'random', not {opponent!r}")
+        return random_policy, "'random'"
+    act = getattr(opponent, "act", None)
+    if callable(act):
+        return act, f"{type(opponent).__name__}.act"
+    if callable(opponent):
+        return opponent, getattr(opponent, "__qualname__", repr(opponent))
+    raise TypeError(
+        "opponent must be 'random', a callable f(observation_dict) -> int, or an object with "
+        f"act(observation_dict) -> int; got {type(opponent).__name__}"
+    )

@@ -1,0 +1,758 @@
+"""DraughtsBatchEnv: thousands of games stepped in one compiled, multi-threaded call.
+
+    from damas_env.vector import DraughtsBatchEnv
+
+    env = DraughtsBatchEnv(4096, variant="english", seed=0)
+    obs, masks, to_play = env.reset()
+    for _ in range(1000):
+        obs, masks, to_play, rewards, terminated, truncated, info = env.step(env.random_actions())
+
+Same rules, action layout and observation planes as :mod:`damas_env.draughts_v0`: each
+game runs the same turn-state kernels (:mod:`damas_env.turn`), one hop per step, for
+whichever player is to move there (``to_play``: 0 = ``player_0``, who moves first in the
+ruleset; 1 = ``player_1``).
+
+Auto-reset (Gymnasium's "same step" mode): a game that ends in ``step`` is reset at once;
+the returned observation, mask and ``to_play`` are those of the new game, the rewards,
+``terminated``/``truncated`` flags are those of the game that ended, and
+``info["final_observation"]``, ``info["final_reason"]``, ``info["final_plies"]`` keep its
+last position (in the view of the player who would have moved), reason and length.
+
+Every output lives in a preallocated numpy array that ``step`` overwrites in place (copy
+what you keep); ``torch.from_numpy`` shares them without copying, and ``as_torch=True``
+returns such tensors directly. Actions may be numpy arrays, torch tensors or sequences.
+Games run in parallel over ``num_threads`` threads (numba ``prange``); each game has its own
+random stream, so results depend on the seed only, not on the thread count.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numba
+import numpy as np
+from numba import prange
+
+from . import kernels as K
+from .encoding import PLANES, action_layout
+from .engine import Colour, Engine, Position
+from .kernels import kernel
+from .rules import get_ruleset
+from .turn import (
+    CUR_LEN,
+    HOP_ILLEGAL,
+    MOVE_DONE,
+    T_COUNTERS,
+    T_LEN,
+    T_REASON,
+    T_RESULT,
+    T_SIDE,
+    history_size,
+    play_hop,
+    reset_state,
+    write_mask,
+    write_planes,
+)
+
+__all__ = ["DraughtsBatchEnv", "REASONS"]
+
+#: Names of the reason codes in ``info["reason"]`` / ``info["final_reason"]``.
+REASONS = (
+    "",
+    "no_legal_move",
+    "repetition",
+    "no_progress",
+    "endgame_rule",
+    "ply_limit",
+    "adjudication",
+    "max_plies",
+)
+_MAX_PLIES_REASON = 7
+_MAX_THREADS: int = numba.config.NUMBA_NUM_THREADS  # type: ignore[attr-defined]
+_SCRATCH_ROWS = 1 << 14  # routes one thread may list at once; more raises OverflowError
+
+
+class Tables:
+    """Read-only arrays every batch kernel needs (one ruleset, one board size)."""
+
+    def __init__(self, rules: Any, first: int) -> None:
+        e = Engine.for_rules(rules)
+        layout = action_layout(rules.board_size)
+        self.action_of, self.rows, self.cols = layout.action_of, layout.row, layout.col
+        self.keys, self.side_key, self.ray, self.rules = e.zobrist, e.side_key, e.ray, e.rule_array
+        self.first = first
+
+
+# --- Random numbers (one xorshift64* stream per game) ------------------------------------
+
+
+@kernel(inline=True)
+def _next_random(rng, g):
+    x = rng[g]
+    x ^= x >> np.uint64(12)
+    x ^= x << np.uint64(25)
+    x ^= x >> np.uint64(27)
+    rng[g] = x
+    return (x * np.uint64(2685821657736338717)) >> np.uint64(11)
+
+
+@kernel()
+def _random_from_mask(mask, rng, g):
+    """Returns a uniformly random set index of mask (-1 if none)."""
+    count = 0
+    for a in range(mask.shape[0]):
+        count += mask[a]
+    if count == 0:
+        return -1
+    pick = _next_random(rng, g) % np.uint64(count)
+    for a in range(mask.shape[0]):
+        if mask[a] == 1:
+            if pick == 0:
+                return a
+            pick -= np.uint64(1)
+    return -1
+
+
+# --- Per-game kernels ----------------------------------------------------------------------
+
+
+@kernel()
+def _new_game(
+    g,
+    boards,
+    st,
+    hist,
+    cur,
+    last,
+    rng,
+    starts,
+    start_sides,
+    opening,
+    mask,
+    action_of,
+    keys,
+    side_key,
+    ray,
+    rules,
+    routes,
+    ws,
+):
+    """Resets game g: a start position (drawn from `starts`) and `opening` random plies."""
+    for attempt in range(16):
+        pick = 0
+        if starts.shape[0] > 1:  # uint64 and int64 mixed would make a float index
+            pick = np.int64(_next_random(rng, g) % np.uint64(starts.shape[0]))
+        for s in range(boards.shape[1]):
+            boards[g, s] = starts[pick, s]
+        reset_state(boards[g], st[g], hist[g], start_sides[pick], keys, side_key, ray, rules)
+        plies = opening if attempt < 15 else 0
+        while st[g, T_COUNTERS + K.G_PLY] < plies and st[g, T_RESULT] == K.ONGOING:
+            write_mask(boards[g], st[g], cur[g], mask, action_of, ray, rules, routes, ws)
+            play_hop(
+                boards[g],
+                st[g],
+                hist[g],
+                cur[g],
+                last[g],
+                _random_from_mask(mask, rng, g),
+                action_of,
+                keys,
+                side_key,
+                ray,
+                rules,
+                routes,
+                ws,
+            )
+        if st[g, T_RESULT] == K.ONGOING:
+            break  # opening plies count as plies of the game (ply limits, draw counters)
+
+
+@kernel()
+def _player(side, first):
+    return 0 if side == first else 1
+
+
+@kernel()
+def _write_outputs(
+    g,
+    boards,
+    st,
+    cur,
+    obs,
+    masks,
+    to_play,
+    plies,
+    reasons,
+    first,
+    action_of,
+    rows,
+    cols,
+    ray,
+    rules,
+    routes,
+    ws,
+):
+    side = st[g, T_SIDE]
+    write_planes(boards[g], st[g], cur[g], obs[g], side, rows, cols, rules)
+    write_mask(boards[g], st[g], cur[g], masks[g], action_of, ray, rules, routes, ws)
+    to_play[g] = _player(side, first)
+    plies[g] = st[g, T_COUNTERS + K.G_PLY]
+    reasons[g] = st[g, T_REASON]
+
+
+@kernel()
+def _step_game(
+    g,
+    action,
+    boards,
+    st,
+    hist,
+    cur,
+    last,
+    rng,
+    starts,
+    start_sides,
+    opening,
+    max_plies,
+    obs,
+    masks,
+    to_play,
+    rewards,
+    terminated,
+    truncated,
+    plies,
+    reasons,
+    final_obs,
+    final_reason,
+    final_plies,
+    status,
+    first,
+    action_of,
+    rows,
+    cols,
+    keys,
+    side_key,
+    ray,
+    rules,
+    routes,
+    ws,
+):
+    rewards[g, 0] = 0.0
+    rewards[g, 1] = 0.0
+    terminated[g] = False
+    truncated[g] = False
+    result = play_hop(
+        boards[g],
+        st[g],
+        hist[g],
+        cur[g],
+        last[g],
+        action,
+        action_of,
+        keys,
+        side_key,
+        ray,
+        rules,
+        routes,
+        ws,
+    )
+    status[g] = result
+    if result == HOP_ILLEGAL:
+        return
+    if result == MOVE_DONE:
+        outcome = st[g, T_RESULT]
+        ply = st[g, T_COUNTERS + K.G_PLY]
+        if outcome != K.ONGOING:
+            terminated[g] = True
+            if outcome != K.DRAW:
+                winner = K.WHITE if outcome == K.WHITE_WINS else K.BLACK
+                rewards[g, _player(winner, first)] = 1.0
+                rewards[g, 1 - _player(winner, first)] = -1.0
+            final_reason[g] = st[g, T_REASON]
+        elif max_plies > 0 and ply >= max_plies:
+            truncated[g] = True
+            final_reason[g] = _MAX_PLIES_REASON
+        if terminated[g] or truncated[g]:
+            write_planes(boards[g], st[g], cur[g], final_obs[g], st[g, T_SIDE], rows, cols, rules)
+            final_plies[g] = ply
+            _new_game(
+                g,
+                boards,
+                st,
+                hist,
+                cur,
+                last,
+                rng,
+                starts,
+                start_sides,
+                opening,
+                masks[g],
+                action_of,
+                keys,
+                side_key,
+                ray,
+                rules,
+                routes,
+                ws,
+            )
+    _write_outputs(
+        g,
+        boards,
+        st,
+        cur,
+        obs,
+        masks,
+        to_play,
+        plies,
+        reasons,
+        first,
+        action_of,
+        rows,
+        cols,
+        ray,
+        rules,
+        routes,
+        ws,
+    )
+
+
+# --- Batch kernels (parallel over chunks of games) ------------------------------------------
+
+
+@kernel(parallel=True)
+def _step_batch(
+    actions,
+    active,
+    boards,
+    st,
+    hist,
+    cur,
+    last,
+    rng,
+    starts,
+    start_sides,
+    opening,
+    max_plies,
+    obs,
+    masks,
+    to_play,
+    rewards,
+    terminated,
+    truncated,
+    plies,
+    reasons,
+    final_obs,
+    final_reason,
+    final_plies,
+    status,
+    first,
+    action_of,
+    rows,
+    cols,
+    keys,
+    side_key,
+    ray,
+    rules,
+    routes,
+    ws,
+):
+    games = boards.shape[0]
+    chunks = routes.shape[0]
+    for c in prange(chunks):
+        for g in range(c * games // chunks, (c + 1) * games // chunks):
+            if active[g] == 0:
+                rewards[g, 0] = 0.0
+                rewards[g, 1] = 0.0
+                terminated[g] = False
+                truncated[g] = False
+                status[g] = 0
+                continue
+            _step_game(
+                g,
+                actions[g],
+                boards,
+                st,
+                hist,
+                cur,
+                last,
+                rng,
+                starts,
+                start_sides,
+                opening,
+                max_plies,
+                obs,
+                masks,
+                to_play,
+                rewards,
+                terminated,
+                truncated,
+                plies,
+                reasons,
+                final_obs,
+                final_reason,
+                final_plies,
+                status,
+                first,
+                action_of,
+                rows,
+                cols,
+                keys,
+                side_key,
+                ray,
+                rules,
+                routes[c],
+                ws[c],
+            )
+
+
+@kernel(parallel=True)
+def _reset_batch(
+    boards,
+    st,
+    hist,
+    cur,
+    last,
+    rng,
+    starts,
+    start_sides,
+    opening,
+    obs,
+    masks,
+    to_play,
+    plies,
+    reasons,
+    first,
+    action_of,
+    rows,
+    cols,
+    keys,
+    side_key,
+    ray,
+    rules,
+    routes,
+    ws,
+):
+    games = boards.shape[0]
+    chunks = routes.shape[0]
+    for c in prange(chunks):
+        for g in range(c * games // chunks, (c + 1) * games // chunks):
+            _new_game(
+                g,
+                boards,
+                st,
+                hist,
+                cur,
+                last,
+                rng,
+                starts,
+                start_sides,
+                opening,
+                masks[g],
+                action_of,
+                keys,
+                side_key,
+                ray,
+                rules,
+                routes[c],
+                ws[c],
+            )
+            _write_outputs(
+                g,
+                boards,
+                st,
+                cur,
+                obs,
+                masks,
+                to_play,
+                plies,
+                reasons,
+                first,
+                action_of,
+                rows,
+                cols,
+                ray,
+                rules,
+                routes[c],
+                ws[c],
+            )
+
+
+@kernel(parallel=True)
+def _random_batch(masks, rng, out):
+    for g in prange(masks.shape[0]):
+        out[g] = _random_from_mask(masks[g], rng, g)
+
+
+# --- The Python shell -----------------------------------------------------------------------
+
+
+class DraughtsBatchEnv:
+    """Many games of one ruleset, stepped together (see the module docstring).
+
+    Args:
+        num_envs: games in the batch (B).
+        variant: a ruleset name or rules YAML path; ``**rule_overrides`` change switches.
+        seed: seed of the per-game random streams (openings, start positions,
+            random_actions); None draws one.
+        num_threads: threads for the compiled loops (default: numba's, all cores).
+        max_plies: truncate a game after this many plies (None: only the rules end games).
+        opening_plies: random plies played from the start position at each reset.
+        fens: start positions (PDN FEN) to draw from at each reset, instead of the start.
+        obs_dtype: dtype of the observation planes (float32 default; uint8 halves the
+            memory traffic but turns the two counter planes into 0/1).
+        as_torch: return torch tensors sharing the numpy buffers (needs torch).
+    """
+
+    def __init__(
+        self,
+        num_envs: int,
+        variant: str = "international",
+        seed: int | None = None,
+        num_threads: int | None = None,
+        max_plies: int | None = None,
+        opening_plies: int = 0,
+        fens: list[str] | None = None,
+        obs_dtype: Any = np.float32,
+        as_torch: bool = False,
+        **rule_overrides: Any,
+    ) -> None:
+        if not isinstance(num_envs, int) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive int, not {num_envs!r}")
+        if max_plies is not None and (not isinstance(max_plies, int) or max_plies < 1):
+            raise ValueError(f"max_plies must be a positive int or None, not {max_plies!r}")
+        if not isinstance(opening_plies, int) or opening_plies < 0:
+            raise ValueError(f"opening_plies must be an int >= 0, not {opening_plies!r}")
+        self.rules = get_ruleset(variant, **rule_overrides)
+        self.num_envs = num_envs
+        self.num_threads = num_threads or _MAX_THREADS
+        if not 1 <= self.num_threads <= _MAX_THREADS:
+            raise ValueError(f"num_threads must be 1..{_MAX_THREADS}, not {num_threads}")
+        self.max_plies = max_plies or 0
+        self.opening_plies = opening_plies
+        self.as_torch = as_torch
+        first = Colour.WHITE if self.rules.first_player == "white" else Colour.BLACK
+        self._t = Tables(self.rules, int(first))
+        self.layout = action_layout(self.rules.board_size)
+        self.num_actions = self.layout.num_actions
+        self._starts, self._start_sides = self._start_positions(fens)
+        self._allocate(np.dtype(obs_dtype))
+        self.seed(seed)
+
+    # --- Setup ------------------------------------------------------------------------------
+
+    def _start_positions(self, fens: list[str] | None) -> tuple[np.ndarray, np.ndarray]:
+        positions = (
+            [Position.from_fen(f, self.rules) for f in fens]
+            if fens
+            else [Position.start(self.rules)]
+        )
+        boards = np.stack([p.board for p in positions]).astype(np.int8)
+        return boards, np.array([int(p.turn) for p in positions], dtype=np.int64)
+
+    def _allocate(self, obs_dtype: np.dtype) -> None:
+        b, n, s = self.num_envs, self.rules.board_size, self.rules.squares
+        self.boards = np.zeros((b, s), np.int8)
+        self.states = np.zeros((b, T_LEN), np.int64)
+        self.history = np.zeros((b, history_size(self.rules)), np.uint64)
+        self.current = np.zeros((b, CUR_LEN), np.int16)
+        self.last_moves = np.zeros((b, K.MOVE_WIDTH), np.int16)
+        self.rng = np.zeros(b, np.uint64)
+        self.obs = np.zeros((b, PLANES, n, n), obs_dtype)
+        self.masks = np.zeros((b, self.num_actions), np.int8)
+        self.to_play = np.zeros(b, np.int64)
+        self.rewards = np.zeros((b, 2), np.float32)
+        self.terminated = np.zeros(b, np.bool_)
+        self.truncated = np.zeros(b, np.bool_)
+        self.plies = np.zeros(b, np.int64)
+        self.reasons = np.zeros(b, np.int64)
+        self.final_obs = np.zeros((b, PLANES, n, n), obs_dtype)
+        self.final_reason = np.zeros(b, np.int64)
+        self.final_plies = np.zeros(b, np.int64)
+        self._status = np.zeros(b, np.int64)
+        self._all = np.ones(b, np.uint8)
+        self._actions = np.zeros(b, np.int64)
+        chunks = self.num_threads
+        self._routes = np.zeros((chunks, _SCRATCH_ROWS, K.MOVE_WIDTH), np.int16)
+        self._ws = np.zeros((chunks, K.WS_ROWS, K.W_LAND + n), np.int16)
+
+    def seed(self, seed: int | None) -> None:
+        """Seeds every game's random stream (distinct, non-zero, from one SeedSequence)."""
+        seq = np.random.SeedSequence(seed)
+        self.rng[:] = seq.generate_state(self.num_envs, np.uint64) | np.uint64(1)
+
+    # --- API --------------------------------------------------------------------------------
+
+    def reset(self, seed: int | None = None) -> tuple[Any, Any, Any]:
+        """Starts every game; returns (observations, masks, to_play)."""
+        if seed is not None:
+            self.seed(seed)
+        t = self._t
+        numba.set_num_threads(self.num_threads)
+        _reset_batch(
+            self.boards,
+            self.states,
+            self.history,
+            self.current,
+            self.last_moves,
+            self.rng,
+            self._starts,
+            self._start_sides,
+            self.opening_plies,
+            self.obs,
+            self.masks,
+            self.to_play,
+            self.plies,
+            self.reasons,
+            t.first,
+            t.action_of,
+            t.rows,
+            t.cols,
+            t.keys,
+            t.side_key,
+            t.ray,
+            t.rules,
+            self._routes,
+            self._ws,
+        )
+        self.rewards[:] = 0
+        self.terminated[:] = False
+        self.truncated[:] = False
+        return self._out(self.obs), self._out(self.masks), self._out(self.to_play)
+
+    def step(self, actions: Any, games: Any = None) -> tuple[Any, ...]:
+        """Plays one hop in each game (or only where `games` is True); see the module doc.
+
+        Returns:
+            (observations, masks, to_play, rewards (B, 2) by player, terminated, truncated,
+            info) where info holds "reason", "plies", and for games that ended this step
+            "final_observation", "final_reason", "final_plies".
+
+        Raises:
+            ValueError: actions of the wrong shape or type, out of range, or illegal in some
+                game (the message names the first such game); no game changes.
+        """
+        acts = self._checked_actions(actions)
+        active = self._checked_games(games)
+        self._check_legal(acts, active)
+        t = self._t
+        numba.set_num_threads(self.num_threads)
+        _step_batch(
+            acts,
+            active,
+            self.boards,
+            self.states,
+            self.history,
+            self.current,
+            self.last_moves,
+            self.rng,
+            self._starts,
+            self._start_sides,
+            self.opening_plies,
+            self.max_plies,
+            self.obs,
+            self.masks,
+            self.to_play,
+            self.rewards,
+            self.terminated,
+            self.truncated,
+            self.plies,
+            self.reasons,
+            self.final_obs,
+            self.final_reason,
+            self.final_plies,
+            self._status,
+            t.first,
+            t.action_of,
+            t.rows,
+            t.cols,
+            t.keys,
+            t.side_key,
+            t.ray,
+            t.rules,
+            self._routes,
+            self._ws,
+        )
+        if (self._status[active == 1] == HOP_ILLEGAL).any():
+            bad = int(np.flatnonzero((self._status == HOP_ILLEGAL) & (active == 1))[0])
+            raise RuntimeError(
+                f"game {bad}: action {int(acts[bad])} was refused by the engine although the "
+                "mask allowed it; was the masks array written to?"
+            )
+        info = {
+            "reason": self._out(self.reasons),
+            "plies": self._out(self.plies),
+            "final_observation": self._out(self.final_obs),
+            "final_reason": self._out(self.final_reason),
+            "final_plies": self._out(self.final_plies),
+        }
+        return (
+            self._out(self.obs),
+            self._out(self.masks),
+            self._out(self.to_play),
+            self._out(self.rewards),
+            self._out(self.terminated),
+            self._out(self.truncated),
+            info,
+        )
+
+    def random_actions(self) -> Any:
+        """Returns one uniformly random legal action per game (one compiled call)."""
+        numba.set_num_threads(self.num_threads)
+        _random_batch(self.masks, self.rng, self._actions)
+        return self._out(self._actions)
+
+    def position(self, game: int) -> Position:
+        """Returns the position at the start of the current turn of one game."""
+        return Position(self.rules, self.boards[game], int(self.states[game, T_SIDE]))
+
+    # --- Checks -----------------------------------------------------------------------------
+
+    def _checked_actions(self, actions: Any) -> np.ndarray:
+        if hasattr(actions, "detach"):  # a torch tensor: no torch import needed
+            actions = actions.detach().cpu().numpy()
+        arr = np.asarray(actions)
+        if arr.shape != (self.num_envs,):
+            raise ValueError(f"actions must have shape ({self.num_envs},), not {arr.shape}")
+        if arr.dtype.kind not in "iu":
+            raise ValueError(f"actions must be integers, not {arr.dtype}")
+        bad = np.flatnonzero((arr < 0) | (arr >= self.num_actions))
+        if bad.size:
+            g = int(bad[0])
+            raise ValueError(
+                f"game {g}: action {int(arr[g])} is out of range [0, {self.num_actions})"
+            )
+        return arr.astype(np.int64, copy=False)
+
+    def _checked_games(self, games: Any) -> np.ndarray:
+        if games is None:
+            return self._all
+        if hasattr(games, "detach"):
+            games = games.detach().cpu().numpy()
+        arr = np.asarray(games)
+        if arr.shape != (self.num_envs,) or arr.dtype != np.bool_:
+            raise ValueError(f"games must be a bool array of shape ({self.num_envs},)")
+        return arr.astype(np.uint8)
+
+    def _check_legal(self, acts: np.ndarray, active: np.ndarray) -> None:
+        legal = self.masks[np.arange(self.num_envs), acts] == 1
+        bad = np.flatnonzero(~legal & (active == 1))
+        if bad.size:
+            g = int(bad[0])
+            a, b = self.layout.hop_squares(int(acts[g]), Colour(int(self.states[g, T_SIDE])))
+            hop = f"{a + 1}->{b + 1}" if b >= 0 else f"{a + 1} off the board"
+            legal_hops = np.flatnonzero(self.masks[g]).tolist()
+            raise ValueError(
+                f"game {g}: illegal action {int(acts[g])} (hop {hop}) for player "
+                f"{int(self.to_play[g])}; legal actions there: {legal_hops}; no game changed"
+            )
+
+    def _out(self, array: np.ndarray) -> Any:
+        if not self.as_torch:
+            return array
+        import torch  # only when asked for: damas_env does not depend on torch
+
+        return torch.from_numpy(array)
+
+    def reason_name(self, code: int) -> str:
+        """Returns the name of a reason code of info["reason"] or info["final_reason"]."""
+        return REASONS[int(code)]

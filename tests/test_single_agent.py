@@ -1,0 +1,252 @@
+"""DraughtsGymEnv: the learner's side of a game against an opponent, as a Gymnasium env."""
+
+from __future__ import annotations
+
+import warnings
+
+import gymnasium
+import numpy as np
+import pettingzoo
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+from damas_env.draughts_v0 import IllegalActionError
+from damas_env.registration import register
+from damas_env.single_agent import DraughtsGymEnv, OpponentError
+
+# English: Black (player_0) moves first; White is player_1.
+WHITE_WINS_AT_ONCE = "W:W27:B23"  # 27x18 takes Black's last man
+BLACK_BLUNDERS = "B:W27:B18"  # 18-23 lets White take the last man: 27x18
+DOUBLE_CAPTURE = "W:W27:B23,15,1"  # White 27x18x11, two hops; Black's man on 1 plays on
+
+
+def action_for(env: DraughtsGymEnv, origin: int, target: int) -> int:
+    """Returns the learner's legal action whose hop goes between two PDN squares."""
+    raw = env.aec_env.unwrapped
+    hops = {raw.decode_action(a): a for a in raw.legal_actions()}
+    return hops[(origin, target)]
+
+
+def play_out(env: DraughtsGymEnv, seed: int) -> tuple[list[int], list[float], dict]:
+    """Plays random masked actions to the end; returns the actions, rewards and last info."""
+    _, info = env.reset(seed=seed)
+    env.action_space.seed(seed)
+    actions, rewards = [], []
+    while True:
+        assert info["action_mask"].any()
+        assert np.array_equal(env.action_masks(), info["action_mask"].astype(bool))
+        action = int(env.action_space.sample(info["action_mask"]))
+        _, reward, terminated, truncated, info = env.step(action)
+        actions.append(action)
+        rewards.append(reward)
+        if terminated or truncated:
+            return actions, rewards, info
+
+
+def first_legal(obs: dict[str, np.ndarray]) -> int:
+    return int(np.flatnonzero(obs["action_mask"])[0])
+
+
+class FirstLegal:
+    """An opponent object that plays its first legal hop and counts its resets."""
+
+    def __init__(self) -> None:
+        self.resets = 0
+        self.calls = 0
+
+    def reset(self) -> None:
+        self.resets += 1
+
+    def act(self, obs: dict[str, np.ndarray]) -> int:
+        self.calls += 1
+        return first_legal(obs)
+
+
+def test_check_env_with_the_lose_policy() -> None:
+    # check_env steps with unmasked samples of Discrete(A), nearly all illegal; with the
+    # default "raise" the first would raise, so it is checked with illegal_action="lose".
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*not having a spec.*")
+        for play_as in ("player_0", "player_1", "random"):
+            check_env(DraughtsGymEnv("english", play_as=play_as, illegal_action="lose"))
+        check_env(DraughtsGymEnv("international", illegal_action="lose", channels_last=True))
+
+
+def test_check_env_through_gymnasium_make(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")  # check_env opens a "human" window too
+    register()
+    env = gymnasium.make("damas/Draughts-v0", variant="english", illegal_action="lose")
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*different from the unwrapped.*")
+        check_env(env.unwrapped)
+        check_env(env)
+
+
+@pytest.mark.parametrize("variant", ["english", "international"])
+@pytest.mark.parametrize("play_as", ["player_0", "player_1"])
+def test_random_games_run_to_the_end(variant: str, play_as: str) -> None:
+    env = DraughtsGymEnv(variant, play_as=play_as)
+    obs, info = env.reset(seed=3)
+    assert obs in env.observation_space and info["play_as"] == play_as
+    assert env.action_space.n == (896 if variant == "english" else 1800)
+    _, rewards, info = play_out(env, seed=3)
+    assert all(r == 0.0 for r in rewards[:-1]) and rewards[-1] in (-1.0, 0.0, 1.0)
+    assert "reason" in info and not info["action_mask"].any()
+    if rewards[-1]:
+        assert (info["winner"] == play_as) == (rewards[-1] == 1.0)
+
+
+def test_learner_gets_plus_one_for_its_winning_capture() -> None:
+    env = DraughtsGymEnv("english", play_as="player_1")
+    _, info = env.reset(options={"fen": WHITE_WINS_AT_ONCE})
+    assert info["colour"] == "white"
+    _, reward, terminated, truncated, info = env.step(action_for(env, 27, 18))
+    assert (reward, terminated, truncated) == (1.0, True, False)
+    assert info["reason"] == "no_legal_move" and info["winner"] == "player_1"
+
+
+def test_learner_gets_minus_one_when_the_opponent_wins() -> None:
+    env = DraughtsGymEnv("english", play_as="player_0")
+    _, info = env.reset(seed=0, options={"fen": BLACK_BLUNDERS})
+    assert info["colour"] == "black"
+    _, reward, terminated, _, info = env.step(action_for(env, 18, 23))
+    assert (reward, terminated) == (-1.0, True)
+    assert info["winner"] == "player_1"
+
+
+def test_a_game_over_before_the_learner_moves_is_refused() -> None:
+    env = DraughtsGymEnv("english", play_as="player_0")
+    with pytest.raises(ValueError, match="before the learner's first move"):
+        env.reset(options={"fen": WHITE_WINS_AT_ONCE})
+
+
+def test_multi_capture_takes_several_learner_steps() -> None:
+    env = DraughtsGymEnv("english", play_as="player_1", opponent=first_legal)
+    env.reset(options={"fen": DOUBLE_CAPTURE})
+    _, reward, terminated, _, info = env.step(action_for(env, 27, 18))
+    assert (reward, terminated) == (0.0, False)
+    assert np.flatnonzero(info["action_mask"]).tolist() == [action_for(env, 18, 11)]
+    env.step(action_for(env, 18, 11))
+    assert env.aec_env.agent_selection == "player_1"
+    assert env.aec_env.unwrapped.position.fen().startswith("W:W11:B")  # Black played 1-5/6
+
+
+def test_opponent_as_a_callable() -> None:
+    seen: list[dict[str, np.ndarray]] = []
+
+    def policy(obs: dict[str, np.ndarray]) -> int:
+        seen.append(obs)
+        return first_legal(obs)
+
+    env = DraughtsGymEnv("english", opponent=policy, play_as="player_1")
+    env.reset(seed=0)
+    assert len(seen) == 1 and set(seen[0]) == {"observation", "action_mask"}
+    play_out(env, seed=0)
+    assert len(seen) > 1
+
+
+def test_opponent_as_an_object_with_act_and_reset() -> None:
+    opponent = FirstLegal()
+    env = DraughtsGymEnv("english", opponent=opponent, play_as="player_1")
+    env.reset(seed=0)
+    assert (opponent.resets, opponent.calls) == (1, 1)
+    play_out(env, seed=0)
+    assert opponent.resets == 2 and opponent.calls > 1
+
+
+def test_action_masks_match_the_info_mask() -> None:
+    env = DraughtsGymEnv("english", play_as="player_1")
+    _, info = env.reset(seed=1)
+    masks = env.action_masks()
+    assert masks.dtype == np.bool_ and np.array_equal(masks, info["action_mask"].astype(bool))
+    assert info["action_mask"].dtype == np.int8  # what Discrete.sample(mask=...) takes
+
+
+def test_illegal_action_raises_and_changes_nothing() -> None:
+    env = DraughtsGymEnv("english", play_as="player_0")
+    obs, info = env.reset(seed=0)
+    illegal = int(np.flatnonzero(info["action_mask"] == 0)[0])
+    fen = env.aec_env.unwrapped.position.fen()
+    with pytest.raises(IllegalActionError):
+        env.step(illegal)
+    assert env.aec_env.unwrapped.position.fen() == fen
+    assert np.array_equal(env.action_masks(), info["action_mask"].astype(bool))
+    legal = int(np.flatnonzero(info["action_mask"])[0])
+    next_obs, *_ = env.step(legal)
+    assert not np.array_equal(next_obs, obs)
+
+
+def test_illegal_action_loses_with_the_lose_policy() -> None:
+    env = DraughtsGymEnv("english", illegal_action="lose")
+    _, info = env.reset(seed=0)
+    illegal = int(np.flatnonzero(info["action_mask"] == 0)[0])
+    _, reward, terminated, _, info = env.step(illegal)
+    assert (reward, terminated, info["reason"]) == (-1.0, True, "illegal_action")
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(illegal)
+
+
+def test_opponent_returning_an_illegal_action_is_named() -> None:
+    def stubborn(obs: dict[str, np.ndarray]) -> int:
+        return int(np.flatnonzero(obs["action_mask"] == 0)[0])
+
+    with pytest.raises(OpponentError, match="stubborn"):
+        DraughtsGymEnv("english", opponent=stubborn, play_as="player_1").reset(seed=0)
+
+    class Broken:
+        def act(self, obs: dict[str, np.ndarray]) -> str:
+            return "27-18"
+
+    with pytest.raises(OpponentError, match=r"Broken\.act .*'27-18'"):
+        DraughtsGymEnv("english", opponent=Broken(), play_as="player_1").reset(seed=0)
+
+
+def test_bad_arguments_are_refused() -> None:
+    with pytest.raises(ValueError, match="play_as"):
+        DraughtsGymEnv("english", play_as="white")
+    with pytest.raises(ValueError, match="random"):
+        DraughtsGymEnv("english", opponent="greedy")
+    with pytest.raises(TypeError, match="opponent"):
+        DraughtsGymEnv("english", opponent=42)
+
+
+def test_max_plies_truncates() -> None:
+    env = DraughtsGymEnv("english", max_plies=6)
+    _, rewards, info = play_out(env, seed=0)
+    assert info["reason"] == "max_plies" and rewards[-1] == 0.0
+
+
+def test_same_seed_same_game() -> None:
+    env = DraughtsGymEnv("english", play_as="random")
+    other = DraughtsGymEnv("english", play_as="random")
+    first = play_out(env, seed=7)
+    for again in (play_out(env, seed=7), play_out(other, seed=7)):
+        assert again[:2] == first[:2] and again[2]["reason"] == first[2]["reason"]
+
+
+def test_play_as_random_is_drawn_from_the_seed() -> None:
+    env = DraughtsGymEnv("english", play_as="random")
+    sides = {env.reset(seed=s)[1]["play_as"] for s in range(20)}
+    assert sides == {"player_0", "player_1"}
+    assert env.reset(seed=5)[1]["play_as"] == env.reset(seed=5)[1]["play_as"]
+
+
+def test_render_delegates_to_the_aec_env() -> None:
+    env = DraughtsGymEnv("english", render_mode="ansi")
+    env.reset(seed=0)
+    assert isinstance(env.render(), str)
+
+
+def test_registration_makes_both_envs_and_is_idempotent() -> None:
+    register()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        register()
+    gym_env = gymnasium.make(
+        "damas/Draughts-v0", variant="english", opponent="random", play_as="player_1"
+    )
+    _, info = gym_env.reset(seed=0)
+    assert info["colour"] == "white" and gym_env.action_space.n == 896
+    aec_env = pettingzoo.make("aec", "damas/draughts-v0", variant="english")
+    aec_env.reset(seed=0)
+    assert aec_env.agent_selection == "player_0" and aec_env.action_space("player_0").n == 896
