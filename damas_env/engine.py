@@ -156,26 +156,26 @@ class Engine:
         routes than it holds; past that an OverflowError says so.
         """
         while True:
-            try:
-                return int(
-                    K.generate_moves(
-                        board.copy(),
-                        side,
-                        self.ray,
-                        self.rule_array,
-                        self.moves,
-                        merge,
-                        self.workspace,
-                    )
+            n = int(
+                K.generate_moves(
+                    board.copy(),
+                    side,
+                    self.ray,
+                    self.rule_array,
+                    self.moves,
+                    merge,
+                    self.workspace,
                 )
-            except OverflowError:
-                rows = self.moves.shape[0]
-                if rows >= MAX_LIST_ROWS:
-                    raise OverflowError(
-                        f"more than {rows} {'moves' if merge else 'capture routes'} in one "
-                        "position; raise damas_env.engine.MAX_LIST_ROWS"
-                    ) from None
-                self.moves = K.new_move_buffer(min(4 * rows, MAX_LIST_ROWS))
+            )
+            rows = self.moves.shape[0]
+            if n <= rows:
+                return n
+            if rows >= MAX_LIST_ROWS:
+                raise OverflowError(
+                    f"more than {rows} {'moves' if merge else 'capture routes'} in one "
+                    "position; raise damas_env.engine.MAX_LIST_ROWS"
+                )
+            self.moves = K.new_move_buffer(min(max(4 * rows, n), MAX_LIST_ROWS))
 
     def legal_moves(self, board: np.ndarray, side: int, merge: bool = True) -> list[Move]:
         """Returns the legal moves as Move values (every route if not merge)."""
@@ -196,24 +196,16 @@ class Engine:
             if buffers is None or buffers.shape[0] <= depth or buffers.shape[1] < rows:
                 buffers = np.zeros((depth + 1, rows, K.MOVE_WIDTH), dtype=np.int16)
                 self._perft_buffers = buffers
-            try:
-                return int(
-                    K.perft(
-                        board.copy(),
-                        side,
-                        depth,
-                        self.ray,
-                        self.rule_array,
-                        buffers,
-                        self.workspace,
-                    )
+            count = int(
+                K.perft(
+                    board.copy(), side, depth, self.ray, self.rule_array, buffers, self.workspace
                 )
-            except OverflowError:
-                if rows >= MAX_LIST_ROWS:
-                    raise OverflowError(
-                        f"more than {rows} moves in one position; raise MAX_LIST_ROWS"
-                    ) from None
-                rows = min(4 * rows, MAX_LIST_ROWS)
+            )
+            if count >= 0:
+                return count
+            if rows >= MAX_LIST_ROWS:
+                raise OverflowError(f"more than {rows} moves in one position; raise MAX_LIST_ROWS")
+            rows = min(4 * rows, MAX_LIST_ROWS)
 
     def hash(self, board: np.ndarray, side: int) -> int:
         """Returns the Zobrist hash of a position."""

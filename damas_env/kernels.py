@@ -71,7 +71,7 @@ M_CAPS = M_PATH + MAX_CAPTURES
 M_CODES = M_CAPS + MAX_CAPTURES
 M_MARK = M_CODES + MAX_CAPTURES  # scratch flag used while filtering a list
 MOVE_WIDTH = M_MARK + 1
-MAX_MOVES = 2048
+MAX_MOVES = 2048  # default list size; generate_moves reports an overflow, callers grow
 
 # Capture-search workspace: one row per capture depth.
 W_SQ, W_KING, W_DIR, W_X, W_CODE, W_NLAND, W_LI, W_FOUND, W_TERM, W_T, W_LAND = range(11)
@@ -234,6 +234,8 @@ def _record_capture(mv, n, best, rules, merge, origin, ncap, crown, ws):
             n = 0
             best = ncap
     dest = ws[ncap - 1, W_T]
+    if n >= mv.shape[0]:  # full: count on so the caller sees the overflow (n > capacity)
+        return n + 1, best
     if merge:  # same origin, destination and captured set: one move (perft convention)
         for j in range(n):
             if (
@@ -243,8 +245,6 @@ def _record_capture(mv, n, best, rules, merge, origin, ncap, crown, ws):
                 and _same_captures(mv, j, ws, ncap)
             ):
                 return n, best
-    if n >= mv.shape[0]:
-        raise OverflowError("move list overflow: enlarge the move buffer")
     mv[n, M_FROM] = origin
     mv[n, M_TO] = dest
     mv[n, M_NCAP] = ncap
@@ -314,13 +314,12 @@ def _steps_from(board, side, s, ray, rules, mv, n):
         k = 0
         while ray[s, d, k] >= 0 and board[ray[s, d, k]] == 0:
             t = ray[s, d, k]
-            if n >= mv.shape[0]:
-                raise OverflowError("move list overflow: enlarge the move buffer")
-            mv[n, M_FROM] = s
-            mv[n, M_TO] = t
-            mv[n, M_NCAP] = 0
-            mv[n, M_CROWN] = 1 if (not king and _on_last_row(t, side, squares, half)) else 0
-            mv[n, M_PATH] = t
+            if n < mv.shape[0]:  # past the end only count: the caller sees n > capacity
+                mv[n, M_FROM] = s
+                mv[n, M_TO] = t
+                mv[n, M_NCAP] = 0
+                mv[n, M_CROWN] = 1 if (not king and _on_last_row(t, side, squares, half)) else 0
+                mv[n, M_PATH] = t
             n += 1
             if not flying:
                 break
@@ -335,6 +334,9 @@ def generate_moves(board, side, ray, rules, mv, merge, ws):
     Captures are compulsory (FMJD art. 4; EDA; every seed): steps are listed only if no piece can
     capture. With ``merge`` two routes with the same origin, destination and captured set
     are one move (published perft convention); without it every route is listed.
+
+    A result larger than ``mv.shape[0]`` means the list overflowed: the rows are incomplete
+    and the caller must list again into a larger buffer (the board is unchanged).
     """
     sgn = 1 - 2 * side
     n = 0
@@ -346,6 +348,8 @@ def generate_moves(board, side, ray, rules, mv, merge, ws):
             if can_capture_from(board, s, king, side, ray, rules):
                 keep_routes = merge and not immediate
                 n, best = _captures_from(board, side, s, ray, rules, mv, n, best, keep_routes, ws)
+    if n > mv.shape[0]:
+        return n
     if n > 0 and immediate:
         n = _drop_far_landings(mv, n, ray)
         if merge:
@@ -643,17 +647,23 @@ def _adjudicate(board):
 def perft(board, side, depth, ray, rules, buffers, ws):
     """Returns the number of leaves of the legal move tree `depth` plies deep.
 
-    `buffers` holds one move list per depth: shape (depth + 1, M, MOVE_WIDTH).
+    `buffers` holds one move list per depth: shape (depth + 1, M, MOVE_WIDTH). Returns -1
+    if some position had more moves than a list holds (the board is left unchanged).
     """
     if depth == 0:
         return 1
     mv = buffers[depth]
     n = generate_moves(board, side, ray, rules, mv, True, ws)
+    if n > mv.shape[0]:
+        return -1
     if depth == 1:
         return n
     total = 0
     for i in range(n):
         apply_move(board, mv, i)
-        total += perft(board, 1 - side, depth - 1, ray, rules, buffers, ws)
+        below = perft(board, 1 - side, depth - 1, ray, rules, buffers, ws)
         undo_move(board, mv, i)
+        if below < 0:
+            return -1
+        total += below
     return total

@@ -6,19 +6,23 @@ next hops of the routes that begin with them, and when the hops form a complete 
 move is applied and the turn passes. Two routes to one move are both playable and end in
 the same position.
 
-The routes are not stored: each kernel lists them again into a scratch buffer and keeps
-those that begin with the hops played (a move generation costs about as much as copying a
-stored list), so the state of one game is small and the batch env can stack thousands:
+The routes of a turn are listed once into a small per-game cache (or, when a turn has more
+routes than it holds, into a per-thread scratch list, again at each hop), so the state of
+one game stays small and the batch env can stack thousands:
 
     board   int8[S]                the position at the start of the turn
     st      int64[T_LEN]           side, hops played, result, reason, repetitions,
-                                   history length, last-move flag, counters (kernels.G_*)
+                                   history length, last-move flag, routes listed, legal
+                                   hops listed, counters (kernels.G_*)
     hist    uint64[H]              ring of position hashes (H >= the no-progress window)
     cur     int16[CUR_LEN]         the move in progress: origin, landing squares, taken
                                    squares (CUR_PATH.., CUR_CAPS..)
     last    int16[MOVE_WIDTH]      the last complete move, in the kernels' move-row layout
+    cache   int16[CACHE_ROWS, MOVE_WIDTH]   this turn's routes, once listed, if they fit
+    legal   int16[LEGAL_CAP]       the legal next hops, once listed (st[T_NLEGAL] of them)
 
-Scratch (one per thread): ``routes`` int16[M, MOVE_WIDTH] and the capture-search workspace.
+Scratch (one per thread): ``routes`` int16[M, MOVE_WIDTH] for turns with more routes than
+the cache holds, and the capture-search workspace.
 The encoding (actions and planes) is documented in :mod:`damas_env.encoding`.
 """
 
@@ -32,17 +36,20 @@ from .engine import Colour, Engine, Move, move_from_row
 from .kernels import kernel
 from .rules import Ruleset
 
-T_SIDE, T_HOP, T_RESULT, T_REASON, T_REPS, T_HLEN, T_LAST = range(7)
-T_COUNTERS = 7
+T_SIDE, T_HOP, T_RESULT, T_REASON, T_REPS, T_HLEN, T_LAST, T_NROUTES, T_NLEGAL = range(9)
+T_COUNTERS = 9
 T_LEN = T_COUNTERS + K.G_LEN
+CACHE_ROWS = 32  # routes kept per game; a turn with more lists them again at each hop
+LEGAL_CAP = 256  # legal next hops kept per game for sampling; more are read from the mask
 
 CUR_ORIGIN = 0
 CUR_PATH = 1
 CUR_CAPS = CUR_PATH + K.MAX_CAPTURES
 CUR_LEN = CUR_CAPS + K.MAX_CAPTURES
 
-# Results of play_hop.
+# Results of play_hop (and HOP_OVERFLOW from write_mask).
 HOP_ILLEGAL, HOP_PLAYED, MOVE_DONE = -1, 0, 1
+HOP_OVERFLOW = -2  # the scratch list is too small for this turn's routes: nothing changed
 
 
 @kernel()
@@ -64,6 +71,8 @@ def count_repetitions(hist, hlen, window):
 def begin_turn(board, st, hist, ray, rules):
     """Starts the turn of the side to move: no hops played, the game's result so far."""
     st[T_HOP] = 0
+    st[T_NROUTES] = -1
+    st[T_NLEGAL] = -1
     counters = st[T_COUNTERS : T_COUNTERS + K.G_LEN]
     reps = count_repetitions(hist, st[T_HLEN], counters[K.G_SINCE_MAN_OR_CAPTURE])
     st[T_REPS] = reps
@@ -110,18 +119,31 @@ def _in_play(routes, r, st, cur):
 
 
 @kernel()
-def list_routes(board, st, cur, routes, ray, rules, ws):
-    """Lists the routes of this turn in routes; returns how many (all, not only in play)."""
-    return K.generate_moves(board, st[T_SIDE], ray, rules, routes, False, ws)
+def _listed(board, st, cache, scratch, ray, rules, ws):
+    """Lists this turn's routes; returns (in cache, count), count -1 if scratch is too small."""
+    if st[T_NROUTES] >= 0:
+        return True, st[T_NROUTES]
+    n = K.generate_moves(board, st[T_SIDE], ray, rules, cache, False, ws)
+    if n <= cache.shape[0]:
+        st[T_NROUTES] = n
+        return True, n
+    n = K.generate_moves(board, st[T_SIDE], ray, rules, scratch, False, ws)
+    return False, (n if n <= scratch.shape[0] else -1)
 
 
 @kernel()
-def play_hop(board, st, hist, cur, last, action, action_of, keys, side_key, ray, rules, routes, ws):
-    """Plays one hop; returns HOP_ILLEGAL (nothing changed), HOP_PLAYED or MOVE_DONE."""
+def play_hop(
+    board, st, hist, cur, last, cache, action, action_of, keys, side_key, ray, rules, scratch, ws
+):
+    """Plays one hop; returns HOP_ILLEGAL or HOP_OVERFLOW (nothing changed), HOP_PLAYED or
+    MOVE_DONE."""
     num_actions = rules[K.R_SQUARES] * 4 * (rules[K.R_SIZE] - 1)
     if st[T_RESULT] != K.ONGOING or action < 0 or action >= num_actions:
         return HOP_ILLEGAL
-    n = list_routes(board, st, cur, routes, ray, rules, ws)
+    in_cache, n = _listed(board, st, cache, scratch, ray, rules, ws)
+    if n < 0:
+        return HOP_OVERFLOW
+    routes = cache if in_cache else scratch
     squares, k, flip = rules[K.R_SQUARES], st[T_HOP], st[T_SIDE] == K.BLACK
     found = -1
     for r in range(n):
@@ -137,6 +159,7 @@ def play_hop(board, st, hist, cur, last, action, action_of, keys, side_key, ray,
     cur[CUR_PATH + k] = routes[found, K.M_PATH + k]
     cur[CUR_CAPS + k] = routes[found, K.M_CAPS + k]
     st[T_HOP] = k + 1
+    st[T_NLEGAL] = -1
     if k + 1 < max(routes[found, K.M_NCAP], 1):
         return HOP_PLAYED
     _finish_move(board, st, hist, routes, found, last, keys, side_key)
@@ -161,17 +184,29 @@ def _finish_move(board, st, hist, routes, r, last, keys, side_key):
 
 
 @kernel()
-def write_mask(board, st, cur, mask, action_of, ray, rules, routes, ws):
-    """Writes the legal next hops of the side to move into mask (zeros once the game ended)."""
+def write_mask(board, st, cur, cache, legal, mask, action_of, ray, rules, scratch, ws):
+    """Writes the legal next hops of the side to move into mask (zeros once the game ended)
+    and lists them in legal; returns HOP_OVERFLOW if the scratch list is too small, else 0."""
     for a in range(mask.shape[0]):
         mask[a] = 0
+    st[T_NLEGAL] = 0
     if st[T_RESULT] != K.ONGOING:
-        return
-    n = list_routes(board, st, cur, routes, ray, rules, ws)
-    flip, k = st[T_SIDE] == K.BLACK, st[T_HOP]
+        return 0
+    in_cache, n = _listed(board, st, cache, scratch, ray, rules, ws)
+    if n < 0:
+        return HOP_OVERFLOW
+    routes = cache if in_cache else scratch
+    flip, k, count = st[T_SIDE] == K.BLACK, st[T_HOP], 0
     for r in range(n):
         if _in_play(routes, r, st, cur):
-            mask[hop_action(routes, r, k, flip, rules[K.R_SQUARES], action_of)] = 1
+            a = hop_action(routes, r, k, flip, rules[K.R_SQUARES], action_of)
+            if mask[a] == 0:
+                mask[a] = 1
+                if count < legal.shape[0]:
+                    legal[count] = a
+                count += 1
+    st[T_NLEGAL] = count if count <= legal.shape[0] else -1
+    return 0
 
 
 @kernel()
@@ -265,6 +300,8 @@ class Turn:
         self.hist = np.zeros(history_size(rules), dtype=np.uint64)
         self.cur = np.zeros(CUR_LEN, dtype=np.int16)
         self.last = np.zeros(K.MOVE_WIDTH, dtype=np.int16)
+        self.cache = K.new_move_buffer(CACHE_ROWS)
+        self.legal = np.zeros(LEGAL_CAP, dtype=np.int16)
         self.routes = K.new_move_buffer()
 
     def reset(self, board: np.ndarray, side: Colour | int) -> None:
@@ -283,46 +320,48 @@ class Turn:
         """Plays one hop; returns HOP_ILLEGAL (nothing changed), HOP_PLAYED or MOVE_DONE."""
         e = self.engine
         while True:
-            try:
-                return int(
-                    play_hop(
-                        self.board,
-                        self.st,
-                        self.hist,
-                        self.cur,
-                        self.last,
-                        action,
-                        self.layout.action_of,
-                        e.zobrist,
-                        e.side_key,
-                        e.ray,
-                        e.rule_array,
-                        self.routes,
-                        e.workspace,
-                    )
-                )
-            except OverflowError:  # raised while listing routes, before any change
-                self._grow()
-
-    def write_mask(self, mask: np.ndarray) -> None:
-        """Writes the legal next hops (int8 0/1 per action) into mask."""
-        e = self.engine
-        while True:
-            try:
-                write_mask(
+            status = int(
+                play_hop(
                     self.board,
                     self.st,
+                    self.hist,
                     self.cur,
-                    mask,
+                    self.last,
+                    self.cache,
+                    action,
                     self.layout.action_of,
+                    e.zobrist,
+                    e.side_key,
                     e.ray,
                     e.rule_array,
                     self.routes,
                     e.workspace,
                 )
-                return
-            except OverflowError:
-                self._grow()
+            )
+            if status != HOP_OVERFLOW:
+                return status
+            self._grow()
+
+    def write_mask(self, mask: np.ndarray) -> None:
+        """Writes the legal next hops (int8 0/1 per action) into mask."""
+        e = self.engine
+        while (
+            write_mask(
+                self.board,
+                self.st,
+                self.cur,
+                self.cache,
+                self.legal,
+                mask,
+                self.layout.action_of,
+                e.ray,
+                e.rule_array,
+                self.routes,
+                e.workspace,
+            )
+            == HOP_OVERFLOW
+        ):
+            self._grow()
 
     def write_planes(self, obs: np.ndarray, view: Colour | int) -> None:
         """Writes the observation planes (C, N, N) of the agent playing `view` into obs."""
@@ -384,7 +423,7 @@ class Turn:
         return [r for r in position_routes if r.origin == origin and r.path[:k] == played]
 
     def legal_actions(self) -> list[int]:
-        """Returns the legal next hop actions."""
+        """Returns the legal next hop actions, in increasing order."""
         mask = np.zeros(self.layout.num_actions, dtype=np.int8)
         self.write_mask(mask)
         return np.flatnonzero(mask).tolist()

@@ -27,6 +27,7 @@ random stream, so results depend on the seed only, not on the thread count.
 
 from __future__ import annotations
 
+import types
 from typing import Any
 
 import numba
@@ -39,11 +40,15 @@ from .engine import Colour, Engine, Position
 from .kernels import kernel
 from .rules import get_ruleset
 from .turn import (
+    CACHE_ROWS,
     CUR_LEN,
     HOP_ILLEGAL,
+    HOP_OVERFLOW,
+    LEGAL_CAP,
     MOVE_DONE,
     T_COUNTERS,
     T_LEN,
+    T_NLEGAL,
     T_REASON,
     T_RESULT,
     T_SIDE,
@@ -69,7 +74,8 @@ REASONS = (
 )
 _MAX_PLIES_REASON = 7
 _MAX_THREADS: int = numba.config.NUMBA_NUM_THREADS  # type: ignore[attr-defined]
-_SCRATCH_ROWS = 1 << 14  # routes one thread may list at once; more raises OverflowError
+_SCRATCH_ROWS = 1 << 12  # routes one thread lists at once; a step that needs more grows it
+_MASK_OVERFLOW = -3  # status of a game whose new mask needs a larger scratch list
 
 
 class Tables:
@@ -114,30 +120,18 @@ def _random_from_mask(mask, rng, g):
 
 
 # --- Per-game kernels ----------------------------------------------------------------------
+# Arrays travel in three tuples: state, the games' state (boards, st, hist, cur, last, cache,
+# legal, rng); out, the outputs (obs, masks, to_play, rewards, terminated, truncated, plies,
+# reasons, final_obs, final_reason, final_plies, status, trouble per chunk); tab, the tables
+# (action_of, rows, cols, keys, side_key, ray, rules, first, starts, start_sides, opening,
+# max_plies).
 
 
 @kernel()
-def _new_game(
-    g,
-    boards,
-    st,
-    hist,
-    cur,
-    last,
-    rng,
-    starts,
-    start_sides,
-    opening,
-    mask,
-    action_of,
-    keys,
-    side_key,
-    ray,
-    rules,
-    routes,
-    ws,
-):
-    """Resets game g: a start position (drawn from `starts`) and `opening` random plies."""
+def _new_game(g, state, tab, scratch, ws):
+    """Resets game g: a start position (drawn from the starts) and the opening plies."""
+    boards, st, hist, cur, last, cache, legal, rng = state
+    action_of, _, _, keys, side_key, ray, rules, _, starts, start_sides, opening, _ = tab
     for attempt in range(16):
         pick = 0
         if starts.shape[0] > 1:  # uint64 and int64 mixed would make a float index
@@ -147,24 +141,47 @@ def _new_game(
         reset_state(boards[g], st[g], hist[g], start_sides[pick], keys, side_key, ray, rules)
         plies = opening if attempt < 15 else 0
         while st[g, T_COUNTERS + K.G_PLY] < plies and st[g, T_RESULT] == K.ONGOING:
-            write_mask(boards[g], st[g], cur[g], mask, action_of, ray, rules, routes, ws)
-            play_hop(
-                boards[g],
-                st[g],
-                hist[g],
-                cur[g],
-                last[g],
-                _random_from_mask(mask, rng, g),
-                action_of,
-                keys,
-                side_key,
-                ray,
-                rules,
-                routes,
-                ws,
-            )
+            if _random_hop(g, state, tab, scratch, ws) < 0:
+                break
         if st[g, T_RESULT] == K.ONGOING:
             break  # opening plies count as plies of the game (ply limits, draw counters)
+
+
+@kernel()
+def _random_hop(g, state, tab, scratch, ws):
+    """Plays one uniformly random legal hop in game g (for openings); returns its status."""
+    boards, st, hist, cur, last, cache, legal, rng = state
+    action_of, _, _, keys, side_key, ray, rules, _, _, _, _, _ = tab
+    n = K.generate_moves(boards[g], st[g, T_SIDE], ray, rules, scratch, False, ws)
+    if n <= 0 or n > scratch.shape[0]:
+        return -1
+    # Uniform over routes here: openings only need variety, not the mask's distribution.
+    r = np.int64(_next_random(rng, g) % np.uint64(n))
+    count = max(scratch[r, K.M_NCAP], 1)
+    for k in range(count):
+        origin = scratch[r, K.M_FROM] if k == 0 else scratch[r, K.M_PATH + k - 1]
+        target = scratch[r, K.M_PATH + k]
+        if st[g, T_SIDE] == K.BLACK:
+            origin, target = rules[K.R_SQUARES] - 1 - origin, rules[K.R_SQUARES] - 1 - target
+        status = play_hop(
+            boards[g],
+            st[g],
+            hist[g],
+            cur[g],
+            last[g],
+            cache[g],
+            action_of[origin, target],
+            action_of,
+            keys,
+            side_key,
+            ray,
+            rules,
+            scratch,
+            ws,
+        )
+        if status < 0:
+            return status
+    return 0
 
 
 @kernel()
@@ -173,70 +190,65 @@ def _player(side, first):
 
 
 @kernel()
-def _write_outputs(
-    g,
-    boards,
-    st,
-    cur,
-    obs,
-    masks,
-    to_play,
-    plies,
-    reasons,
-    first,
-    action_of,
-    rows,
-    cols,
-    ray,
-    rules,
-    routes,
-    ws,
-):
+def _write_outputs(g, state, out, tab, scratch, ws):
+    """Writes game g's planes, mask, player to move, ply count and reason."""
+    boards, st, hist, cur, last, cache, legal, rng = state
+    obs, masks, to_play, _, _, _, plies, reasons, _, _, _, status, _ = out
+    action_of, rows, cols, _, _, ray, rules, first, _, _, _, _ = tab
     side = st[g, T_SIDE]
     write_planes(boards[g], st[g], cur[g], obs[g], side, rows, cols, rules)
-    write_mask(boards[g], st[g], cur[g], masks[g], action_of, ray, rules, routes, ws)
+    if (
+        write_mask(
+            boards[g],
+            st[g],
+            cur[g],
+            cache[g],
+            legal[g],
+            masks[g],
+            action_of,
+            ray,
+            rules,
+            scratch,
+            ws,
+        )
+        == HOP_OVERFLOW
+    ):
+        status[g] = _MASK_OVERFLOW
     to_play[g] = _player(side, first)
     plies[g] = st[g, T_COUNTERS + K.G_PLY]
     reasons[g] = st[g, T_REASON]
 
 
 @kernel()
-def _step_game(
-    g,
-    action,
-    boards,
-    st,
-    hist,
-    cur,
-    last,
-    rng,
-    starts,
-    start_sides,
-    opening,
-    max_plies,
-    obs,
-    masks,
-    to_play,
-    rewards,
-    terminated,
-    truncated,
-    plies,
-    reasons,
-    final_obs,
-    final_reason,
-    final_plies,
-    status,
-    first,
-    action_of,
-    rows,
-    cols,
-    keys,
-    side_key,
-    ray,
-    rules,
-    routes,
-    ws,
-):
+def _end_of_move(g, state, out, tab, scratch, ws):
+    """After a complete move: rewards and flags if the game ended, then a new game."""
+    boards, st, hist, cur, last, cache, legal, rng = state
+    obs, masks, to_play, rewards, terminated, truncated, plies, reasons = out[:8]
+    final_obs, final_reason, final_plies, status = out[8:12]
+    _, rows, cols, _, _, _, rules, first, _, _, _, max_plies = tab
+    outcome = st[g, T_RESULT]
+    ply = st[g, T_COUNTERS + K.G_PLY]
+    if outcome != K.ONGOING:
+        terminated[g] = True
+        if outcome != K.DRAW:
+            winner = _player(K.WHITE if outcome == K.WHITE_WINS else K.BLACK, first)
+            rewards[g, winner] = 1.0
+            rewards[g, 1 - winner] = -1.0
+        final_reason[g] = st[g, T_REASON]
+    elif max_plies > 0 and ply >= max_plies:
+        truncated[g] = True
+        final_reason[g] = _MAX_PLIES_REASON
+    if terminated[g] or truncated[g]:
+        write_planes(boards[g], st[g], cur[g], final_obs[g], st[g, T_SIDE], rows, cols, rules)
+        final_plies[g] = ply
+        _new_game(g, state, tab, scratch, ws)
+
+
+@kernel()
+def _step_game(g, action, state, out, tab, scratch, ws):
+    boards, st, hist, cur, last, cache, legal, rng = state
+    rewards, terminated, truncated, status = out[3], out[4], out[5], out[11]
+    action_of, _, _, keys, side_key, ray, rules, _, _, _, _, _ = tab
     rewards[g, 0] = 0.0
     rewards[g, 1] = 0.0
     terminated[g] = False
@@ -247,243 +259,120 @@ def _step_game(
         hist[g],
         cur[g],
         last[g],
+        cache[g],
         action,
         action_of,
         keys,
         side_key,
         ray,
         rules,
-        routes,
+        scratch,
         ws,
     )
     status[g] = result
-    if result == HOP_ILLEGAL:
+    if result in (HOP_ILLEGAL, HOP_OVERFLOW):
         return
     if result == MOVE_DONE:
-        outcome = st[g, T_RESULT]
-        ply = st[g, T_COUNTERS + K.G_PLY]
-        if outcome != K.ONGOING:
-            terminated[g] = True
-            if outcome != K.DRAW:
-                winner = K.WHITE if outcome == K.WHITE_WINS else K.BLACK
-                rewards[g, _player(winner, first)] = 1.0
-                rewards[g, 1 - _player(winner, first)] = -1.0
-            final_reason[g] = st[g, T_REASON]
-        elif max_plies > 0 and ply >= max_plies:
-            truncated[g] = True
-            final_reason[g] = _MAX_PLIES_REASON
-        if terminated[g] or truncated[g]:
-            write_planes(boards[g], st[g], cur[g], final_obs[g], st[g, T_SIDE], rows, cols, rules)
-            final_plies[g] = ply
-            _new_game(
-                g,
-                boards,
-                st,
-                hist,
-                cur,
-                last,
-                rng,
-                starts,
-                start_sides,
-                opening,
-                masks[g],
-                action_of,
-                keys,
-                side_key,
-                ray,
-                rules,
-                routes,
-                ws,
-            )
-    _write_outputs(
-        g,
-        boards,
-        st,
-        cur,
-        obs,
-        masks,
-        to_play,
-        plies,
-        reasons,
-        first,
-        action_of,
-        rows,
-        cols,
-        ray,
-        rules,
-        routes,
-        ws,
-    )
+        _end_of_move(g, state, out, tab, scratch, ws)
+    _write_outputs(g, state, out, tab, scratch, ws)
 
 
 # --- Batch kernels (parallel over chunks of games) ------------------------------------------
 
 
-@kernel(parallel=True)
-def _step_batch(
-    actions,
-    active,
-    boards,
-    st,
-    hist,
-    cur,
-    last,
-    rng,
-    starts,
-    start_sides,
-    opening,
-    max_plies,
-    obs,
-    masks,
-    to_play,
-    rewards,
-    terminated,
-    truncated,
-    plies,
-    reasons,
-    final_obs,
-    final_reason,
-    final_plies,
-    status,
-    first,
-    action_of,
-    rows,
-    cols,
-    keys,
-    side_key,
-    ray,
-    rules,
-    routes,
-    ws,
-):
-    games = boards.shape[0]
-    chunks = routes.shape[0]
+def _step_batch(actions, active, state, out, tab, scratch, ws):
+    """Steps the active games; counts per chunk the hops refused or overflowed (out[12])."""
+    games = actions.shape[0]
+    chunks = scratch.shape[0]
+    rewards, terminated, truncated, status = out[3], out[4], out[5], out[11]
     for c in prange(chunks):
+        out[12][c] = 0
         for g in range(c * games // chunks, (c + 1) * games // chunks):
-            if active[g] == 0:
+            if active[g] == 1:
+                _step_game(g, actions[g], state, out, tab, scratch[c], ws[c])
+                out[12][c] += 1 if status[g] < 0 else 0
+            else:
                 rewards[g, 0] = 0.0
                 rewards[g, 1] = 0.0
                 terminated[g] = False
                 truncated[g] = False
                 status[g] = 0
-                continue
-            _step_game(
-                g,
-                actions[g],
-                boards,
-                st,
-                hist,
-                cur,
-                last,
-                rng,
-                starts,
-                start_sides,
-                opening,
-                max_plies,
-                obs,
-                masks,
-                to_play,
-                rewards,
-                terminated,
-                truncated,
-                plies,
-                reasons,
-                final_obs,
-                final_reason,
-                final_plies,
-                status,
-                first,
-                action_of,
-                rows,
-                cols,
-                keys,
-                side_key,
-                ray,
-                rules,
-                routes[c],
-                ws[c],
-            )
 
 
-@kernel(parallel=True)
-def _reset_batch(
-    boards,
-    st,
-    hist,
-    cur,
-    last,
-    rng,
-    starts,
-    start_sides,
-    opening,
-    obs,
-    masks,
-    to_play,
-    plies,
-    reasons,
-    first,
-    action_of,
-    rows,
-    cols,
-    keys,
-    side_key,
-    ray,
-    rules,
-    routes,
-    ws,
-):
-    games = boards.shape[0]
-    chunks = routes.shape[0]
+def _reset_batch(active, state, out, tab, scratch, ws):
+    games = active.shape[0]
+    chunks = scratch.shape[0]
     for c in prange(chunks):
+        out[12][c] = 0
         for g in range(c * games // chunks, (c + 1) * games // chunks):
-            _new_game(
-                g,
-                boards,
-                st,
-                hist,
-                cur,
-                last,
-                rng,
-                starts,
-                start_sides,
-                opening,
-                masks[g],
-                action_of,
-                keys,
-                side_key,
-                ray,
-                rules,
-                routes[c],
-                ws[c],
-            )
-            _write_outputs(
-                g,
-                boards,
-                st,
-                cur,
-                obs,
-                masks,
-                to_play,
-                plies,
-                reasons,
-                first,
-                action_of,
-                rows,
-                cols,
-                ray,
-                rules,
-                routes[c],
-                ws[c],
-            )
+            if active[g] == 1:
+                out[11][g] = 0
+                _new_game(g, state, tab, scratch[c], ws[c])
+                _write_outputs(g, state, out, tab, scratch[c], ws[c])
+                out[12][c] += 1 if out[11][g] < 0 else 0
 
 
-@kernel(parallel=True)
-def _random_batch(masks, rng, out):
+def _encode_batch(active, state, out, tab, scratch, ws):
+    games = active.shape[0]
+    chunks = scratch.shape[0]
+    for c in prange(chunks):
+        out[12][c] = 0
+        for g in range(c * games // chunks, (c + 1) * games // chunks):
+            if active[g] == 1:
+                out[11][g] = 0
+                _write_outputs(g, state, out, tab, scratch[c], ws[c])
+                out[12][c] += 1 if out[11][g] < 0 else 0
+
+
+@kernel()
+def _validate(actions, active, masks, num_actions):
+    """Returns (0, -1) if every active game's action is legal, else (1 out of range or 2
+    illegal, first such game)."""
+    for g in range(actions.shape[0]):
+        if active[g] == 1:
+            a = actions[g]
+            if a < 0 or a >= num_actions:
+                return 1, g
+            if masks[g, a] != 1:
+                return 2, g
+    return 0, -1
+
+
+def _random_batch(masks, st, legal, rng, out):
     for g in prange(masks.shape[0]):
-        out[g] = _random_from_mask(masks[g], rng, g)
+        n = st[g, T_NLEGAL]
+        if n > 0:  # the legal hops were listed with the mask
+            out[g] = legal[g, np.int64(_next_random(rng, g) % np.uint64(n))]
+        else:
+            out[g] = _random_from_mask(masks[g], rng, g)
+
+
+def _renamed(fn: Any, suffix: str) -> Any:
+    """Returns a copy of a function under another name: numba caches compiled code by name,
+    so the threaded and the serial build of one kernel need two names."""
+    copy = types.FunctionType(
+        fn.__code__, fn.__globals__, fn.__name__ + suffix, fn.__defaults__, fn.__closure__
+    )
+    copy.__qualname__ = fn.__qualname__ + suffix
+    return copy
+
+
+# Each batch kernel is compiled twice: threaded, and serial for small batches (where waking
+# threads costs more than the work).
+_PARALLEL = {
+    f: (kernel(parallel=True)(f), kernel()(_renamed(f, "_serial")))
+    for f in (_step_batch, _reset_batch, _encode_batch, _random_batch)
+}
+_SERIAL_BELOW = 32
 
 
 # --- The Python shell -----------------------------------------------------------------------
+
+
+def _set_threads(n: int) -> None:
+    """Sets numba's thread count for the next parallel kernel."""
+    if numba.get_num_threads() != n:
+        numba.set_num_threads(n)
 
 
 class DraughtsBatchEnv:
@@ -537,6 +426,7 @@ class DraughtsBatchEnv:
         self._starts, self._start_sides = self._start_positions(fens)
         self._allocate(np.dtype(obs_dtype))
         self.seed(seed)
+        self.reset()
 
     # --- Setup ------------------------------------------------------------------------------
 
@@ -556,6 +446,8 @@ class DraughtsBatchEnv:
         self.history = np.zeros((b, history_size(self.rules)), np.uint64)
         self.current = np.zeros((b, CUR_LEN), np.int16)
         self.last_moves = np.zeros((b, K.MOVE_WIDTH), np.int16)
+        self.route_cache = np.zeros((b, CACHE_ROWS, K.MOVE_WIDTH), np.int16)
+        self.legal = np.zeros((b, LEGAL_CAP), np.int16)
         self.rng = np.zeros(b, np.uint64)
         self.obs = np.zeros((b, PLANES, n, n), obs_dtype)
         self.masks = np.zeros((b, self.num_actions), np.int8)
@@ -569,11 +461,58 @@ class DraughtsBatchEnv:
         self.final_reason = np.zeros(b, np.int64)
         self.final_plies = np.zeros(b, np.int64)
         self._status = np.zeros(b, np.int64)
+        self._trouble = np.zeros(self.num_threads, np.int64)  # games to retry, per chunk
         self._all = np.ones(b, np.uint8)
         self._actions = np.zeros(b, np.int64)
-        chunks = self.num_threads
-        self._routes = np.zeros((chunks, _SCRATCH_ROWS, K.MOVE_WIDTH), np.int16)
-        self._ws = np.zeros((chunks, K.WS_ROWS, K.W_LAND + n), np.int16)
+        self._scratch = np.zeros((self.num_threads, _SCRATCH_ROWS, K.MOVE_WIDTH), np.int16)
+        self._ws = np.zeros((self.num_threads, K.WS_ROWS, K.W_LAND + n), np.int16)
+        self._games = (
+            self.boards,
+            self.states,
+            self.history,
+            self.current,
+            self.last_moves,
+            self.route_cache,
+            self.legal,
+            self.rng,
+        )
+        self._outputs = (
+            self.obs,
+            self.masks,
+            self.to_play,
+            self.rewards,
+            self.terminated,
+            self.truncated,
+            self.plies,
+            self.reasons,
+            self.final_obs,
+            self.final_reason,
+            self.final_plies,
+            self._status,
+            self._trouble,
+        )
+        t = self._t
+        self._tables = (
+            t.action_of,
+            t.rows,
+            t.cols,
+            t.keys,
+            t.side_key,
+            t.ray,
+            t.rules,
+            t.first,
+            self._starts,
+            self._start_sides,
+            self.opening_plies,
+            self.max_plies,
+        )
+        self._info = {
+            "reason": self._out(self.reasons),
+            "plies": self._out(self.plies),
+            "final_observation": self._out(self.final_obs),
+            "final_reason": self._out(self.final_reason),
+            "final_plies": self._out(self.final_plies),
+        }
 
     def seed(self, seed: int | None) -> None:
         """Seeds every game's random stream (distinct, non-zero, from one SeedSequence)."""
@@ -586,34 +525,8 @@ class DraughtsBatchEnv:
         """Starts every game; returns (observations, masks, to_play)."""
         if seed is not None:
             self.seed(seed)
-        t = self._t
-        numba.set_num_threads(self.num_threads)
-        _reset_batch(
-            self.boards,
-            self.states,
-            self.history,
-            self.current,
-            self.last_moves,
-            self.rng,
-            self._starts,
-            self._start_sides,
-            self.opening_plies,
-            self.obs,
-            self.masks,
-            self.to_play,
-            self.plies,
-            self.reasons,
-            t.first,
-            t.action_of,
-            t.rows,
-            t.cols,
-            t.keys,
-            t.side_key,
-            t.ray,
-            t.rules,
-            self._routes,
-            self._ws,
-        )
+        if self._run(_reset_batch, self._all):
+            self._retry_overflows(None)
         self.rewards[:] = 0
         self.terminated[:] = False
         self.truncated[:] = False
@@ -633,58 +546,18 @@ class DraughtsBatchEnv:
         """
         acts = self._checked_actions(actions)
         active = self._checked_games(games)
-        self._check_legal(acts, active)
-        t = self._t
-        numba.set_num_threads(self.num_threads)
-        _step_batch(
-            acts,
-            active,
-            self.boards,
-            self.states,
-            self.history,
-            self.current,
-            self.last_moves,
-            self.rng,
-            self._starts,
-            self._start_sides,
-            self.opening_plies,
-            self.max_plies,
-            self.obs,
-            self.masks,
-            self.to_play,
-            self.rewards,
-            self.terminated,
-            self.truncated,
-            self.plies,
-            self.reasons,
-            self.final_obs,
-            self.final_reason,
-            self.final_plies,
-            self._status,
-            t.first,
-            t.action_of,
-            t.rows,
-            t.cols,
-            t.keys,
-            t.side_key,
-            t.ray,
-            t.rules,
-            self._routes,
-            self._ws,
-        )
-        if (self._status[active == 1] == HOP_ILLEGAL).any():
-            bad = int(np.flatnonzero((self._status == HOP_ILLEGAL) & (active == 1))[0])
-            raise RuntimeError(
-                f"game {bad}: action {int(acts[bad])} was refused by the engine although the "
-                "mask allowed it; was the masks array written to?"
-            )
-        info = {
-            "reason": self._out(self.reasons),
-            "plies": self._out(self.plies),
-            "final_observation": self._out(self.final_obs),
-            "final_reason": self._out(self.final_reason),
-            "final_plies": self._out(self.final_plies),
-        }
+        problem, game = _validate(acts, active, self.masks, self.num_actions)
+        if problem:
+            self._refuse(int(problem), int(game), acts)
+        if self._run(_step_batch, acts, active):
+            self._retry_overflows(acts)
+            refused = (self._status == HOP_ILLEGAL) & (active == 1)
+            if refused.any():
+                bad = int(np.flatnonzero(refused)[0])
+                raise RuntimeError(
+                    f"game {bad}: action {int(acts[bad])} was refused by the engine although "
+                    "the mask allowed it; was the masks array written to?"
+                )
         return (
             self._out(self.obs),
             self._out(self.masks),
@@ -692,35 +565,68 @@ class DraughtsBatchEnv:
             self._out(self.rewards),
             self._out(self.terminated),
             self._out(self.truncated),
-            info,
+            self._info,
         )
+
+    def encode(self) -> tuple[Any, Any]:
+        """Rewrites every game's observation and mask (step and reset already do)."""
+        if self._run(_encode_batch, self._all):
+            self._retry_overflows(None)
+        return self._out(self.obs), self._out(self.masks)
 
     def random_actions(self) -> Any:
         """Returns one uniformly random legal action per game (one compiled call)."""
-        numba.set_num_threads(self.num_threads)
-        _random_batch(self.masks, self.rng, self._actions)
+        self._kernel(_random_batch)(self.masks, self.states, self.legal, self.rng, self._actions)
         return self._out(self._actions)
 
     def position(self, game: int) -> Position:
         """Returns the position at the start of the current turn of one game."""
         return Position(self.rules, self.boards[game], int(self.states[game, T_SIDE]))
 
+    def _kernel(self, fn: Any) -> Any:
+        """Returns the threaded or the serial build of a batch kernel, for this batch."""
+        threaded, serial = _PARALLEL[fn]
+        if self.num_threads == 1 or self.num_envs < _SERIAL_BELOW:
+            return serial
+        _set_threads(self.num_threads)
+        return threaded
+
+    def _run(self, fn: Any, *args: Any) -> bool:
+        """Runs a batch kernel over the games; returns True if some game needs a retry."""
+        self._kernel(fn)(*args, self._games, self._outputs, self._tables, self._scratch, self._ws)
+        return bool(self._trouble.any())
+
+    def _retry_overflows(self, acts: np.ndarray | None) -> None:
+        """Replays the games whose routes did not fit the scratch lists, with larger ones.
+
+        A hop that overflows changes nothing, so it is played again; a new position whose
+        mask overflowed is encoded again.
+        """
+        while True:
+            hop = self._status == HOP_OVERFLOW
+            mask = self._status == _MASK_OVERFLOW
+            if not (hop.any() or mask.any()):
+                return
+            rows = 4 * self._scratch.shape[1]
+            self._scratch = np.zeros((self.num_threads, rows, K.MOVE_WIDTH), np.int16)
+            if hop.any() and acts is not None:
+                self._run(_step_batch, acts, hop.astype(np.uint8))
+            if mask.any():
+                self._run(_encode_batch, mask.astype(np.uint8))
+
     # --- Checks -----------------------------------------------------------------------------
 
     def _checked_actions(self, actions: Any) -> np.ndarray:
-        if hasattr(actions, "detach"):  # a torch tensor: no torch import needed
-            actions = actions.detach().cpu().numpy()
-        arr = np.asarray(actions)
+        if type(actions) is np.ndarray and actions.dtype == np.int64 and actions.ndim == 1:
+            arr = actions  # the fast path: what random_actions returns
+        else:
+            if hasattr(actions, "detach"):  # a torch tensor: no torch import needed
+                actions = actions.detach().cpu().numpy()
+            arr = np.asarray(actions)
+            if arr.dtype.kind not in "iu":
+                raise ValueError(f"actions must be integers, not {arr.dtype}")
         if arr.shape != (self.num_envs,):
             raise ValueError(f"actions must have shape ({self.num_envs},), not {arr.shape}")
-        if arr.dtype.kind not in "iu":
-            raise ValueError(f"actions must be integers, not {arr.dtype}")
-        bad = np.flatnonzero((arr < 0) | (arr >= self.num_actions))
-        if bad.size:
-            g = int(bad[0])
-            raise ValueError(
-                f"game {g}: action {int(arr[g])} is out of range [0, {self.num_actions})"
-            )
         return arr.astype(np.int64, copy=False)
 
     def _checked_games(self, games: Any) -> np.ndarray:
@@ -733,18 +639,19 @@ class DraughtsBatchEnv:
             raise ValueError(f"games must be a bool array of shape ({self.num_envs},)")
         return arr.astype(np.uint8)
 
-    def _check_legal(self, acts: np.ndarray, active: np.ndarray) -> None:
-        legal = self.masks[np.arange(self.num_envs), acts] == 1
-        bad = np.flatnonzero(~legal & (active == 1))
-        if bad.size:
-            g = int(bad[0])
-            a, b = self.layout.hop_squares(int(acts[g]), Colour(int(self.states[g, T_SIDE])))
-            hop = f"{a + 1}->{b + 1}" if b >= 0 else f"{a + 1} off the board"
-            legal_hops = np.flatnonzero(self.masks[g]).tolist()
+    def _refuse(self, problem: int, g: int, acts: np.ndarray) -> None:
+        """Raises the ValueError for game g's action: out of range (1) or illegal (2)."""
+        if problem == 1:
             raise ValueError(
-                f"game {g}: illegal action {int(acts[g])} (hop {hop}) for player "
-                f"{int(self.to_play[g])}; legal actions there: {legal_hops}; no game changed"
+                f"game {g}: action {int(acts[g])} is out of range [0, {self.num_actions})"
             )
+        a, b = self.layout.hop_squares(int(acts[g]), Colour(int(self.states[g, T_SIDE])))
+        hop = f"{a + 1}->{b + 1}" if b >= 0 else f"{a + 1} off the board"
+        legal_hops = np.flatnonzero(self.masks[g]).tolist()
+        raise ValueError(
+            f"game {g}: illegal action {int(acts[g])} (hop {hop}) for player "
+            f"{int(self.to_play[g])}; legal actions there: {legal_hops}; no game changed"
+        )
 
     def _out(self, array: np.ndarray) -> Any:
         if not self.as_torch:
