@@ -70,18 +70,19 @@ class IllegalActionError(ValueError):
     """Raised for an illegal, out-of-range or mistyped action; the env is unchanged."""
 
 
-def env(illegal_action: str = "raise", **kwargs: Any) -> AECEnv:
+def env(variant: str = "international", *, illegal_action: str = "raise", **kwargs: Any) -> AECEnv:
     """Returns the wrapped environment (PettingZoo's order enforcing, our illegal-action policy).
 
     Args:
+        variant: a ruleset name or a rules YAML path.
         illegal_action: "raise" (default): an illegal action raises IllegalActionError and
             changes nothing; "lose": the mover gets -1 and the game ends.
-        **kwargs: passed to :class:`raw_env` (variant, render_mode, max_plies,
-            channels_last, and any rule switch).
+        **kwargs: passed to :class:`raw_env` (render_mode, max_plies, channels_last, and any
+            rule switch).
     """
     if illegal_action not in ("raise", "lose"):
         raise ValueError(f"illegal_action must be 'raise' or 'lose', not {illegal_action!r}")
-    inner: AECEnv = raw_env(**kwargs)
+    inner: AECEnv = raw_env(variant, **kwargs)
     if illegal_action == "lose":
         inner = IllegalActionLoses(inner)
     return wrappers.OrderEnforcingWrapper(inner)

@@ -29,14 +29,15 @@ Channels-first planes over the full N x N board, in the agent's view:
     1      own kings
     2      opponent men
     3      opponent kings
-    4      the own piece in the middle of a capture (its current square), else empty
-    5      opponent pieces already taken in the capture in progress (still on the board,
-           also shown in planes 2-3; removed when the move ends)
+    4      the piece in the middle of a capture (its current square), else empty
+    5      pieces already taken in the capture in progress (still on the board, also
+           shown in planes 0-3; removed when the move ends)
     6      no-progress count / the ruleset's limit (a constant plane; 0 if no limit)
     7      repetitions of the position: (count - 1) / (limit - 1) (constant; 0 if off)
 
-During a capture the moving piece is shown on its current square (planes 0-1 and 4), not
-on the square it left.
+During a capture the moving piece is shown on its current square (planes 0-3 and 4), not
+on the square it left. For the agent to move, plane 4 is its own piece and plane 5 holds
+opponent pieces; the other agent (whose mask is all zeros) sees the same from its side.
 """
 
 from __future__ import annotations
