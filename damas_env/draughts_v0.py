@@ -140,6 +140,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         self._cache: dict[str, tuple[int, dict[str, np.ndarray]]] = {}
         self._version = 0
         self._window: Any = None
+        self.flip = False  # draw the board turned 180 degrees (Black's side at the bottom)
         self._has_reset = False
 
     # --- PettingZoo API ---------------------------------------------------------------------
@@ -227,7 +228,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode=...")
             return None
         board, highlights = self._display()
-        flip = False
+        flip = self.flip
         if self.render_mode == "ansi":
             return R.ansi(
                 board,
@@ -283,9 +284,10 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
     def wait_for_human(self) -> int | None:
         """Returns the hop a person makes by dragging a piece in the pygame window.
 
-        Needs ``render_mode="human"``. Returns None if the window is closed, or the
-        ``render.UNDO`` / ``render.FLIP`` codes for those keys.
+        Needs ``render_mode="human"``. The ``f`` key turns the board (``self.flip``); returns
+        None if the window is closed, or ``render.UNDO`` when ``u`` is pressed.
         """
+        from . import render as R
 
         if self.render_mode != "human":
             raise RuntimeError("wait_for_human() needs render_mode='human'")
@@ -293,8 +295,13 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
             self.render()
         colour = self._turn.side
         hops = {self._layout.hop_squares(a, colour): a for a in self.legal_actions()}
-        board, highlights = self._display()
-        return self._window.wait_for_hop(board, hops, highlights, False)
+        while True:
+            board, highlights = self._display()
+            action = self._window.wait_for_hop(board, hops, highlights, self.flip, self._status())
+            if action != R.FLIP:
+                return action
+            self.flip = not self.flip
+            self.render()
 
     # --- Internals --------------------------------------------------------------------------
 

@@ -1,0 +1,53 @@
+"""Plays draughts in a pygame window: you against a random opponent, dragging pieces.
+
+    python examples/pygame_game.py --variant english            # you play the first mover
+    python examples/pygame_game.py --variant international --as player_1
+    python examples/pygame_game.py --demo 20                    # two random players, 20 hops
+
+Drag a piece (or click it, then the target); a capture of several pieces is dragged hop by
+hop. Keys: f turns the board, u is ignored here (an AEC env has no undo), closing the
+window ends the game.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+from damas_env import draughts_v0
+from damas_env.render import UNDO
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--variant", default="english")
+    parser.add_argument("--as", dest="human", default="player_0", help="player_0 or player_1")
+    parser.add_argument("--demo", type=int, default=0, help="random players for N hops, no human")
+    args = parser.parse_args()
+    env = draughts_v0.env(args.variant, render_mode="human")
+    env.reset()
+    env.unwrapped.flip = env.unwrapped.infos[args.human]["colour"] != "white"  # yours at the bottom
+    rng = np.random.default_rng()
+    for hops, agent in enumerate(env.agent_iter()):
+        obs, reward, termination, truncation, info = env.last()
+        if termination or truncation:
+            print(f"{agent}: reward {reward}, {info.get('reason')}")
+            env.step(None)
+            continue
+        if args.demo and hops >= args.demo:
+            break
+        if agent == args.human and not args.demo:
+            action = env.unwrapped.wait_for_human()
+            while action == UNDO:
+                action = env.unwrapped.wait_for_human()
+            if action is None:
+                break
+        else:
+            action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        env.step(action)
+    env.close()
+
+
+if __name__ == "__main__":
+    main()
