@@ -179,3 +179,27 @@ def test_env_pickles() -> None:
     clone.reset()
     assert clone.unwrapped.rules.name == "russian" and clone.unwrapped.max_plies == 10
     assert clone.observe("player_0")["observation"].shape == (8, 8, 8)
+
+
+def test_pettingzoo_render_test(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pettingzoo.test import render_test
+
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    pytest.importorskip("pygame")
+    render_test(lambda render_mode=None: draughts_v0.env("english", render_mode=render_mode))
+
+
+def test_render_modes_and_svg() -> None:
+    env = draughts_v0.env("seed002_website_checkers", render_mode="ansi")
+    env.reset()
+    text = env.render()
+    assert "red to move" in text and text.count("r") >= 12
+    image = draughts_v0.env("international", render_mode="rgb_array")
+    image.reset()
+    frame = image.render()
+    assert frame.dtype == np.uint8 and frame.ndim == 3 and frame.shape[2] == 3
+    svg = env.unwrapped._repr_svg_()
+    assert svg.startswith("<svg") and svg.count("<circle") >= 24
+    from damas_env import Position
+
+    assert Position.start("english")._repr_svg_().startswith("<svg")
