@@ -62,6 +62,12 @@ _OS_COL_STEP = (-1, 1, 1, -1)
 """Column offset of OpenSpiel's four directions (up-left, up-right, down-right, down-left)."""
 
 
+def _key(move: PeerMove) -> PeerMove:
+    """Returns a move with plain int squares (callers may pass numpy integers)."""
+    origin, destination, captured = move
+    return int(origin), int(destination), frozenset(int(sq) for sq in captured)
+
+
 def _require(module: str, package: str, user: str) -> ModuleType:
     """Imports an optional engine, naming the pip package to install if it is missing.
 
@@ -238,9 +244,7 @@ class PydraughtsPeer:
         Raises:
             ValueError: The move is not legal in the current position.
         """
-        origin, destination, captured = move
-        wanted = (int(origin), int(destination), frozenset(int(sq) for sq in captured))
-        pd_move = self._legal(self._board).get(wanted)
+        pd_move = self._legal(self._board).get(_key(move))
         if pd_move is None:
             raise ValueError(f"illegal move {move!r} in position {self.fen()}")
         self._board.push(pd_move)
@@ -408,9 +412,7 @@ class OpenSpielCheckersPeer:
         Raises:
             ValueError: The move is not legal in the current position.
         """
-        origin, destination, captured = move
-        wanted = (int(origin), int(destination), frozenset(int(sq) for sq in captured))
-        entry = self._expand(self._state).get(wanted)
+        entry = self._expand(self._state).get(_key(move))
         if entry is None:
             raise ValueError(f"illegal move {move!r} in position {self.fen()}")
         for action in entry[0]:

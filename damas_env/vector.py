@@ -280,48 +280,34 @@ def _step_game(g, action, state, out, tab, scratch, ws):
 # --- Batch kernels (parallel over chunks of games) ------------------------------------------
 
 
-def _step_batch(actions, active, state, out, tab, scratch, ws):
-    """Steps the active games; counts per chunk the hops refused or overflowed (out[12])."""
-    games = actions.shape[0]
+STEP, RESET, ENCODE = 0, 1, 2  # modes of _run_batch
+
+
+def _run_batch(mode, actions, active, state, out, tab, scratch, ws):
+    """Steps (mode STEP), resets (RESET) or encodes (ENCODE) the active games, in chunks.
+
+    Counts per chunk, in out[12], the games that need a retry (refused or overflowed).
+    """
+    games = active.shape[0]
     chunks = scratch.shape[0]
-    rewards, terminated, truncated, status = out[3], out[4], out[5], out[11]
+    rewards, terminated, truncated, status, trouble = out[3], out[4], out[5], out[11], out[12]
     for c in prange(chunks):
-        out[12][c] = 0
+        trouble[c] = 0
         for g in range(c * games // chunks, (c + 1) * games // chunks):
-            if active[g] == 1:
+            if active[g] == 0:
+                continue
+            rewards[g, 0] = 0.0
+            rewards[g, 1] = 0.0
+            terminated[g] = False
+            truncated[g] = False
+            status[g] = 0
+            if mode == STEP:
                 _step_game(g, actions[g], state, out, tab, scratch[c], ws[c])
-                out[12][c] += 1 if status[g] < 0 else 0
             else:
-                rewards[g, 0] = 0.0
-                rewards[g, 1] = 0.0
-                terminated[g] = False
-                truncated[g] = False
-                status[g] = 0
-
-
-def _reset_batch(active, state, out, tab, scratch, ws):
-    games = active.shape[0]
-    chunks = scratch.shape[0]
-    for c in prange(chunks):
-        out[12][c] = 0
-        for g in range(c * games // chunks, (c + 1) * games // chunks):
-            if active[g] == 1:
-                out[11][g] = 0
-                _new_game(g, state, tab, scratch[c], ws[c])
+                if mode == RESET:
+                    _new_game(g, state, tab, scratch[c], ws[c])
                 _write_outputs(g, state, out, tab, scratch[c], ws[c])
-                out[12][c] += 1 if out[11][g] < 0 else 0
-
-
-def _encode_batch(active, state, out, tab, scratch, ws):
-    games = active.shape[0]
-    chunks = scratch.shape[0]
-    for c in prange(chunks):
-        out[12][c] = 0
-        for g in range(c * games // chunks, (c + 1) * games // chunks):
-            if active[g] == 1:
-                out[11][g] = 0
-                _write_outputs(g, state, out, tab, scratch[c], ws[c])
-                out[12][c] += 1 if out[11][g] < 0 else 0
+            trouble[c] += 1 if status[g] < 0 else 0
 
 
 @kernel()
@@ -361,7 +347,7 @@ def _renamed(fn: Any, suffix: str) -> Any:
 # threads costs more than the work).
 _PARALLEL = {
     f: (kernel(parallel=True)(f), kernel()(_renamed(f, "_serial")))
-    for f in (_step_batch, _reset_batch, _encode_batch, _random_batch)
+    for f in (_run_batch, _random_batch)
 }
 _SERIAL_BELOW = 32
 
@@ -525,7 +511,7 @@ class DraughtsBatchEnv:
         """Starts every game; returns (observations, masks, to_play)."""
         if seed is not None:
             self.seed(seed)
-        if self._run(_reset_batch, self._all):
+        if self._run(RESET, self._all):
             self._retry_overflows(None)
         self.rewards[:] = 0
         self.terminated[:] = False
@@ -546,10 +532,15 @@ class DraughtsBatchEnv:
         """
         acts = self._checked_actions(actions)
         active = self._checked_games(games)
+        if games is not None:  # the games left out this step report nothing
+            idle = active == 0
+            self.rewards[idle] = 0.0
+            self.terminated[idle] = False
+            self.truncated[idle] = False
         problem, game = _validate(acts, active, self.masks, self.num_actions)
         if problem:
             self._refuse(int(problem), int(game), acts)
-        if self._run(_step_batch, acts, active):
+        if self._run(STEP, active, acts):
             self._retry_overflows(acts)
             refused = (self._status == HOP_ILLEGAL) & (active == 1)
             if refused.any():
@@ -570,7 +561,7 @@ class DraughtsBatchEnv:
 
     def encode(self) -> tuple[Any, Any]:
         """Rewrites every game's observation and mask (step and reset already do)."""
-        if self._run(_encode_batch, self._all):
+        if self._run(ENCODE, self._all):
             self._retry_overflows(None)
         return self._out(self.obs), self._out(self.masks)
 
@@ -591,9 +582,12 @@ class DraughtsBatchEnv:
         _set_threads(self.num_threads)
         return threaded
 
-    def _run(self, fn: Any, *args: Any) -> bool:
-        """Runs a batch kernel over the games; returns True if some game needs a retry."""
-        self._kernel(fn)(*args, self._games, self._outputs, self._tables, self._scratch, self._ws)
+    def _run(self, mode: int, active: np.ndarray, actions: np.ndarray | None = None) -> bool:
+        """Runs the batch kernel in a mode; returns True if some game needs a retry."""
+        acts = self._actions if actions is None else actions
+        self._kernel(_run_batch)(
+            mode, acts, active, self._games, self._outputs, self._tables, self._scratch, self._ws
+        )
         return bool(self._trouble.any())
 
     def _retry_overflows(self, acts: np.ndarray | None) -> None:
@@ -610,9 +604,9 @@ class DraughtsBatchEnv:
             rows = 4 * self._scratch.shape[1]
             self._scratch = np.zeros((self.num_threads, rows, K.MOVE_WIDTH), np.int16)
             if hop.any() and acts is not None:
-                self._run(_step_batch, acts, hop.astype(np.uint8))
+                self._run(STEP, hop.astype(np.uint8), acts)
             if mask.any():
-                self._run(_encode_batch, mask.astype(np.uint8))
+                self._run(ENCODE, mask.astype(np.uint8))
 
     # --- Checks -----------------------------------------------------------------------------
 
