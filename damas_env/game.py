@@ -90,7 +90,8 @@ class Game:
         self.moves: list[Move] = []
         self._rows = np.zeros((0, K.MOVE_WIDTH), dtype=np.int16)
         self._saved: list[np.ndarray] = []
-        self._hashes = [self.engine.hash(self.board, int(self.turn))]
+        self._hashes = np.zeros(64, dtype=np.uint64)  # grows; never wraps
+        self._hashes[0] = self.engine.hash(self.board, int(self.turn))
 
     # --- State ------------------------------------------------------------------------------
 
@@ -111,15 +112,9 @@ class Game:
         return self.engine.legal_moves(self.board, int(self.turn))
 
     def repetitions(self) -> int:
-        """Returns how many times the current position has occurred (this time included).
-
-        Only positions since the last capture or man move can recur, and only every other
-        ply (the same colour to move).
-        """
-        last = len(self._hashes) - 1
-        first = last - int(self.counters[K.G_SINCE_MAN_OR_CAPTURE])
-        now = self._hashes[last]
-        return sum(1 for i in range(last, first - 1, -2) if self._hashes[i] == now)
+        """Returns how many times the current position has occurred (this time included)."""
+        since = self.counters[K.G_SINCE_MAN_OR_CAPTURE]
+        return int(K.count_repetitions(self._hashes, self.ply + 1, since))
 
     def outcome(self) -> Outcome | None:
         """Returns how the game ended, or None while it goes on."""
@@ -160,7 +155,7 @@ class Game:
         row = np.zeros((1, K.MOVE_WIDTH), dtype=np.int16)
         move_to_row(legal, self.board, row[0])
         h = K.hash_after(
-            np.uint64(self._hashes[-1]),
+            self._hashes[self.ply],
             self.board,
             row,
             0,
@@ -173,7 +168,9 @@ class Game:
         self._rows = np.concatenate([self._rows, row])
         self.turn = self.turn.opponent
         self.moves.append(legal)
-        self._hashes.append(int(h))
+        if self.ply >= self._hashes.size:
+            self._hashes = np.concatenate([self._hashes, np.zeros_like(self._hashes)])
+        self._hashes[self.ply] = h
         return legal
 
     def pop(self) -> Move:
@@ -187,7 +184,6 @@ class Game:
         K.undo_move(self.board, self._rows, len(self.moves) - 1)
         self._rows = self._rows[:-1]
         self.counters[:] = self._saved.pop()
-        self._hashes.pop()
         self.turn = self.turn.opponent
         return self.moves.pop()
 

@@ -559,6 +559,25 @@ def after_move(counters, board, mv, i):
 
 
 @kernel()
+def count_repetitions(hist, hlen, window):
+    """Returns how often the newest of `hlen` position hashes occurs among the last `window`
+    plies, same side to move only (positions before a capture or man move cannot recur).
+
+    `hist` is a ring: hash i is at ``hist[i % len(hist)]``; older ones are forgotten.
+    """
+    size = hist.shape[0]
+    last = hlen - 1
+    now = hist[last % size]
+    count = 0
+    i = last
+    while i >= 0 and i >= last - window and i > last - size:
+        if hist[i % size] == now:
+            count += 1
+        i -= 2
+    return count
+
+
+@kernel()
 def _material(board):
     """Returns (white men, white kings, black men, black kings)."""
     wm, wk, bm, bk = 0, 0, 0, 0

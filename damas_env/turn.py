@@ -53,28 +53,13 @@ HOP_OVERFLOW = -2  # the scratch list is too small for this turn's routes: nothi
 
 
 @kernel()
-def count_repetitions(hist, hlen, window):
-    """Returns how often the newest hash occurs among the last `window` plies (same side)."""
-    size = hist.shape[0]
-    last = hlen - 1
-    now = hist[last % size]
-    count = 0
-    i = last
-    while i >= 0 and i >= last - window and i > last - size:
-        if hist[i % size] == now:
-            count += 1
-        i -= 2
-    return count
-
-
-@kernel()
 def begin_turn(board, st, hist, ray, rules):
     """Starts the turn of the side to move: no hops played, the game's result so far."""
     st[T_HOP] = 0
     st[T_NROUTES] = -1
     st[T_NLEGAL] = -1
     counters = st[T_COUNTERS : T_COUNTERS + K.G_LEN]
-    reps = count_repetitions(hist, st[T_HLEN], counters[K.G_SINCE_MAN_OR_CAPTURE])
+    reps = K.count_repetitions(hist, st[T_HLEN], counters[K.G_SINCE_MAN_OR_CAPTURE])
     st[T_REPS] = reps
     has_move = K.has_legal_move(board, st[T_SIDE], ray, rules)
     result, reason = K.outcome(board, st[T_SIDE], has_move, counters, reps, rules)

@@ -266,7 +266,7 @@ class DraughtsVectorEnv(gymnasium.vector.VectorEnv[np.ndarray, np.ndarray, np.nd
         record.final_plies[games] = self._batch.final_plies[games]
         record.final_learner[games] = learners
         final = self._batch.final_obs[games]
-        if False:  # the batch env saw the last position from the side to move next
+        if learner_moved:  # the batch env saw the last position from the side to move next
             final = final[:, _OTHER_VIEW_PLANES, ::-1, ::-1]
         for k, g in enumerate(games):
             record.final_obs[g] = np.ascontiguousarray(final[k])
