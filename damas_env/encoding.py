@@ -56,6 +56,7 @@ __all__ = [
     "action_layout",
     "move_to_actions",
     "actions_to_move",
+    "other_view",
 ]
 
 PLANE_NAMES = (
@@ -124,6 +125,20 @@ class ActionLayout:
 def action_layout(size: int) -> ActionLayout:
     """Returns the (cached) action layout of a size x size board."""
     return ActionLayout(size)
+
+
+#: Plane order of the other player's view: own and opponent planes trade places.
+_OTHER_SIDE_PLANES = [2, 3, 0, 1, 4, 5, 6, 7]
+
+
+def other_view(planes: np.ndarray) -> np.ndarray:
+    """Returns observation planes (..., C, N, N) as the other player sees the same position.
+
+    Own and opponent planes trade places and the board turns 180 degrees (square s is
+    S - 1 - s: cell (r, c) is (N - 1 - r, N - 1 - c)). Exact when no capture is in progress
+    (planes 4-5 empty), as at the end of a game; the counter planes are the same for both.
+    """
+    return np.ascontiguousarray(planes[..., _OTHER_SIDE_PLANES, ::-1, ::-1])
 
 
 def move_to_actions(move: Move, colour: Colour | int, board_size: int) -> list[int]:

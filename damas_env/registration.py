@@ -27,4 +27,8 @@ def register() -> None:
     if AEC_ID not in pettingzoo.aec_registry:
         pettingzoo.register("aec", AEC_ID, entry_point="damas_env.draughts_v0:env")
     if GYM_ID not in gymnasium.registry:
-        gymnasium.register(id=GYM_ID, entry_point="damas_env.single_agent:DraughtsGymEnv")
+        gymnasium.register(
+            id=GYM_ID,
+            entry_point="damas_env.single_agent:DraughtsGymEnv",
+            vector_entry_point="damas_env.vector_gym:DraughtsVectorEnv",
+        )

@@ -574,10 +574,10 @@ class DraughtsBatchEnv:
         """Returns the position at the start of the current turn of one game."""
         return Position(self.rules, self.boards[game], int(self.states[game, T_SIDE]))
 
-    def _kernel(self, fn: Any) -> Any:
-        """Returns the threaded or the serial build of a batch kernel, for this batch."""
+    def _kernel(self, fn: Any, games: int | None = None) -> Any:
+        """Returns the threaded or the serial build of a batch kernel, for this many games."""
         threaded, serial = _PARALLEL[fn]
-        if self.num_threads == 1 or self.num_envs < _SERIAL_BELOW:
+        if self.num_threads == 1 or (games or self.num_envs) < _SERIAL_BELOW:
             return serial
         _set_threads(self.num_threads)
         return threaded
@@ -585,7 +585,8 @@ class DraughtsBatchEnv:
     def _run(self, mode: int, active: np.ndarray, actions: np.ndarray | None = None) -> bool:
         """Runs the batch kernel in a mode; returns True if some game needs a retry."""
         acts = self._actions if actions is None else actions
-        self._kernel(_run_batch)(
+        games = None if active is self._all else int(np.count_nonzero(active))
+        self._kernel(_run_batch, games)(
             mode, acts, active, self._games, self._outputs, self._tables, self._scratch, self._ws
         )
         return bool(self._trouble.any())

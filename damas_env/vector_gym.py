@@ -59,6 +59,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
+from .encoding import other_view
 from .single_agent import OpponentError
 from .vector import REASONS, DraughtsBatchEnv
 
@@ -66,12 +67,6 @@ __all__ = ["DraughtsVectorEnv"]
 
 AGENTS = ("player_0", "player_1")
 BatchPolicy = Callable[[np.ndarray, np.ndarray], Any]
-
-# The planes of the other player's view (damas_env.encoding): own and opponent planes trade
-# places and the board turns 180 degrees (square s <-> S-1-s is cell (r, c) <-> (N-1-r,
-# N-1-c)). Only used on final positions, where no capture is in progress (planes 4-5 are
-# empty) and the counter planes 6-7 are the same for both players.
-_OTHER_VIEW_PLANES = [2, 3, 0, 1, 4, 5, 6, 7]
 
 
 class _StepRecord:
@@ -164,8 +159,9 @@ class DraughtsVectorEnv(gymnasium.vector.VectorEnv[np.ndarray, np.ndarray, np.nd
         Raises:
             ValueError: a game ends before the learner's first move.
         """
-        if seed is None:
-            seed, self._first_seed = self._first_seed, None
+        if seed is None:  # the constructor's seed, on the first reset only
+            seed = self._first_seed
+        self._first_seed = None
         super().reset(seed=seed)
         self._batch.reset(seed=seed)
         self.learner[:] = self._drawn_learners(self.num_envs)
@@ -267,7 +263,7 @@ class DraughtsVectorEnv(gymnasium.vector.VectorEnv[np.ndarray, np.ndarray, np.nd
         record.final_learner[games] = learners
         final = self._batch.final_obs[games]
         if learner_moved:  # the batch env saw the last position from the side to move next
-            final = final[:, _OTHER_VIEW_PLANES, ::-1, ::-1]
+            final = other_view(final)
         for k, g in enumerate(games):
             record.final_obs[g] = np.ascontiguousarray(final[k])
         self.learner[games] = self._drawn_learners(games.size)
