@@ -272,6 +272,19 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         """Returns the legal hop actions of the agent to move."""
         return self._turn.legal_actions()
 
+    @property
+    def hops_played(self) -> tuple[int, ...]:
+        """Returns the actions already played in the current turn (a capture in progress)."""
+        routes = self._turn.routes_in_play()
+        if not routes or self._turn.hop == 0:
+            return ()
+        squares = routes[0].squares[: self._turn.hop + 1]
+        colour = self._turn.side
+        return tuple(
+            self._layout.hop_action(a, b, colour)
+            for a, b in zip(squares, squares[1:], strict=False)
+        )
+
     def decode_action(self, action: int, agent: str | None = None) -> tuple[int, int]:
         """Returns the hop an action makes for an agent as PDN numbers (origin, target).
 
