@@ -3,6 +3,7 @@
     damas perft --variant english --depth 8 [--fen FEN] [--divide] [--json]
     damas moves --variant international [--fen FEN] [--json]
     damas show  --variant configs/rules/seed002_website_checkers.yaml [--fen FEN]
+    damas arena --variant english --agents alphabeta:depth=2 mcts:sims=200 [--json]
 
 ``--variant`` takes a ruleset name (``damas variants`` lists them) or a rules YAML path.
 ``--json`` prints one JSON object on stdout. Errors go to stderr with exit status 2.
@@ -117,11 +118,17 @@ def _parser() -> argparse.ArgumentParser:
         if name == "perft":
             p.add_argument("--depth", type=int, required=True, help="plies to search")
             p.add_argument("--divide", action="store_true", help="show the count below each move")
+    sub.add_parser("arena", help="play agents against each other (damas arena --help)")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Runs the command line; returns the exit status (2 on a usage or input error)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["arena"]:  # the agents package is imported only for this command
+        from agents.cli import main as arena_main
+
+        return arena_main(argv[1:])
     parser = _parser()
     args = parser.parse_args(argv)
     try:

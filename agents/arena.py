@@ -1,0 +1,723 @@
+"""The arena: matches between agents with fair openings, statistics and PDN.
+
+    from agents.arena import play_match, round_robin
+
+    result = play_match("alphabeta:depth=2", "random", variant="english", games=20)
+    print(result.summary())          # W/D/L, score and Elo with 95% intervals, by opening
+    open("games.pdn", "w").write(result.pdn())
+
+Games are played through :class:`damas_env.draughts_v0.raw_env` (our rules, hop by hop;
+each agent is asked through :func:`agents.base.play_hop`) and recorded move by move in a
+:class:`damas_env.game.Game` for the PDN.
+
+Fair play:
+
+- Colours alternate: agent A moves first in even games, second in odd ones, and every
+  opening is played twice, once with each colour.
+- Openings keep deterministic agents from replaying one game. Rulesets that open like
+  English checkers use the ACF three-move deck (:mod:`agents.ballots`, 156 ballots, in an
+  order shuffled by the seed); other rulesets use 2-4 random opening plies drawn from the
+  seed (distinct where possible).
+- Agents given as spec strings (or factories) are built afresh for every game with a seed
+  drawn from (match seed, game number, side), so a match is reproducible from its seed and
+  the same with any number of worker processes.
+
+Statistics (:func:`score_stats`), for agent A over n games with W wins, D draws, L losses:
+
+- score ``s = (W + D/2) / n``;
+- 95% interval: normal approximation ``s ± 1.96 σ/√n`` with σ² the variance of the per-game
+  scores (1, ½, 0) — draws narrow it, as they should. When every game had the same result
+  (σ = 0) that interval is a point, so the Wilson score interval for s over n games is used
+  instead; bounds are clipped to [0, 1];
+- Elo difference ``-400 log10(1/s - 1)``, and its interval from the score interval's bounds.
+  A score of 0 or 1 has no finite Elo: scores are clamped to [1/(2n), 1 - 1/(2n)] (half a
+  point from a whitewash), so a perfect score reports the Elo a score of n - ½ would,
+  a lower bound of the true gap.
+- Round robins rank agents by a least-squares fit of the pairwise Elo differences
+  (R_i = mean over j of Elo(i vs j), the first agent anchored at 0).
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from statistics import NormalDist
+from typing import Any, TypeAlias
+
+import numpy as np
+
+from damas_env import Colour, Ruleset, get_ruleset
+from damas_env.draughts_v0 import IllegalActionError, raw_env
+from damas_env.encoding import actions_to_move, move_to_actions
+from damas_env.engine import Move
+from damas_env.game import Game
+
+from .ballots import DECK
+from .base import Agent, play_hop
+from .specs import make_agent
+
+__all__ = [
+    "AgentSource",
+    "GameRecord",
+    "MatchResult",
+    "Opening",
+    "RoundRobinResult",
+    "ScoreStats",
+    "elo_difference",
+    "openings_for",
+    "play_match",
+    "round_robin",
+    "score_stats",
+    "uses_ballots",
+]
+
+#: What the arena accepts as a player: a spec string (``"alphabeta:depth=4"``), an agent,
+#: or a factory called as ``factory(seed=...)``. Processes other than the caller's
+#: (``workers > 1``) need a spec or a picklable factory.
+AgentSource: TypeAlias = str | Agent | Callable[..., Agent]
+
+Z95 = NormalDist().inv_cdf(0.975)  # 1.959963984540054
+
+# --- Statistics -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ScoreStats:
+    """A match from agent A's side: results, score and Elo with 95% intervals."""
+
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    score: float
+    score_ci: tuple[float, float]
+    elo: float
+    elo_ci: tuple[float, float]
+    interval: str
+    """How score_ci was computed: "normal" (per-game variance) or "wilson" (σ = 0)."""
+
+
+def score_stats(wins: int, draws: int, losses: int, z: float = Z95) -> ScoreStats:
+    """Returns the score, its interval, and the Elo difference with its interval.
+
+    Raises:
+        ValueError: a count is negative or there are no games.
+    """
+    if min(wins, draws, losses) < 0 or wins + draws + losses == 0:
+        raise ValueError(f"need non-negative results and at least one game, not {wins, draws}")
+    n = wins + draws + losses
+    score = (wins + draws / 2) / n
+    variance = (wins * (1 - score) ** 2 + draws * (0.5 - score) ** 2 + losses * score**2) / n
+    if variance > 0:
+        half = z * math.sqrt(variance / n)
+        low, high, method = max(0.0, score - half), min(1.0, score + half), "normal"
+    else:
+        low, high = _wilson(score, n, z)
+        method = "wilson"
+    elo_ci = (elo_difference(low, n), elo_difference(high, n))
+    return ScoreStats(
+        n, wins, draws, losses, score, (low, high), elo_difference(score, n), elo_ci, method
+    )
+
+
+def _wilson(p: float, n: int, z: float) -> tuple[float, float]:
+    """Returns the Wilson score interval of a proportion p observed over n trials."""
+    denominator = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denominator
+    half = z / denominator * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    low = 0.0 if p == 0 else max(0.0, centre - half)  # exact ends: rounding leaves 1e-17
+    high = 1.0 if p == 1 else min(1.0, centre + half)
+    return low, high
+
+
+def elo_difference(score: float, games: int) -> float:
+    """Returns ``-400 log10(1/s - 1)``, with s clamped to [1/(2n), 1 - 1/(2n)] over n games."""
+    eps = 1 / (2 * games)
+    s = min(max(score, eps), 1 - eps)
+    if s == 0.5:
+        return 0.0
+    return -400 * math.log10(1 / s - 1)
+
+
+# --- Openings -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Opening:
+    """Moves played from the start position before the agents take over."""
+
+    name: str
+    moves: tuple[str, ...]
+
+    def __str__(self) -> str:
+        return f"{self.name}: {' '.join(self.moves)}" if self.moves else self.name
+
+
+# The switches that decide which openings are legal and sound: rulesets equal to English on
+# these (whatever their draw rules) open like English checkers and use its ballot deck.
+_OPENING_SWITCHES = ("board_size", "rows_per_side", "first_player", "men_capture_backward")
+
+
+def uses_ballots(rules: Ruleset | str) -> bool:
+    """Returns True if a ruleset opens like English checkers (so the ACF ballots apply)."""
+    rules = get_ruleset(rules)
+    english = get_ruleset("english")
+    same = all(getattr(rules, key) == getattr(english, key) for key in _OPENING_SWITCHES)
+    return same and not rules.giveaway  # a ballot's soundness means nothing when losing wins
+
+
+def openings_for(rules: Ruleset | str, count: int, seed: int) -> list[Opening]:
+    """Returns `count` openings for a ruleset, reproducible from the seed.
+
+    English-like rulesets get ACF ballots in an order shuffled by the seed (cycling after
+    156); others get 2-4 random plies, distinct while the seed allows.
+    """
+    rules = get_ruleset(rules)
+    if uses_ballots(rules):
+        deck = [Opening(f"ACF {number:03d}", tuple(moves.split())) for number, moves in DECK]
+        order = np.random.default_rng(seed).permutation(len(deck))
+        return [deck[order[k % len(deck)]] for k in range(count)]
+    return _random_openings(rules, count, seed)
+
+
+def _random_openings(rules: Ruleset, count: int, seed: int) -> list[Opening]:
+    """Returns openings of 2-4 uniformly random legal plies, avoiding repeats (20 tries)."""
+    rng = np.random.default_rng(seed)
+    seen: set[tuple[str, ...]] = set()
+    openings = []
+    for k in range(count):
+        for _ in range(20):
+            moves = _random_plies(rules, rng)
+            if moves not in seen:
+                break
+        seen.add(moves)
+        openings.append(Opening(f"random {k + 1:03d}", moves))
+    return openings
+
+
+def _random_plies(rules: Ruleset, rng: np.random.Generator) -> tuple[str, ...]:
+    game = Game(rules)
+    for _ in range(int(rng.integers(2, 5))):
+        legal = game.legal_moves()
+        if not legal:
+            break
+        game.push(legal[int(rng.integers(len(legal)))])
+    return tuple(game.move_strings())
+
+
+# --- One game -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """One game of a match, from agent A's side."""
+
+    index: int
+    opening: Opening
+    a_first: bool
+    """Agent A moved first (played the ruleset's first colour)."""
+    a_colour: str
+    score: float
+    """A's points: 1 win, 0.5 draw, 0 loss."""
+    reason: str
+    """Why the game ended: the env's ``infos[agent]["reason"]`` (``max_plies``: a draw)."""
+    plies: int
+    """Plies played, the opening's included."""
+    final_fen: str
+    pdn: str
+
+    @property
+    def result(self) -> str:
+        """Returns "win", "draw" or "loss" for agent A."""
+        return {1.0: "win", 0.5: "draw", 0.0: "loss"}[self.score]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Returns the record as JSON-ready values (without the PDN text)."""
+        return {
+            "index": self.index,
+            "opening": self.opening.name,
+            "opening_moves": list(self.opening.moves),
+            "a_colour": self.a_colour,
+            "result": self.result,
+            "score": self.score,
+            "reason": self.reason,
+            "plies": self.plies,
+            "final_fen": self.final_fen,
+        }
+
+
+def _play(env: raw_env, players: dict[str, Agent], opening: Opening) -> tuple[Game, str]:
+    """Plays one game from an opening in the env; returns the game record and the reason."""
+    env.reset()
+    game = Game(env.rules)
+    for text in opening.moves:
+        _push(env, game, game.position.find_move(text))
+    for agent in players.values():
+        agent.reset()
+    while not _is_over(env):
+        mover, start, hops = env.agent_selection, env.position, []
+        while env.agent_selection == mover and not _is_over(env):
+            action = play_hop(players[mover], env)
+            try:
+                env.step(action)
+            except IllegalActionError:  # the agent's bug costs it the game, not the match
+                winner = next(a for a in env.agents if a != mover)
+                env.end_game(winner, "illegal_action")
+                return game, "illegal_action"
+            hops.append(action)
+        game.push(actions_to_move(hops, start))
+    return game, str(env.infos["player_0"].get("reason", "unknown"))
+
+
+def _push(env: raw_env, game: Game, move: Move) -> None:
+    """Plays a move in both the env (hop by hop) and the game record."""
+    for action in move_to_actions(move, game.turn, env.rules.board_size):
+        env.step(action)
+    game.push(move)
+
+
+def _is_over(env: raw_env) -> bool:
+    return any(env.terminations.values()) or any(env.truncations.values())
+
+
+# --- Jobs: one game each, run here or in worker processes -----------------------------------
+
+
+@dataclass(frozen=True)
+class _Job:
+    """Everything a worker needs to play one game (picklable for spec and factory agents)."""
+
+    index: int
+    sources: tuple[AgentSource, AgentSource]
+    names: tuple[str, str]
+    seeds: tuple[int, int]
+    a_first: bool
+    opening: Opening
+    rules: Ruleset
+    max_plies: int | None
+    event: str
+
+
+_ENVS: dict[tuple[Ruleset, int | None], raw_env] = {}  # one env per process and ruleset
+
+
+def _run_job(job: _Job) -> GameRecord:
+    """Plays one scheduled game and returns its record."""
+    key = (job.rules, job.max_plies)
+    if key not in _ENVS:
+        _ENVS[key] = raw_env(job.rules, max_plies=job.max_plies)  # type: ignore[arg-type]
+    env = _ENVS[key]
+    a, b = (_build(source, seed) for source, seed in zip(job.sources, job.seeds, strict=True))
+    order = (0, 1) if job.a_first else (1, 0)
+    players = dict(zip(env.possible_agents, ((a, b)[i] for i in order), strict=True))
+    game, reason = _play(env, players, job.opening)
+    reward = float(env.rewards["player_0" if job.a_first else "player_1"])
+    a_colour = env.infos["player_0" if job.a_first else "player_1"]["colour"]
+    first = Colour.WHITE if job.rules.first_player == "white" else Colour.BLACK
+    names = [job.names[i] for i in order]  # names of player_0, player_1
+    white, black = names if first == Colour.WHITE else names[::-1]
+    pdn = game.to_pdn(
+        Event=job.event,
+        Round=str(job.index + 1),
+        White=white,
+        Black=black,
+        Opening=str(job.opening),
+        Termination=reason,
+    )
+    return GameRecord(
+        job.index,
+        job.opening,
+        job.a_first,
+        a_colour,
+        (reward + 1) / 2,
+        reason,
+        game.ply,
+        game.position.fen(),
+        pdn,
+    )
+
+
+def _build(source: AgentSource, seed: int) -> Agent:
+    """Returns a fresh agent for one game (specs and factories) or the agent given."""
+    if isinstance(source, str):
+        return make_agent(source, seed=seed)
+    if isinstance(source, Agent) and not isinstance(source, type):
+        return source
+    return source(seed=seed)
+
+
+def _name(source: AgentSource) -> str:
+    if isinstance(source, str):
+        return source
+    return str(_build(source, 0).name)
+
+
+def _derive(*numbers: int) -> int:
+    """Returns a 32-bit seed drawn from a tuple of non-negative ints (independent streams)."""
+    return int(np.random.SeedSequence([n & 0xFFFFFFFF for n in numbers]).generate_state(1)[0])
+
+
+def _schedule(
+    sources: tuple[AgentSource, AgentSource],
+    names: tuple[str, str],
+    rules: Ruleset,
+    games: int,
+    seed: int,
+    max_plies: int | None,
+) -> list[_Job]:
+    """Returns the games of a match: opening k//2 twice, colours swapped, seeds per game."""
+    openings = openings_for(rules, (games + 1) // 2, seed)
+    event = f"damas arena: {names[0]} vs {names[1]} (seed {seed})"
+    return [
+        _Job(
+            index=i,
+            sources=sources,
+            names=names,
+            seeds=(_derive(seed, i, 0), _derive(seed, i, 1)),
+            a_first=i % 2 == 0,
+            opening=openings[i // 2],
+            rules=rules,
+            max_plies=max_plies,
+            event=event,
+        )
+        for i in range(games)
+    ]
+
+
+def _run(jobs: Sequence[_Job], workers: int, progress: bool) -> list[GameRecord]:
+    """Plays every job, here or in `workers` processes; returns the records in job order."""
+    if workers > 1 and any(_is_instance(s) for job in jobs for s in job.sources):
+        raise ValueError(
+            "workers > 1 builds agents in each process: pass spec strings or picklable "
+            "factories, not agent instances"
+        )
+    bar = _Progress(len(jobs), progress)
+    try:
+        if workers <= 1:
+            return [_counted(bar, _run_job(job)) for job in jobs]
+        # spawn, not fork: numba's thread pools and torch (learned agents) do not survive fork.
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(workers, mp_context=context) as pool:
+            futures = [pool.submit(_run_job, job) for job in jobs]
+            try:
+                for future in as_completed(futures):
+                    _counted(bar, future.result())
+            except BaseException:
+                pool.shutdown(cancel_futures=True)
+                raise
+            return [future.result() for future in futures]
+    finally:
+        bar.close()
+
+
+def _is_instance(source: AgentSource) -> bool:
+    return isinstance(source, Agent) and not isinstance(source, type)
+
+
+def _counted(bar: _Progress, record: GameRecord) -> GameRecord:
+    bar.update()
+    return record
+
+
+class _Progress:
+    """A progress bar on stderr: tqdm if installed, else a counter (a line per 10% in logs)."""
+
+    def __init__(self, total: int, enabled: bool) -> None:
+        self.total, self.enabled, self.done, self._shown = total, enabled, 0, 0.0
+        self._tty = enabled and sys.stderr.isatty()
+        self._bar: Any = None
+        if enabled:
+            try:
+                from tqdm import tqdm
+
+                self._bar = tqdm(total=total, desc="arena", unit="game", file=sys.stderr)
+            except ImportError:
+                pass
+
+    def update(self) -> None:
+        self.done += 1
+        if self._bar is not None:
+            self._bar.update()
+        elif self.enabled and self._due():
+            end = "" if self._tty else "\n"
+            print(f"\rarena: {self.done}/{self.total} games", end=end, file=sys.stderr, flush=True)
+
+    def _due(self) -> bool:
+        """Returns True when the counter should be shown again (5 times a second at most)."""
+        if self._tty:
+            now = time.monotonic()
+            due = self.done == self.total or now - self._shown > 0.2
+        else:
+            now = self.done / self.total
+            due = self.done == self.total or now - self._shown >= 0.1
+        if due:
+            self._shown = now
+        return due
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+        elif self._tty and self.done:
+            print(file=sys.stderr, flush=True)
+
+
+# --- Matches --------------------------------------------------------------------------------
+
+
+@dataclass
+class MatchResult:
+    """The games of a match between agents A and B, and their statistics from A's side."""
+
+    agent_a: str
+    agent_b: str
+    variant: str
+    seed: int
+    records: list[GameRecord] = field(default_factory=list)
+
+    @property
+    def stats(self) -> ScoreStats:
+        """Returns W/D/L, score and Elo with their 95% intervals (see the module docstring)."""
+        counts = Counter(r.result for r in self.records)
+        return score_stats(counts["win"], counts["draw"], counts["loss"])
+
+    @property
+    def games(self) -> int:
+        """Returns the number of games played."""
+        return len(self.records)
+
+    @property
+    def average_plies(self) -> float:
+        """Returns the average game length in plies (openings included)."""
+        return sum(r.plies for r in self.records) / max(1, len(self.records))
+
+    def by_opening(self) -> dict[str, tuple[int, int, int]]:
+        """Returns A's (wins, draws, losses) for each opening, in opening name order."""
+        table: dict[str, list[int]] = {}
+        for r in sorted(self.records, key=lambda r: r.opening.name):
+            row = table.setdefault(str(r.opening), [0, 0, 0])
+            row[("win", "draw", "loss").index(r.result)] += 1
+        return {name: (w, d, lo) for name, (w, d, lo) in table.items()}
+
+    def reasons(self) -> dict[str, int]:
+        """Returns how many games ended for each reason."""
+        return dict(Counter(r.reason for r in self.records).most_common())
+
+    def pdn(self) -> str:
+        """Returns every game as one PDN text."""
+        return "\n".join(r.pdn for r in self.records)
+
+    def to_dict(self, records: bool = True) -> dict[str, Any]:
+        """Returns the match as JSON-ready values: counts, score, Elo, per-opening results."""
+        s = self.stats
+        data: dict[str, Any] = {
+            "variant": self.variant,
+            "agent_a": self.agent_a,
+            "agent_b": self.agent_b,
+            "seed": self.seed,
+            "games": s.games,
+            "wins": s.wins,
+            "draws": s.draws,
+            "losses": s.losses,
+            "score": s.score,
+            "score_ci": list(s.score_ci),
+            "score_ci_method": s.interval,
+            "elo": s.elo,
+            "elo_ci": list(s.elo_ci),
+            "average_plies": self.average_plies,
+            "reasons": self.reasons(),
+            "by_opening": {
+                name: {"wins": w, "draws": d, "losses": lo}
+                for name, (w, d, lo) in self.by_opening().items()
+            },
+        }
+        if records:
+            data["records"] = [r.to_dict() for r in self.records]
+        return data
+
+    def summary(self, openings: bool = True) -> str:
+        """Returns the result as text: W/D/L, score, Elo, length, reasons, by opening."""
+        s = self.stats
+        lines = [
+            f"{self.variant}: {self.agent_a} vs {self.agent_b}, {s.games} games (seed {self.seed})",
+            f"{self.agent_a}: +{s.wins} ={s.draws} -{s.losses}",
+            f"score {s.score:.3f}  95% CI [{s.score_ci[0]:.3f}, {s.score_ci[1]:.3f}]",
+            f"Elo {s.elo:+.0f}  95% CI [{s.elo_ci[0]:+.0f}, {s.elo_ci[1]:+.0f}]",
+            f"average length {self.average_plies:.1f} plies",
+            "endings: " + ", ".join(f"{k} {v}" for k, v in self.reasons().items()),
+        ]
+        if openings:
+            lines.append(f"by opening ({self.agent_a}'s +wins =draws -losses):")
+            table = self.by_opening()
+            width = max(len(name) for name in table)
+            lines += [f"  {n:<{width}}  +{w} ={d} -{lo}" for n, (w, d, lo) in table.items()]
+        return "\n".join(lines)
+
+
+def play_match(
+    agent_a: AgentSource,
+    agent_b: AgentSource,
+    variant: str | Ruleset = "english",
+    games: int = 200,
+    seed: int = 0,
+    workers: int = 1,
+    max_plies: int | None = None,
+    progress: bool = True,
+) -> MatchResult:
+    """Returns the result of `games` games between two agents, colours alternating.
+
+    Args:
+        agent_a, agent_b: spec strings, agents, or factories (see :data:`AgentSource`).
+        variant: a ruleset name, rules YAML path or Ruleset.
+        games: games to play; each opening is played twice, colours swapped.
+        seed: decides the openings and the agents' seeds; same seed, same match.
+        workers: processes to play in (the result does not depend on it). They are
+            spawned, so a script calling this needs ``if __name__ == "__main__":``.
+        max_plies: stop a game after this many plies (counted as a draw).
+        progress: show a progress bar on stderr.
+
+    Raises:
+        ValueError: a bad spec, variant, number of games or workers.
+    """
+    rules, names = _checked(variant, games, workers, (agent_a, agent_b))
+    jobs = _schedule((agent_a, agent_b), (names[0], names[1]), rules, games, seed, max_plies)
+    return MatchResult(names[0], names[1], rules.name, seed, _run(jobs, workers, progress))
+
+
+def _checked(
+    variant: str | Ruleset, games: int, workers: int, sources: Sequence[AgentSource]
+) -> tuple[Ruleset, list[str]]:
+    """Returns the ruleset and unique agent names, or raises ValueError for bad arguments."""
+    rules = get_ruleset(variant)
+    if not isinstance(games, int) or games < 1:
+        raise ValueError(f"games must be a positive int, not {games!r}")
+    if not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be a positive int, not {workers!r}")
+    return rules, _unique([_name(s) for s in sources])
+
+
+def _unique(names: list[str]) -> list[str]:
+    """Returns the names with repeats numbered: random, random#2, random#3."""
+    return [f"{n}#{names[:i].count(n) + 1}" if n in names[:i] else n for i, n in enumerate(names)]
+
+
+# --- Round robin ----------------------------------------------------------------------------
+
+
+@dataclass
+class RoundRobinResult:
+    """Every pair's match of a round robin, a crosstable and an Elo ladder."""
+
+    agents: list[str]
+    variant: str
+    seed: int
+    matches: dict[tuple[int, int], MatchResult]
+    """The match of agents i < j, from agent i's side."""
+
+    def points(self, i: int, j: int) -> tuple[float, int]:
+        """Returns agent i's points against agent j, and the games they played."""
+        if i == j:
+            return 0.0, 0
+        match = self.matches[(min(i, j), max(i, j))]
+        mine = sum(r.score for r in match.records)
+        return (mine if i < j else match.games - mine), match.games
+
+    def ladder(self) -> list[tuple[str, float]]:
+        """Returns (agent, Elo) best first: the least-squares fit of pairwise Elo, first = 0."""
+        n = len(self.agents)
+        elo = np.zeros((n, n))
+        for i in range(n):
+            for j in range(n):
+                points, games = self.points(i, j)
+                elo[i, j] = elo_difference(points / games, games) if games else 0.0
+        ratings = elo.mean(axis=1)
+        ratings -= ratings[0]
+        return sorted(zip(self.agents, ratings.tolist(), strict=True), key=lambda t: -t[1])
+
+    def crosstable(self) -> str:
+        """Returns the crosstable as text: row's points against each column, and the total."""
+        n = len(self.agents)
+        width = max(len(a) for a in self.agents) + 4
+        header = " " * width + "".join(f"{j + 1:>8}" for j in range(n)) + "     total"
+        lines = [header]
+        for i, name in enumerate(self.agents):
+            cells = [self.points(i, j) for j in range(n)]
+            row = "".join(f"{p:>8.1f}" if g else f"{'-':>8}" for p, g in cells)
+            total, games = sum(p for p, _ in cells), sum(g for _, g in cells)
+            lines.append(f"{i + 1:>2}. {name:<{width - 4}}{row}  {total:>6.1f}/{games}")
+        return "\n".join(lines)
+
+    def summary(self) -> str:
+        """Returns the crosstable and the Elo ladder as text."""
+        games = next(iter(self.matches.values())).games
+        ladder = self.ladder()
+        width = max(len(a) for a in self.agents)
+        lines = [
+            f"{self.variant}: round robin of {len(self.agents)} agents, {games} games per pair "
+            f"(seed {self.seed})",
+            "crosstable (row's points against column):",
+            self.crosstable(),
+            f"Elo ladder (least-squares fit of pairwise Elo, {self.agents[0]} = 0):",
+        ]
+        lines += [f"{k + 1:>2}. {a:<{width}}  {e:+6.0f}" for k, (a, e) in enumerate(ladder)]
+        return "\n".join(lines)
+
+    def pdn(self) -> str:
+        """Returns every game of every match as one PDN text."""
+        return "\n".join(m.pdn() for m in self.matches.values())
+
+    def to_dict(self) -> dict[str, Any]:
+        """Returns JSON-ready values: the crosstable in points, the ladder and every match."""
+        n = len(self.agents)
+        return {
+            "variant": self.variant,
+            "seed": self.seed,
+            "agents": self.agents,
+            "crosstable": [[self.points(i, j)[0] for j in range(n)] for i in range(n)],
+            "ladder": [{"agent": a, "elo": e} for a, e in self.ladder()],
+            "matches": [m.to_dict(records=False) for m in self.matches.values()],
+        }
+
+
+def round_robin(
+    agents: Sequence[AgentSource],
+    variant: str | Ruleset = "english",
+    games: int = 200,
+    seed: int = 0,
+    workers: int = 1,
+    max_plies: int | None = None,
+    progress: bool = True,
+) -> RoundRobinResult:
+    """Returns a round robin: `games` games between every pair of agents (as play_match).
+
+    Each pair (i, j) plays with the seed ``_derive(seed, i, j)``, stored in its MatchResult,
+    so ``play_match`` with that seed replays the pair's match.
+
+    Raises:
+        ValueError: fewer than two agents, or a bad spec, variant, games or workers.
+    """
+    if len(agents) < 2:
+        raise ValueError(f"a round robin needs at least two agents, not {len(agents)}")
+    rules, names = _checked(variant, games, workers, agents)
+    pairs = [(i, j) for i in range(len(agents)) for j in range(i + 1, len(agents))]
+    seeds = {(i, j): _derive(seed, i, j) for i, j in pairs}
+    jobs = [
+        job
+        for i, j in pairs
+        for job in _schedule(
+            (agents[i], agents[j]), (names[i], names[j]), rules, games, seeds[i, j], max_plies
+        )
+    ]
+    records = _run(jobs, workers, progress)
+    matches = {
+        (i, j): MatchResult(
+            names[i], names[j], rules.name, seeds[i, j], records[k * games :][:games]
+        )
+        for k, (i, j) in enumerate(pairs)
+    }
+    return RoundRobinResult(names, rules.name, seed, matches)

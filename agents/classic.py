@@ -1,0 +1,162 @@
+"""Classical baseline agents: random, greedy and alpha-beta search.
+
+    from agents.classic import AlphaBetaAgent, GreedyAgent, RandomAgent
+
+    agent = AlphaBetaAgent(depth=4, seed=0)
+    result = agent.search(position)     # move, score, depth, nodes, seconds, pv
+    move = agent.choose(position)       # what act() plays, hop by hop
+
+Every agent takes its moves from the engine (the action mask or ``position.legal_moves()``);
+the alpha-beta search (:mod:`agents.search`) runs compiled over the engine kernels. Each
+agent owns a seeded ``np.random.Generator`` for its tie-breaks, so a run is reproducible
+from the seed given at construction (``reset()`` does not rewind it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from damas_env import Move, Position, Ruleset
+
+from .base import MoveAgent, Observation
+from .search import Searcher, SearchResult
+
+__all__ = [
+    "RandomAgent",
+    "GreedyAgent",
+    "AlphaBetaAgent",
+    "SearchResult",
+    "king_value",
+    "material_gain",
+]
+
+
+class RandomAgent:
+    """Plays a uniformly random legal hop (a set bit of the action mask)."""
+
+    name = "random"
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self) -> None:
+        """Does nothing: the random stream runs on across games, as seeded at construction."""
+
+    def act(
+        self, observation: Observation, position: Position | None = None, hops: Sequence[int] = ()
+    ) -> int:
+        """Returns a random legal hop.
+
+        Raises:
+            ValueError: the mask allows no action (the game is over or it is not our turn).
+        """
+        legal = np.flatnonzero(observation["action_mask"])
+        if legal.size == 0:
+            raise ValueError("the action mask allows no action: nothing to play")
+        return int(legal[self.rng.integers(legal.size)])
+
+
+class GreedyAgent(MoveAgent):
+    """Plays the move that leaves the mover the best material; ties drawn at random.
+
+    Men count 1 and kings 2.5 where kings fly, 1.5 where they step. Under giveaway rules the
+    best material is the least (the aim is to lose pieces).
+    """
+
+    name = "greedy"
+
+    def __init__(self, seed: int | None = None) -> None:
+        super().__init__()
+        self.rng = np.random.default_rng(seed)
+
+    def choose(self, position: Position) -> Move:
+        """Returns a legal move with the best material balance after it."""
+        moves = position.legal_moves()
+        gains = np.array([material_gain(position, m) for m in moves])
+        if position.rules.giveaway:
+            gains = -gains
+        best = np.flatnonzero(gains == gains.max())
+        return moves[int(best[self.rng.integers(best.size)])]
+
+
+def king_value(rules: Ruleset) -> float:
+    """Returns a king's worth in men: 2.5 for flying kings, 1.5 for kings that step."""
+    return 2.5 if rules.flying_kings else 1.5
+
+
+def material_gain(position: Position, move: Move) -> float:
+    """Returns how much the mover's material balance (men 1, kings king_value) rises."""
+    king = king_value(position.rules)
+    board = position.board
+    taken = sum(king if abs(int(board[sq])) == 2 else 1.0 for sq in move.captures)
+    return taken + (king - 1.0 if move.crowns else 0.0)
+
+
+class AlphaBetaAgent(MoveAgent):
+    """Plays the move found by a compiled alpha-beta search, limited by depth, nodes or time.
+
+    Args:
+        depth: iterative deepening stops after this many plies (captures are searched on).
+        nodes: positions the search may visit per move.
+        time: seconds the search may take per move (converted into node budgets, so a move
+            takes about that long, rarely a little more).
+        seed: seeds the choice among root moves with exactly the best score.
+        tt_bits: the transposition table holds 2**tt_bits entries (28 bytes each).
+
+    Raises:
+        ValueError: no limit is given, or a limit is not positive.
+    """
+
+    def __init__(
+        self,
+        depth: int | None = None,
+        nodes: int | None = None,
+        time: float | None = None,
+        seed: int | None = None,
+        tt_bits: int = 20,
+    ) -> None:
+        super().__init__()
+        limits = {"depth": depth, "nodes": nodes, "time": time}
+        given = {k: v for k, v in limits.items() if v is not None}
+        if not given:
+            raise ValueError("AlphaBetaAgent needs a limit: depth=, nodes= or time=")
+        for key, value in given.items():
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+                raise ValueError(f"{key} must be a positive number, not {value!r}")
+            if key != "time" and not isinstance(value, int):
+                raise ValueError(f"{key} must be an int, not {value!r}")
+        if not 4 <= tt_bits <= 30:
+            raise ValueError(f"tt_bits must be 4..30, not {tt_bits}")
+        self.depth, self.nodes, self.time = depth, nodes, time
+        self.tt_bits = tt_bits
+        self.rng = np.random.default_rng(seed)
+        self.name = "alphabeta:" + ",".join(f"{k}={v}" for k, v in given.items())
+        self._searchers: dict[Ruleset, Searcher] = {}
+
+    def search(self, position: Position) -> SearchResult:
+        """Returns the search's best move of a position, with its score, depth, nodes and pv.
+
+        Raises:
+            ValueError: the position has no legal move.
+        """
+        return self._searcher(position.rules).search(
+            position, self.depth, self.nodes, self.time, self.rng
+        )
+
+    def choose(self, position: Position) -> Move:
+        """Returns the move to play: the search's best."""
+        return self.search(position).move
+
+    def evaluate(self, position: Position) -> int:
+        """Returns the static evaluation of a position, in centi-men for the side to move."""
+        return self._searcher(position.rules).evaluate(position)
+
+    def _searcher(self, rules: Ruleset) -> Searcher:
+        """Returns the search tables of a ruleset (made on first use)."""
+        searcher = self._searchers.get(rules)
+        if searcher is None:
+            searcher = Searcher(rules, self.tt_bits)
+            self._searchers[rules] = searcher
+        return searcher

@@ -1,0 +1,617 @@
+"""Opponents nobody here wrote, so that strength is anchored outside the project.
+
+==========================  ==================  ===========================================
+Agent                       Variant             Needs
+==========================  ==================  ===========================================
+``openspiel-mcts:sims=N``   English             ``pip install open_spiel``
+``dame:depth=N``            International       ``pip install dame-rs`` (imports as ``dame``)
+``hub:PATH``                the engine's        any engine speaking Hub protocol version 2
+==========================  ==================  ===========================================
+
+Each engine is optional: constructing an agent whose package or program is missing raises
+an ImportError (or FileNotFoundError) that says what to install. The arena plays *our*
+rules; an engine only proposes moves, and a proposal that is not legal here is an error
+(or, for OpenSpiel past its own end of game, a documented fallback).
+
+Squares cross the boundary as PDN numbers (``damas_env.notation``: number = index + 1);
+moves come back as our :class:`damas_env.Move` found among ``position.legal_moves()`` by
+(origin, destination, captured set), never rebuilt from the engine's rules.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import os
+import queue
+import re
+import shlex
+import shutil
+import subprocess
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from damas_env import Colour, Move, Position
+from damas_env.encoding import action_layout
+from damas_env.notation import parse_move
+from damas_env.peers import OpenSpielCheckersPeer, PeerMove, _os_decode
+from damas_env.rules import Ruleset, get_ruleset
+from damas_env.turn import HOP_ILLEGAL, Turn
+
+from .base import MoveAgent, Observation
+
+__all__ = ["OpenSpielMCTSAgent", "DameAgent", "HubAgent", "HubError"]
+
+#: The switches that decide which moves are legal; the draw rules may differ.
+_MOVE_SWITCHES = (
+    "board_size",
+    "rows_per_side",
+    "first_player",
+    "men_capture_backward",
+    "flying_kings",
+    "capture_precedence",
+    "promotion_in_capture",
+    "king_landing",
+    "turkish_strike",
+    "giveaway",
+)
+
+
+def _optional(module: str, install: str, user: str) -> Any:
+    """Imports an optional engine module, or raises an ImportError naming what to install."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise ImportError(f"{user} needs {install}") from exc
+
+
+def _check_rules(rules: Ruleset, engine_rules: str, user: str) -> None:
+    """Raises ValueError unless a ruleset moves like the named one the engine plays."""
+    reference = get_ruleset(engine_rules)
+    differ = [f for f in _MOVE_SWITCHES if getattr(rules, f) != getattr(reference, f)]
+    if differ:
+        raise ValueError(
+            f"{user} plays {engine_rules} rules only; ruleset {rules.name!r} differs in {differ}"
+        )
+
+
+def _legal_move(position: Position, key: PeerMove, engine: str) -> Move:
+    """Returns our legal move with a PDN (origin, destination, captured set), else raises."""
+    origin, destination, captured = key
+    for move in position.legal_moves():
+        if move.key == (origin - 1, destination - 1, frozenset(c - 1 for c in captured)):
+            return move
+    raise RuntimeError(
+        f"{engine} proposed {origin}-{destination} taking {sorted(captured)}, which is not "
+        f"legal in {position.fen()} under {position.rules.name} rules"
+    )
+
+
+# --- OpenSpiel ------------------------------------------------------------------------------
+
+_SYNC_PLIES = 4  # moves searched to link a new position to the last one seen (ballots: 3-4)
+
+
+class _Checkers(OpenSpielCheckersPeer):
+    """The OpenSpiel checkers peer, with its state open to the agent's search."""
+
+    @property
+    def state(self) -> Any:
+        """Returns OpenSpiel's state (do not apply actions to it; clone it)."""
+        return self._state
+
+
+class OpenSpielMCTSAgent:
+    """OpenSpiel's ``MCTSBot`` with random rollouts on its ``checkers`` (English) game.
+
+    OpenSpiel cannot load a position, so the agent keeps an OpenSpiel game in step with
+    ours by replaying complete moves from the English start position. ``act`` receives
+    only the position, so the agent links each new position to the last one it saw by
+    searching up to four moves of our engine for the sequence that leads there (its own
+    move and the reply; or a three-move ballot at the start of a game). A game that began
+    elsewhere must be given through :meth:`set_history` (the moves from the start
+    position); otherwise ``act`` raises ValueError.
+
+    OpenSpiel ends a game as a draw after 40 plies without a capture; our English rules go
+    on (the 40-move rule is 80 plies without a capture or man move). Once OpenSpiel thinks
+    the game is over while ours goes on, the agent plays uniformly random legal hops (from
+    its own seeded stream) for the rest of that game; ``in_step`` tells which mode it is in.
+
+    Args:
+        sims: MCTS simulations per hop.
+        seed: seed of the bot's and the fallback's random streams (``reset`` restarts them).
+        uct_c: the UCT exploration constant (OpenSpiel's examples use 2).
+    """
+
+    def __init__(self, sims: int = 1000, seed: int | None = None, uct_c: float = 2.0) -> None:
+        install = "OpenSpiel: pip install open_spiel"
+        self._pyspiel = _optional("pyspiel", install, "OpenSpielMCTSAgent")
+        self._mcts = _optional("open_spiel.python.algorithms.mcts", install, "OpenSpielMCTSAgent")
+        self.sims, self.seed, self.uct_c = sims, seed, uct_c
+        self.name = f"openspiel-mcts:sims={sims}"
+        self._game = self._pyspiel.load_game("checkers")
+        self._turns: dict[Ruleset, Turn] = {}
+        self.reset()
+
+    def reset(self) -> None:
+        """Forgets the game and restarts the random streams from the seed."""
+        state = np.random.RandomState(self.seed)
+        evaluator = self._mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=state)
+        self._bot = self._mcts.MCTSBot(
+            self._game, self.uct_c, self.sims, evaluator, solve=True, random_state=state
+        )
+        self._fallback = np.random.default_rng(self.seed)
+        self._peer: _Checkers | None = None
+        self._seen: Position | None = None
+        self.in_step = True
+
+    def set_history(self, moves: Sequence[Move | str], rules: Ruleset | str = "english") -> None:
+        """Replays a game's moves from the English start position (a hook for the arena)."""
+        self._start(rules)
+        assert self._seen is not None
+        for move in moves:
+            self._advance(self._seen.find_move(move))
+
+    def act(
+        self, observation: Observation, position: Position | None = None, hops: Sequence[int] = ()
+    ) -> int:
+        """Returns OpenSpiel MCTS's next hop (a random legal hop once out of step).
+
+        Raises:
+            ValueError: no position, a ruleset that does not move like English, or a
+                position not reached from the moves seen (call :meth:`set_history`).
+        """
+        if position is None:
+            raise ValueError(f"{self.name} needs the engine position: act(obs, position, hops)")
+        _check_rules(position.rules, "english", self.name)
+        self._follow(position)
+        legal = self._legal_hops(position, hops)
+        if self.in_step:
+            action = self._search(position, hops)
+            if action in legal:
+                return action
+            self.in_step = False  # OpenSpiel's game is over (or disagrees): play on at random
+        return int(self._fallback.choice(legal))
+
+    # --- Keeping OpenSpiel in step ----------------------------------------------------------
+
+    def _start(self, rules: Ruleset | str) -> None:
+        self._peer = _Checkers()
+        self._seen = Position.start(rules)
+        self.in_step = True
+
+    def _follow(self, position: Position) -> None:
+        """Brings the OpenSpiel game to a position, replaying the moves that lead there."""
+        start = Position.start(position.rules)
+        if self._seen is None or (self._seen != position and position == start):
+            self._start(position.rules)  # a new game (reset or not)
+        assert self._seen is not None
+        if self._seen == position:
+            return
+        path = _moves_between(self._seen, position, _SYNC_PLIES)
+        if path is None:
+            raise ValueError(
+                f"{self.name} cannot reach {position.fen()} within {_SYNC_PLIES} moves of "
+                f"{self._seen.fen()}: OpenSpiel plays only from the English start position; "
+                "give a game's earlier moves with set_history(moves)"
+            )
+        for move in path:
+            self._advance(move)
+
+    def _advance(self, move: Move) -> None:
+        """Plays one of our moves in OpenSpiel too (unless OpenSpiel's game is over)."""
+        assert self._peer is not None and self._seen is not None
+        if self.in_step and self._peer.is_terminal():
+            self.in_step = False  # OpenSpiel's 40-ply draw: our rules play on
+        if self.in_step:
+            self._peer.play(
+                (move.origin + 1, move.destination + 1, frozenset(c + 1 for c in move.captures))
+            )
+        self._seen = self._seen.play(move)
+
+    def _search(self, position: Position, hops: Sequence[int]) -> int:
+        """Returns the bot's hop from the turn's start plus the hops played, as our action."""
+        assert self._peer is not None
+        state = self._peer.state.clone()
+        layout = action_layout(8)
+        for hop in hops:
+            origin, target = layout.hop_squares(hop, position.turn)
+            action = _os_action(state, origin + 1, target + 1)
+            if action < 0:
+                return -1
+            state.apply_action(action)
+        black_to_move = state.current_player() == 0  # OpenSpiel's first player is our Black
+        if state.is_terminal() or black_to_move != (position.turn == Colour.BLACK):
+            return -1
+        start, end, _ = _os_decode(self._bot.step(state))
+        return layout.hop_action(start - 1, end - 1, position.turn)
+
+    def _legal_hops(self, position: Position, hops: Sequence[int]) -> list[int]:
+        """Returns our legal hops after the hops played (computed by the turn state)."""
+        if position.rules not in self._turns:
+            self._turns[position.rules] = Turn(position.rules)
+        turn = self._turns[position.rules]
+        turn.reset(position.board, position.turn)
+        for hop in hops:
+            if turn.play(int(hop)) == HOP_ILLEGAL:
+                raise ValueError(f"{self.name}: hop {hop} is illegal in {position.fen()}")
+        return turn.legal_actions()
+
+
+def _os_action(state: Any, origin: int, target: int) -> int:
+    """Returns OpenSpiel's legal action for a hop between two PDN squares (-1 if none)."""
+    for action in state.legal_actions():
+        start, end, _ = _os_decode(action)
+        if (start, end) == (origin, target):
+            return int(action)
+    return -1
+
+
+def _moves_between(start: Position, goal: Position, max_plies: int) -> list[Move] | None:
+    """Returns the shortest move sequence from start to goal (None beyond max_plies).
+
+    Iterative deepening over legal moves, pruned by piece counts (pieces never come back).
+    """
+    if start.rules != goal.rules:
+        return None
+    need = (int((goal.board > 0).sum()), int((goal.board < 0).sum()))
+
+    def search(node: Position, depth: int) -> list[Move] | None:
+        if node == goal:
+            return []
+        if depth == 0 or (node.board > 0).sum() < need[0] or (node.board < 0).sum() < need[1]:
+            return None
+        for move in node.legal_moves():
+            rest = search(node.play(move), depth - 1)
+            if rest is not None:
+                return [move, *rest]
+        return None
+
+    for depth in range(max_plies + 1):
+        parity_ok = (depth % 2 == 0) == (start.turn == goal.turn)
+        found = search(start, depth) if parity_ok else None
+        if found is not None:
+            return found
+    return None
+
+
+# --- dame-rs --------------------------------------------------------------------------------
+
+
+def _dame() -> Any:
+    """Imports dame-rs (module ``dame``), telling it apart from PyPI's unrelated ``dame``."""
+    dame = _optional("dame", "dame-rs: pip install dame-rs", "DameAgent")
+    if not hasattr(dame, "Engine"):
+        raise ImportError(
+            "DameAgent needs dame-rs (pip install dame-rs); the installed 'dame' module is "
+            "another package (PyPI's 'dame' is unrelated): pip uninstall dame"
+        )
+    return dame
+
+
+class DameAgent(MoveAgent):
+    """The dame-rs engine (International draughts, alpha-beta in Rust) at a fixed depth.
+
+    dame-rs is on PyPI as ``dame-rs`` and imports as ``dame``; its ``Board`` reads our FEN
+    and its ``Engine.search(board, depth=...)`` returns the best move with PDN squares and
+    the captured set. The board is built from the position alone, so dame does not see the
+    game's repetition history. ``reset`` clears its hash table.
+
+    Args:
+        depth: search depth in plies.
+        hash_mb: transposition table size in MiB.
+    """
+
+    def __init__(self, depth: int = 6, hash_mb: int = 64) -> None:
+        super().__init__()
+        self._module = _dame()
+        self.depth = depth
+        self.name = f"dame:depth={depth}"
+        self._engine = self._module.Engine(hash_mb=hash_mb)
+
+    def reset(self) -> None:
+        """Forgets the move in progress and clears dame's hash table."""
+        super().reset()
+        self._engine.clear()
+
+    def choose(self, position: Position) -> Move:
+        """Returns dame's best move at the agent's depth, as our legal move."""
+        _check_rules(position.rules, "international", self.name)
+        board = self._module.Board(position.fen())
+        best = self._engine.search(board, depth=self.depth).best_move
+        if best is None:
+            raise ValueError(f"{self.name}: no move in {position.fen()} (the game is over)")
+        key = (int(best.from_square), int(best.to_square), frozenset(best.captured))
+        return _legal_move(position, key, "dame")
+
+
+# --- Hub protocol ---------------------------------------------------------------------------
+# Hub protocol version 2 (Scan 3.x, Hub 2.x; Scan's protocol.txt): lines of
+# `command arg=value ...`, values quoted when they hold spaces or '='. The GUI (us) sends
+#   hub | set-param name= value= | init | new-game | pos pos=<side><squares> | level ...
+#   | go think | stop | quit
+# and the engine answers id / param / wait / ready / info / done move= ponder= / error.
+# A position is the side to move (W or B) then one letter per square in PDN order: w b
+# (men), W B (kings), e (empty). A move is 32-28, or 28x19x23: from, to, then every
+# captured square in any order.
+
+_HUB_PIECES = {0: "e", 1: "w", 2: "W", -1: "b", -2: "B"}
+_HUB_MOVE = re.compile(r"^\d+(?:[-x]\d+)+$")
+
+
+class HubError(RuntimeError):
+    """Raised when a Hub engine dies, falls silent or says something we cannot use."""
+
+
+def hub_position(position: Position) -> str:
+    """Returns a position in Hub's format: ``W`` or ``B`` then one letter per square."""
+    side = "W" if position.turn == Colour.WHITE else "B"
+    return side + "".join(_HUB_PIECES[int(code)] for code in position.board)
+
+
+def hub_move(move: Move) -> str:
+    """Returns a move in Hub's format: ``32-28``, or ``28x19x23`` (captured squares last)."""
+    if not move.captures:
+        return f"{move.origin + 1}-{move.destination + 1}"
+    return "x".join(str(s + 1) for s in (move.origin, move.destination, *sorted(move.captures)))
+
+
+def parse_hub_move(text: str, position: Position) -> Move:
+    """Returns our legal move named by a Hub move (also accepts a PDN capture path).
+
+    Raises:
+        HubError: the text is not a move, or names no single legal move here.
+    """
+    if not _HUB_MOVE.match(text):
+        raise HubError(f"malformed Hub move {text!r}")
+    numbers = [int(n) for n in re.split(r"[-x]", text)]
+    squares = position.rules.squares
+    if not all(1 <= n <= squares for n in numbers):
+        raise HubError(f"Hub move {text!r} names a square off the board (1-{squares})")
+    origin, destination, taken = numbers[0] - 1, numbers[1] - 1, {n - 1 for n in numbers[2:]}
+    found = {
+        m.key: m
+        for m in position.legal_moves()
+        if m.origin == origin and m.destination == destination
+        if not taken or set(m.captures) == taken
+    }
+    if len(found) == 1:
+        return next(iter(found.values()))
+    with contextlib.suppress(ValueError):  # a PDN path (landing squares) instead
+        routes = position.capture_routes()
+        return position.find_move(parse_move(text, routes, position.rules.board_size))
+    raise HubError(f"Hub move {text!r} is not a legal move (or is ambiguous) in {position.fen()}")
+
+
+def parse_hub_line(line: str) -> tuple[str, dict[str, str]]:
+    """Returns (command, arguments) of a Hub line; a flag argument has the value ``""``.
+
+    Raises:
+        HubError: unbalanced quotes.
+    """
+    try:
+        words = shlex.split(line)
+    except ValueError as exc:
+        raise HubError(f"malformed Hub line {line!r}: {exc}") from None
+    if not words:
+        return "", {}
+    args: dict[str, str] = {}
+    for word in words[1:]:
+        name, _, value = word.partition("=")
+        args[name] = value
+    return words[0], args
+
+
+def _hub_value(value: object) -> str:
+    """Returns a value for a Hub line, quoted if it is empty or holds a space, '=' or '"'."""
+    text = str(value).lower() if isinstance(value, bool) else str(value)
+    return f'"{text}"' if not text or re.search(r'[\s="]', text) else text
+
+
+class HubAgent(MoveAgent):
+    """Any engine speaking the Hub protocol (version 2) over a subprocess's stdin/stdout.
+
+    The engine is started on the first move (``[path, *args]``; Scan and dame-rs both take
+    ``hub`` as their argument) and asked for one complete move per turn with ``pos``,
+    ``level`` and ``go think``. It sees the position only (no ``moves=`` history). Every
+    reply is waited for with a timeout; an engine that is missing, dies, falls silent or
+    answers with a move that is not legal here raises :class:`HubError` (missing:
+    FileNotFoundError) with what it said.
+
+    Args:
+        path: the engine's executable (a path, or a name on PATH).
+        **options: ``depth`` (``level depth=``) or ``time`` (seconds, ``level move-time=``;
+            1 if neither is given); ``timeout``: seconds to wait for a move beyond the move
+            time (default 10); ``init_timeout``: seconds to wait for ``wait`` and ``ready``
+            at start-up (default 60); ``args``: command-line arguments (default
+            ``"hub"``); anything else is an engine parameter sent as ``set-param``
+            (e.g. ``variant="normal"``).
+    """
+
+    def __init__(self, path: str, **options: Any) -> None:
+        super().__init__()
+        found = shutil.which(path) or (path if os.path.isfile(path) else None)
+        if found is None:
+            raise FileNotFoundError(
+                f"Hub engine {path!r} not found: give the path of an engine that speaks the "
+                "Hub protocol, e.g. Scan ('scan' built from its source) or dame-rs "
+                "(pip install dame-rs provides 'dame')"
+            )
+        self.path = found
+        self.name = f"hub:{os.path.basename(path)}"
+        options = dict(options)
+        self.args = shlex.split(str(options.pop("args", "hub")))
+        self.depth = int(options.pop("depth")) if "depth" in options else None
+        self.move_time = float(options.pop("time", 1.0 if self.depth is None else 0.0))
+        self.timeout = float(options.pop("timeout", 10.0))
+        self.init_timeout = float(options.pop("init_timeout", 60.0))
+        self.params = options
+        self.engine_id: dict[str, str] = {}
+        self.engine_params: dict[str, dict[str, str]] = {}
+        self._process: subprocess.Popen[str] | None = None
+        self._lines: queue.Queue[str | None] = queue.Queue()
+        self._stderr: deque[str] = deque(maxlen=20)
+        self._pumps: list[threading.Thread] = []
+
+    # --- Agent ------------------------------------------------------------------------------
+
+    def reset(self) -> None:
+        """Forgets the move in progress; tells a running engine a new game starts."""
+        super().reset()
+        if self._process is not None and self._process.poll() is None:
+            self._send("new-game")
+
+    def choose(self, position: Position) -> Move:
+        """Returns the engine's move for a position, as our legal move."""
+        self.start()
+        self._drain()
+        self._send(f"pos pos={hub_position(position)}")
+        if self.depth is not None:
+            self._send(f"level depth={self.depth}")
+        else:
+            self._send(f"level move-time={self.move_time}")
+        self._send("go think")
+        args, _ = self._expect("done", self.move_time + self.timeout, stop_on_timeout=True)
+        if "move" not in args:
+            raise HubError(f"{self.name}: 'done' without a move: {args}")
+        return parse_hub_move(args["move"], position)
+
+    # --- Process ----------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Starts the engine and runs the initialisation (``hub`` ... ``init``/``ready``)."""
+        if self._process is not None:
+            if self._process.poll() is None:
+                return
+            raise HubError(f"{self.name}: the engine has exited ({self._process.returncode})")
+        self._process = subprocess.Popen(
+            [self.path, *self.args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            bufsize=1,
+        )
+        pumps = (
+            (self._process.stdout, self._lines.put, True),
+            (self._process.stderr, self._stderr.append, False),
+        )
+        self._pumps = [
+            threading.Thread(target=_pump, args=pump, daemon=True, name=f"{self.name} {i}")
+            for i, pump in enumerate(pumps)
+        ]
+        for thread in self._pumps:
+            thread.start()
+        self._send("hub")
+        _, before = self._expect("wait", self.init_timeout)
+        for command, args in before:
+            if command == "id":
+                self.engine_id.update(args)
+            elif command == "param" and "name" in args:
+                self.engine_params[args["name"]] = args
+        for name, value in self.params.items():
+            self._send(f"set-param name={_hub_value(name)} value={_hub_value(value)}")
+        self._send("init")
+        self._expect("ready", self.init_timeout)
+
+    def close(self) -> None:
+        """Asks the engine to quit, and ends it if it does not within a second."""
+        process, self._process = self._process, None
+        if process is None:
+            return
+        with contextlib.suppress(OSError, ValueError):
+            if process.poll() is None and process.stdin is not None:
+                process.stdin.write("quit\n")
+                process.stdin.flush()
+        try:
+            process.wait(timeout=1.0)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        for stream in (process.stdin, process.stdout, process.stderr):
+            with contextlib.suppress(OSError, ValueError):
+                if stream is not None:
+                    stream.close()
+
+    def __enter__(self) -> HubAgent:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        with contextlib.suppress(Exception):
+            self.close()
+
+    # --- Lines ------------------------------------------------------------------------------
+
+    def _send(self, line: str) -> None:
+        process = self._process
+        if process is None or process.stdin is None:
+            raise HubError(f"{self.name}: the engine is not running")
+        try:
+            process.stdin.write(line + "\n")
+            process.stdin.flush()
+        except (BrokenPipeError, OSError, ValueError):
+            raise self._died(f"while sending {line!r}") from None
+
+    def _drain(self) -> None:
+        """Drops lines left from an earlier search (keeping the end-of-output mark)."""
+        with contextlib.suppress(queue.Empty):
+            while True:
+                if self._lines.get_nowait() is None:
+                    self._lines.put(None)
+                    return
+
+    def _expect(
+        self, command: str, timeout: float, stop_on_timeout: bool = False
+    ) -> tuple[dict[str, str], list[tuple[str, dict[str, str]]]]:
+        """Returns the arguments of the next `command` line and the lines read before it.
+
+        With stop_on_timeout, a search past its time is sent ``stop`` and given two more
+        seconds to answer.
+        """
+        deadline = time.monotonic() + timeout
+        stopped = False
+        before: list[tuple[str, dict[str, str]]] = []
+        while True:
+            try:
+                line = self._lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                if stop_on_timeout and not stopped:  # ask for the move so far, briefly
+                    self._send("stop")
+                    stopped, deadline = True, time.monotonic() + 2.0
+                    continue
+                raise HubError(f"{self.name}: no '{command}' within {timeout:g}s") from None
+            if line is None:
+                raise self._died(f"while waiting for '{command}'")
+            name, args = parse_hub_line(line)
+            if name == command:
+                return args, before
+            if name == "error":
+                raise HubError(f"{self.name} reported an error: {args.get('message', line)}")
+            before.append((name, args))
+
+    def _died(self, when: str) -> HubError:
+        code = None
+        if self._process is not None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                code = self._process.wait(timeout=1.0)
+        for thread in self._pumps:
+            thread.join(timeout=1.0)  # let stderr's last lines in
+        tail = "; stderr: " + " | ".join(self._stderr) if self._stderr else ""
+        return HubError(f"{self.name}: the engine died {when} (exit code {code}){tail}")
+
+
+def _pump(stream: Any, sink: Callable[[Any], None], mark_end: bool) -> None:
+    """Feeds a pipe's lines to a sink until the pipe closes (then None, if mark_end)."""
+    with contextlib.suppress(OSError, ValueError):
+        for line in stream:
+            sink(line.rstrip("\r\n"))
+    if mark_end:
+        sink(None)

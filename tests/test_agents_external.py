@@ -1,0 +1,338 @@
+"""External opponents: OpenSpiel MCTS, dame-rs and Hub engines (each skipped when absent).
+
+The Hub protocol code is exercised with a tiny fake engine (a Python script written here)
+that answers with the first legal move damas_env gives it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import sys
+import textwrap
+import types
+
+import numpy as np
+import pytest
+
+from agents.base import Agent, play_hop
+from agents.external import (
+    DameAgent,
+    HubAgent,
+    HubError,
+    OpenSpielMCTSAgent,
+    hub_move,
+    hub_position,
+    parse_hub_line,
+    parse_hub_move,
+)
+from damas_env import Position, draughts_v0
+from damas_env.encoding import move_to_actions
+
+HAS_OPENSPIEL = importlib.util.find_spec("pyspiel") is not None
+HAS_DAME = importlib.util.find_spec("dame") is not None
+needs_openspiel = pytest.mark.skipif(not HAS_OPENSPIEL, reason="pip install open_spiel")
+needs_dame = pytest.mark.skipif(not HAS_DAME, reason="pip install dame-rs")
+
+
+class RandomHops:
+    name = "random-hops"
+
+    def __init__(self, seed: int) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self) -> None:
+        pass
+
+    def act(self, observation, position=None, hops=()) -> int:
+        return int(self.rng.choice(np.flatnonzero(observation["action_mask"])))
+
+
+def play_game(env, agents: dict[str, Agent], fen: str | None = None) -> dict[str, float]:
+    """Plays one game through the env (which raises on an illegal hop); returns rewards."""
+    env.reset(options={"fen": fen} if fen else None)
+    for agent in agents.values():
+        agent.reset()
+    totals = dict.fromkeys(agents, 0.0)
+    for name in env.agent_iter():
+        _, reward, termination, truncation, _ = env.last()
+        totals[name] += reward
+        env.step(None if termination or truncation else play_hop(agents[name], env))
+    return totals
+
+
+def play_moves(position: Position, moves: list[str]) -> Position:
+    for move in moves:
+        position = position.play(move)
+    return position
+
+
+# --- Missing engines ------------------------------------------------------------------------
+
+
+def test_missing_openspiel_names_the_package(monkeypatch):
+    monkeypatch.setitem(sys.modules, "pyspiel", None)
+    with pytest.raises(ImportError, match="pip install open_spiel"):
+        OpenSpielMCTSAgent()
+
+
+def test_missing_dame_names_the_package(monkeypatch):
+    monkeypatch.setitem(sys.modules, "dame", None)
+    with pytest.raises(ImportError, match="pip install dame-rs"):
+        DameAgent()
+
+
+def test_the_other_dame_package_is_told_apart(monkeypatch):
+    monkeypatch.setitem(sys.modules, "dame", types.ModuleType("dame"))
+    with pytest.raises(ImportError, match="another package"):
+        DameAgent()
+
+
+def test_missing_hub_engine_is_a_clear_error(tmp_path):
+    with pytest.raises(FileNotFoundError, match="Hub engine .* not found"):
+        HubAgent(str(tmp_path / "no-such-engine"))
+
+
+# --- OpenSpiel ------------------------------------------------------------------------------
+
+
+@needs_openspiel
+def test_openspiel_plays_a_whole_english_game_against_random():
+    agent = OpenSpielMCTSAgent(sims=20, seed=0)
+    assert agent.name == "openspiel-mcts:sims=20"
+    assert OpenSpielMCTSAgent().name == "openspiel-mcts:sims=1000"
+    env = draughts_v0.env("english")
+    for seats in (("player_0", "player_1"), ("player_1", "player_0")):
+        rewards = play_game(env, {seats[0]: agent, seats[1]: RandomHops(1)})
+        assert sorted(rewards.values()) in ([-1.0, 1.0], [0.0, 0.0])
+
+
+@needs_openspiel
+def test_openspiel_stays_in_step_after_a_ballot_and_replies():
+    start = Position.start("english")
+    ballot = play_moves(start, ["9-13", "22-18", "10-15"])  # three plies it did not see
+    agent = OpenSpielMCTSAgent(sims=10, seed=0)
+    agent.act({}, ballot)
+    assert agent.in_step and agent._peer is not None
+    assert agent._peer.fen() == ballot.fen()
+    mine = ballot.play(ballot.legal_moves()[-1])  # its move (any) and the reply
+    reply = mine.play(mine.legal_moves()[0])
+    agent.act({}, reply)
+    assert agent._peer.fen() == reply.fen()
+    agent.act({}, start)  # back at the start: a new game
+    assert agent._peer.fen() == start.fen()
+
+
+def game_to_a_double_capture(seed: int = 0) -> tuple[list[str], Position]:
+    """Returns random English moves from the start that lead to a two-piece capture."""
+    rng = np.random.default_rng(seed)
+    while True:
+        position, moves = Position.start("english"), []
+        while position.legal_moves():
+            if any(len(m.captures) >= 2 for m in position.legal_moves()):
+                return moves, position
+            move = position.legal_moves()[rng.integers(len(position.legal_moves()))]
+            moves.append(str(move))
+            position = position.play(move)
+
+
+@needs_openspiel
+def test_openspiel_plays_mid_capture_hops():
+    moves, position = game_to_a_double_capture()
+    agent = OpenSpielMCTSAgent(sims=10, seed=0)
+    agent.set_history(moves)
+    assert agent._peer is not None and agent._peer.fen() == position.fen()
+    route = next(m for m in position.capture_routes() if len(m.captures) >= 2)
+    first = move_to_actions(route, position.turn, 8)[0]
+    after_first = agent._legal_hops(position, (first,))
+    assert agent.act({}, position, (first,)) in after_first
+    assert agent.in_step
+
+
+@needs_openspiel
+def test_openspiel_refuses_positions_it_cannot_reach():
+    agent = OpenSpielMCTSAgent(sims=5, seed=0)
+    with pytest.raises(ValueError, match="set_history"):
+        agent.act({}, Position.from_fen("B:W27:B5", "english"))
+    with pytest.raises(ValueError, match="english rules only"):
+        agent.act({}, Position.start("international"))
+
+
+@needs_openspiel
+def test_openspiel_falls_back_to_random_when_its_game_is_over(monkeypatch):
+    agent = OpenSpielMCTSAgent(sims=5, seed=0)
+    start = Position.start("english")
+    agent.act({}, start)
+    assert agent._peer is not None
+    monkeypatch.setattr(agent._peer, "is_terminal", lambda: True)  # its 40-ply draw
+    position = play_moves(start, ["9-13", "22-18"])
+    action = agent.act({}, position)
+    assert not agent.in_step
+    assert action in agent._legal_hops(position, ())
+
+
+# --- dame-rs --------------------------------------------------------------------------------
+
+
+@needs_dame
+def test_dame_plays_legal_international_moves():
+    agent = DameAgent(depth=2)
+    assert agent.name == "dame:depth=2" and DameAgent().name == "dame:depth=6"
+    env = draughts_v0.env("international", max_plies=40)
+    play_game(env, {"player_0": agent, "player_1": RandomHops(0)})
+    # A majority capture of three pieces: dame's move is one of ours.
+    position = Position.from_fen("W:WK46,38:B41,32,22,13,K5,20", "international")
+    assert agent.choose(position) in position.legal_moves()
+
+
+@needs_dame
+def test_dame_refuses_other_rules():
+    with pytest.raises(ValueError, match="international rules only"):
+        DameAgent(depth=1).choose(Position.start("english"))
+
+
+# --- Hub protocol ---------------------------------------------------------------------------
+
+FAKE_ENGINE = textwrap.dedent(
+    """\
+    import shlex, sys, time
+    from damas_env import Colour, Position
+    from damas_env.rules import get_ruleset
+
+    PIECES = {"e": 0, "w": 1, "W": 2, "b": -1, "B": -2}
+    params = {"mode": "normal", "variant": ""}
+    position = None
+
+    def say(line):
+        print(line, flush=True)
+
+    def hub_move(m):
+        squares = (m.origin, m.destination, *sorted(m.captures))
+        return ("x" if m.captures else "-").join(str(s + 1) for s in squares)
+
+    for line in sys.stdin:
+        words = shlex.split(line)
+        if not words:
+            continue
+        command, args = words[0], dict(w.partition("=")[::2] for w in words[1:])
+        if command == "hub":
+            say('id name=fake version=1.0 author="Test Suite"')
+            modes = "normal crash silent garbage nomove error"
+            say(f'param name=mode value=normal type=enum values="{modes}"')
+            say("wait")
+        elif command == "set-param":
+            params[args["name"]] = args["value"]
+        elif command == "init":
+            say("some banner the GUI ignores")
+            say("ready")
+        elif command == "pos":
+            text = args["pos"]
+            variant = params["variant"] or ("english" if len(text) == 33 else "international")
+            board = [PIECES[c] for c in text[1:]]
+            side = Colour.WHITE if text[0] == "W" else Colour.BLACK
+            position = Position(get_ruleset(variant), board, side)
+        elif command == "go":
+            mode = params["mode"]
+            if mode == "crash":
+                print("fake engine crashed", file=sys.stderr, flush=True)
+                sys.exit(3)
+            if mode == "silent":
+                continue
+            if mode == "error":
+                say('error message="cannot think today"')
+                continue
+            move = position.legal_moves()[0]
+            say("info depth=1 score=0.0 pv=\\"" + hub_move(move) + "\\"")
+            if mode == "garbage":
+                say("done move=1-2")
+            elif mode == "nomove":
+                say("done ponder=1-2")
+            else:
+                say("done move=" + hub_move(move))
+        elif command == "quit":
+            break
+    """
+)
+
+
+@pytest.fixture
+def fake_engine(tmp_path):
+    script = tmp_path / "fake_hub.py"
+    script.write_text(f"#!{sys.executable}\n" + FAKE_ENGINE)
+    script.chmod(0o755)
+    return str(script)
+
+
+@pytest.mark.parametrize("variant", ["international", "english"])
+def test_hub_fake_engine_plays_legal_moves(fake_engine, variant):
+    with HubAgent(fake_engine, depth=1) as agent:
+        assert agent.name == "hub:fake_hub.py"
+        env = draughts_v0.env(variant, max_plies=40)
+        play_game(env, {"player_0": agent, "player_1": RandomHops(0)})
+        assert agent.engine_id["name"] == "fake" and agent.engine_id["author"] == "Test Suite"
+        assert "mode" in agent.engine_params
+
+
+def test_hub_engine_follows_a_multi_capture(fake_engine):
+    position = Position.from_fen("W:WK46,38:B41,32,22,13,K5,20", "international")
+    with HubAgent(fake_engine, time=0.1) as agent:
+        move = agent.choose(position)
+    assert move == position.legal_moves()[0] and len(move.captures) == 3
+
+
+@pytest.mark.parametrize(
+    ("mode", "message"),
+    [
+        ("crash", "died .*exit code 3.*fake engine crashed"),
+        ("garbage", "not a legal move"),
+        ("nomove", "without a move"),
+        ("error", "cannot think today"),
+        ("silent", "no 'done' within"),
+    ],
+)
+def test_hub_engine_failures_are_clear(fake_engine, mode, message):
+    with (
+        HubAgent(fake_engine, mode=mode, time=0.05, timeout=0.2) as agent,
+        pytest.raises(HubError, match=message),
+    ):
+        agent.choose(Position.start("international"))
+
+
+def test_hub_engine_that_is_not_an_engine(tmp_path):
+    script = tmp_path / "mute.py"
+    script.write_text(f"#!{sys.executable}\nimport sys\nsys.stdin.read()\n")
+    script.chmod(0o755)
+    mute = HubAgent(str(script), init_timeout=0.3)
+    with mute as agent, pytest.raises(HubError, match="no 'wait' within"):
+        agent.choose(Position.start("international"))
+    exits = tmp_path / "exits.py"
+    exits.write_text(f"#!{sys.executable}\n")
+    exits.chmod(0o755)
+    with HubAgent(str(exits)) as agent, pytest.raises(HubError, match="died"):
+        agent.choose(Position.start("international"))
+
+
+def test_hub_formats():
+    start = Position.start("international")
+    assert hub_position(start) == "W" + "b" * 20 + "e" * 10 + "w" * 20
+    assert parse_hub_line('id name=Scan version=3.0 author="Fabien Letouzey" flag') == (
+        "id",
+        {"name": "Scan", "version": "3.0", "author": "Fabien Letouzey", "flag": ""},
+    )
+    position = Position.from_fen("W:WK46,38:B41,32,22,13,K5,20", "international")
+    for move in position.legal_moves():
+        assert parse_hub_move(hub_move(move), position) == move
+        assert parse_hub_move("x".join(str(s + 1) for s in move.squares), position) == move
+    assert hub_move(start.find_move("32-28")) == "32-28"
+    with pytest.raises(HubError, match="malformed"):
+        parse_hub_move("32 28", start)
+    with pytest.raises(HubError, match="off the board"):
+        parse_hub_move("32-99", start)
+
+
+@pytest.mark.skipif(shutil.which("dame") is None, reason="pip install dame-rs (the dame program)")
+def test_hub_drives_dame_rs():
+    with HubAgent("dame", depth=2) as agent:
+        env = draughts_v0.env("international", max_plies=20)
+        play_game(env, {"player_0": agent, "player_1": RandomHops(0)})
+        assert agent.engine_id["name"] == "dame"

@@ -1,0 +1,140 @@
+"""Agent specs: parsing with typed options, clear errors, and building every installed kind."""
+
+from __future__ import annotations
+
+import importlib.machinery
+import importlib.util
+import shutil
+import sys
+import types
+
+import pytest
+
+from agents.base import Agent, play_hop
+from agents.specs import KINDS, make_agent, parse_spec
+from damas_env import draughts_v0
+
+
+def _installed(*modules: str) -> bool:
+    try:
+        return all(importlib.util.find_spec(m) is not None for m in modules)
+    except ModuleNotFoundError:  # a parent package is missing
+        return False
+
+
+def _has_dame_rs() -> bool:
+    if not _installed("dame"):
+        return False
+    return hasattr(importlib.import_module("dame"), "Engine")  # PyPI's other 'dame' has none
+
+
+@pytest.mark.parametrize(
+    "spec, expected",
+    [
+        ("random", ("random", {})),
+        ("greedy", ("greedy", {})),
+        ("alphabeta:depth=4,time=0.5", ("alphabeta", {"depth": 4, "time": 0.5})),
+        ("alphabeta:time=1", ("alphabeta", {"time": 1.0})),
+        ("AlphaBeta: nodes=20000", ("alphabeta", {"nodes": 20000})),
+        ("mcts:sims=400,c=1.4", ("mcts", {"sims": 400, "c": 1.4})),
+        ("openspiel-mcts:sims=1000", ("openspiel-mcts", {"sims": 1000})),
+        ("dame:depth=6", ("dame", {"depth": 6})),
+        ("hub:/opt/scan/scan", ("hub", {"path": "/opt/scan/scan"})),
+        (
+            "hub:scan,depth=8,variant=normal,book=false,time=0.5",
+            ("hub", {"path": "scan", "depth": 8, "variant": "normal", "book": False, "time": 0.5}),
+        ),
+        ("checkpoint:runs/ppo/agent.pt", ("checkpoint", {"path": "runs/ppo/agent.pt"})),
+    ],
+)
+def test_parse_spec_types_the_options(spec: str, expected: tuple[str, dict]) -> None:
+    kind, options = parse_spec(spec)
+    assert (kind, options) == expected
+    assert all(type(v) is type(expected[1][k]) for k, v in options.items())
+
+
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ("", "non-empty"),
+        ("minimax:depth=3", "unknown agent kind 'minimax'"),
+        ("alphabeta:depht=3", "unknown option 'depht'"),
+        ("alphabeta:depth=3.5", "must be an integer"),
+        ("alphabeta:depth=0", "must be positive"),
+        ("alphabeta:time=fast", "must be a number"),
+        ("alphabeta:depth", "expected option=value"),
+        ("alphabeta:depth=2,depth=3", "given twice"),
+        ("mcts:sims=-5", "must be positive"),
+        ("random:seed=3", "random accepts no options"),
+        ("hub:", "needs a path"),
+        ("hub:depth=3", "needs a path"),
+        ("checkpoint:a.pt,temperature=1", "unknown option 'temperature'"),
+    ],
+)
+def test_bad_specs_say_what_is_accepted(spec: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message) as error:
+        parse_spec(spec)
+    if "kind" in message or message == "non-empty":
+        for usage in ("random", "alphabeta:depth=N|nodes=N|time=S", "hub:PATH", "checkpoint:PATH"):
+            assert usage in str(error.value)
+    if message.startswith("unknown option") and "alphabeta" in spec:
+        assert "depth, nodes, time" in str(error.value)
+
+
+INSTALLED = {
+    "random": _installed("agents.classic"),
+    "greedy": _installed("agents.classic"),
+    "alphabeta:depth=1": _installed("agents.classic"),
+    "alphabeta:nodes=500,time=0.05": _installed("agents.classic"),
+    "mcts:sims=4": _installed("agents.mcts"),
+    "openspiel-mcts:sims=4": _installed("agents.external", "pyspiel"),
+}
+
+
+@pytest.mark.parametrize("spec", INSTALLED)
+def test_make_agent_builds_each_installed_kind_and_it_plays(spec: str) -> None:
+    if not INSTALLED[spec]:
+        pytest.skip(f"{spec}: its module or engine is not installed")
+    agent = make_agent(spec, seed=7)
+    assert isinstance(agent, Agent) and agent.name.startswith(spec.split(":")[0])
+    env = draughts_v0.env("english")
+    env.reset()
+    agent.reset()
+    action = play_hop(agent, env)
+    assert action in env.unwrapped.legal_actions()
+
+
+@pytest.mark.skipif(not _has_dame_rs(), reason="dame-rs is not installed")
+def test_make_agent_builds_dame() -> None:
+    agent = make_agent("dame:depth=2")
+    env = draughts_v0.env("international")
+    env.reset()
+    assert play_hop(agent, env) in env.unwrapped.legal_actions()
+
+
+@pytest.mark.skipif(not _installed("agents.external"), reason="agents.external not installed")
+def test_hub_needs_an_existing_engine() -> None:
+    with pytest.raises(FileNotFoundError):
+        make_agent("hub:/no/such/engine,depth=2")
+    engine = shutil.which("dame") if _has_dame_rs() else None
+    if engine:  # the engine starts on the first move only: building it is cheap
+        assert make_agent(f"hub:{engine},depth=2").name == "hub:dame"
+
+
+def test_checkpoint_before_and_after_the_trainer(monkeypatch: pytest.MonkeyPatch) -> None:
+    if not _installed("agents.checkpoint"):
+        with pytest.raises(NotImplementedError, match="trainer"):
+            make_agent("checkpoint:runs/x.pt")
+    loaded: list[str] = []
+    module = types.ModuleType("agents.checkpoint")
+    module.__spec__ = importlib.machinery.ModuleSpec("agents.checkpoint", None)
+    module.load_agent = lambda path: loaded.append(path) or "the agent"  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "agents.checkpoint", module)
+    assert make_agent("checkpoint:runs/x.pt") == "the agent" and loaded == ["runs/x.pt"]
+
+
+def test_the_seed_reaches_seeded_agents() -> None:
+    if not _installed("agents.mcts"):
+        pytest.skip("agents.mcts not installed")
+    assert make_agent("mcts:sims=3", seed=11).seed == 11  # type: ignore[attr-defined]
+    assert {k for k, kind in KINDS.items() if not kind.seeded} == {"dame", "hub"}
