@@ -14,7 +14,8 @@
 Learner       ``play_as``: ``"player_0"`` (moves first), ``"player_1"``, or ``"random"`` (drawn
               per episode from the reset seed); ``info["play_as"]`` and ``info["colour"]``
 Opponent      ``"random"`` (uniform over its mask, seeded by reset), a callable
-              ``f(observation_dict) -> int``, or an object with ``act(observation_dict) -> int``
+              ``f(observation_dict) -> int``, or an agent (``agents.base.Agent``) whose
+              ``act(observation, position, hops) -> int`` gets the engine position too
               (its optional ``reset()`` is called at each episode start)
 Actions       ``Discrete(A)``: one hop of the learner, as in :mod:`damas_env.draughts_v0`
 Observations  the planes ``Box(0, 1, (8, N, N), float32)`` in the learner's view; the mask is
@@ -78,7 +79,8 @@ class DraughtsGymEnv(gymnasium.Env[np.ndarray, np.int64]):
         Args:
             variant: a ruleset name (see :func:`damas_env.ruleset_names`).
             opponent: "random", a callable ``f(observation_dict) -> int`` or an object with
-                ``act(observation_dict) -> int`` and optionally ``reset()``.
+                ``act(observation, position, hops) -> int`` (the ``agents.base.Agent`` protocol) and
+                optionally ``reset()``.
             play_as: the learner's agent, "player_0", "player_1" or "random" (per episode).
             render_mode: None, "ansi", "rgb_array" or "human" (passed to the AEC env).
             max_plies: truncate the game after this many plies (None: the rules decide).
@@ -98,6 +100,9 @@ class DraughtsGymEnv(gymnasium.Env[np.ndarray, np.int64]):
         )
         self._policy, self.opponent_name = _opponent_policy(opponent, self._random_action)
         self._opponent = opponent
+        if callable(getattr(opponent, "act", None)):  # the Agent protocol: give it the position
+            raw = self._aec.unwrapped
+            self._policy = lambda view: opponent.act(view, raw.position, raw.hops_played)
         self.play_as = play_as
         self.render_mode = render_mode
         self.learner = AGENTS[0] if play_as == "random" else play_as
@@ -215,5 +220,5 @@ def _opponent_policy(opponent: Any, random_policy: Policy) -> tuple[Policy, str]
         return opponent, getattr(opponent, "__qualname__", repr(opponent))
     raise TypeError(
         "opponent must be 'random', a callable f(observation_dict) -> int, or an object with "
-        f"act(observation_dict) -> int; got {type(opponent).__name__}"
+        f"act(observation, position, hops) -> int; got {type(opponent).__name__}"
     )

@@ -14,8 +14,8 @@ import types
 
 import numpy as np
 import pytest
+from agent_play import RandomHops, play_game
 
-from agents.base import Agent, play_hop
 from agents.external import (
     DameAgent,
     HubAgent,
@@ -33,32 +33,6 @@ HAS_OPENSPIEL = importlib.util.find_spec("pyspiel") is not None
 HAS_DAME = importlib.util.find_spec("dame") is not None
 needs_openspiel = pytest.mark.skipif(not HAS_OPENSPIEL, reason="pip install open_spiel")
 needs_dame = pytest.mark.skipif(not HAS_DAME, reason="pip install dame-rs")
-
-
-class RandomHops:
-    name = "random-hops"
-
-    def __init__(self, seed: int) -> None:
-        self.rng = np.random.default_rng(seed)
-
-    def reset(self) -> None:
-        pass
-
-    def act(self, observation, position=None, hops=()) -> int:
-        return int(self.rng.choice(np.flatnonzero(observation["action_mask"])))
-
-
-def play_game(env, agents: dict[str, Agent], fen: str | None = None) -> dict[str, float]:
-    """Plays one game through the env (which raises on an illegal hop); returns rewards."""
-    env.reset(options={"fen": fen} if fen else None)
-    for agent in agents.values():
-        agent.reset()
-    totals = dict.fromkeys(agents, 0.0)
-    for name in env.agent_iter():
-        _, reward, termination, truncation, _ = env.last()
-        totals[name] += reward
-        env.step(None if termination or truncation else play_hop(agents[name], env))
-    return totals
 
 
 def play_moves(position: Position, moves: list[str]) -> Position:

@@ -57,7 +57,7 @@ class FirstLegal:
     def reset(self) -> None:
         self.resets += 1
 
-    def act(self, obs: dict[str, np.ndarray]) -> int:
+    def act(self, obs: dict[str, np.ndarray], position=None, hops=()) -> int:
         self.calls += 1
         return first_legal(obs)
 
@@ -194,7 +194,7 @@ def test_opponent_returning_an_illegal_action_is_named() -> None:
         DraughtsGymEnv("english", opponent=stubborn, play_as="player_1").reset(seed=0)
 
     class Broken:
-        def act(self, obs: dict[str, np.ndarray]) -> str:
+        def act(self, obs: dict[str, np.ndarray], position=None, hops=()) -> str:
             return "27-18"
 
     with pytest.raises(OpponentError, match=r"Broken\.act .*'27-18'"):
@@ -250,3 +250,15 @@ def test_registration_makes_both_envs_and_is_idempotent() -> None:
     aec_env = pettingzoo.make("aec", "damas/draughts-v0", variant="english")
     aec_env.reset(seed=0)
     assert aec_env.agent_selection == "player_0" and aec_env.action_space("player_0").n == 896
+
+
+def test_a_classical_agent_as_opponent_gets_the_position() -> None:
+    from agents.classic import AlphaBetaAgent
+
+    env = DraughtsGymEnv(variant="english", opponent=AlphaBetaAgent(depth=2, seed=0))
+    obs, info = env.reset(seed=0)
+    for _ in range(30):
+        action = int(np.flatnonzero(info["action_mask"])[0])
+        obs, reward, terminated, truncated, info = env.step(action)
+        if terminated or truncated:
+            break
