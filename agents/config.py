@@ -1,0 +1,559 @@
+"""Training configs: frozen dataclasses that YAML files and ``--set key=value`` map onto.
+
+A config is a tree of frozen dataclasses, one per section, with a docstring per field::
+
+    name: quickstart            # Config
+    algorithm: alphazero
+    env:      {variant: english, rules: {}, num_envs: 64}    # EnvConfig
+    network:  {channels: 32, blocks: 3, norm: batch, device: auto}
+    train:    {lr: 1.0e-3, batch_size: 256, iterations: 100, seed: 0}
+    mcts:     {simulations: 64, c_puct: 1.5}                 # AlphaZero only
+    ppo:      {clip_coef: 0.2}                                # PPO only
+    eval:     {every: 10, games: 40, opponents: [random, greedy]}
+
+Every key may be left out (the field's default is used). Unknown keys and values of the
+wrong type are :class:`ConfigError` s naming the key path (``train.lr must be float, not
+'fast'``). ``env.rules`` holds rule switch overrides of the variant and is checked by the
+engine (:func:`damas_env.rules.get_ruleset`); the trainer never interprets them itself.
+
+Usage::
+
+    config = load_config("configs/quickstart.yaml")
+    config = apply_overrides(config, ["train.lr=3e-4", "mcts.simulations=64"])
+    save_config(config, run_dir / "config.yaml")
+    fingerprint_mismatches(checkpoint["fingerprint"], config.fingerprint())  # [] if compatible
+
+Values are parsed with YAML 1.2 number rules, so ``3e-4`` is a float (PyYAML alone reads it
+as a string); an int is accepted where a float is expected.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import re
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+
+from damas_env.rules import Ruleset, RulesetError, get_ruleset
+
+__all__ = [
+    "Config",
+    "ConfigError",
+    "EnvConfig",
+    "EvalConfig",
+    "MCTSConfig",
+    "NetworkConfig",
+    "PPOConfig",
+    "TrainConfig",
+    "apply_overrides",
+    "config_from_dict",
+    "config_to_dict",
+    "config_to_yaml",
+    "fingerprint_mismatches",
+    "load_config",
+    "save_config",
+]
+
+
+class ConfigError(ValueError):
+    """Raised for an unknown key, a value of the wrong type or an invalid value in a config."""
+
+
+# --- Sections -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EnvConfig:
+    """The game played and the batch of self-play games."""
+
+    variant: str = "english"
+    """Ruleset name (``damas rules`` lists them) or a rules YAML path."""
+
+    rules: dict[str, Any] = field(default_factory=dict)
+    """Rule switch overrides of the variant (fields of :class:`damas_env.rules.Ruleset`)."""
+
+    num_envs: int = 64
+    """Games played at once in self-play (the batch env's size)."""
+
+    max_plies: int = 0
+    """Truncate a self-play game after this many plies; 0: only the rules end games."""
+
+    opening_plies: int = 0
+    """Random plies played from the start position of each game, for variety."""
+
+    def ruleset(self) -> Ruleset:
+        """Returns the ruleset of the variant with the overrides applied."""
+        return get_ruleset(self.variant, **self.rules)
+
+
+@dataclass(frozen=True)
+class NetworkConfig:
+    """Shape of the residual network (see :mod:`agents.network`) and where it runs."""
+
+    channels: int = 64
+    """Channels of the stem and of every residual block."""
+
+    blocks: int = 4
+    """Residual blocks after the stem."""
+
+    norm: Literal["batch", "group"] = "batch"
+    """Normalisation in the convolutions: "batch" (BatchNorm2d) or "group" (GroupNorm, which
+    behaves the same in train and eval mode and for batches of one)."""
+
+    value_hidden: int = 64
+    """Width of the value head's hidden layer."""
+
+    device: Literal["auto", "cpu", "cuda"] = "auto"
+    """Where the network runs; "auto" picks CUDA when it is available."""
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Optimisation and the length of the run."""
+
+    seed: int = 0
+    """Seed of torch, numpy and the batch env."""
+
+    iterations: int = 100
+    """Training iterations (self-play games, then updates) in the run."""
+
+    lr: float = 1e-3
+    """Learning rate of the optimiser (AdamW)."""
+
+    weight_decay: float = 1e-4
+    """AdamW weight decay."""
+
+    batch_size: int = 256
+    """Positions per gradient step."""
+
+    updates_per_iteration: int = 32
+    """Gradient steps per iteration (AlphaZero: minibatches drawn from the replay buffer)."""
+
+    replay_size: int = 100_000
+    """Positions kept in the replay buffer (AlphaZero)."""
+
+    value_loss_weight: float = 1.0
+    """Weight of the value loss against the policy loss."""
+
+    max_grad_norm: float = 1.0
+    """Gradients are clipped to this global norm; 0 turns clipping off."""
+
+    checkpoint_every: int = 10
+    """Iterations between checkpoints (the latest is always kept)."""
+
+    log_every: int = 1
+    """Iterations between summary lines and TensorBoard points."""
+
+
+@dataclass(frozen=True)
+class MCTSConfig:
+    """Batched PUCT search of the AlphaZero agent."""
+
+    simulations: int = 64
+    """Simulations (leaf evaluations) per searched hop."""
+
+    c_puct: float = 1.5
+    """Exploration constant of PUCT."""
+
+    dirichlet_alpha: float = 0.3
+    """Concentration of the Dirichlet noise mixed into the root priors in self-play."""
+
+    dirichlet_fraction: float = 0.25
+    """Weight of the Dirichlet noise in the root priors (0 turns the noise off)."""
+
+    temperature_moves: int = 10
+    """Plies played in proportion to visit counts (temperature 1); greedy afterwards."""
+
+    virtual_loss: float = 1.0
+    """Value subtracted from a node while a leaf under it waits for its evaluation, so one
+    game's parallel simulations spread over different leaves."""
+
+    leaves_per_game: int = 8
+    """Leaves one game collects before the network evaluates them all in one call."""
+
+
+@dataclass(frozen=True)
+class PPOConfig:
+    """Self-play PPO (CleanRL's names)."""
+
+    rollout_steps: int = 128
+    """Batch env steps per rollout."""
+
+    gamma: float = 1.0
+    """Discount factor (draughts ends in a win, loss or draw, so 1 is natural)."""
+
+    gae_lambda: float = 0.95
+    """Lambda of generalised advantage estimation."""
+
+    update_epochs: int = 4
+    """Passes over each rollout."""
+
+    num_minibatches: int = 4
+    """Minibatches per pass."""
+
+    clip_coef: float = 0.2
+    """PPO's surrogate clipping coefficient."""
+
+    ent_coef: float = 0.01
+    """Weight of the entropy bonus."""
+
+    vf_coef: float = 0.5
+    """Weight of the value loss."""
+
+    pool_size: int = 10
+    """Past selves kept as opponents, against collapse."""
+
+    self_play_fraction: float = 0.5
+    """Share of games against the current network (the rest: the pool and the baselines)."""
+
+
+@dataclass(frozen=True)
+class EvalConfig:
+    """Periodic evaluation in the arena."""
+
+    every: int = 10
+    """Iterations between evaluations; 0 turns evaluation off."""
+
+    games: int = 40
+    """Games against each opponent (half with each colour)."""
+
+    opponents: tuple[str, ...] = ("random", "greedy", "alphabeta:depth=2")
+    """Arena agent specs played against."""
+
+    simulations: int = 0
+    """MCTS simulations of the evaluated agent; 0: the network's policy alone."""
+
+
+@dataclass(frozen=True)
+class Config:
+    """A training run: the algorithm and every section."""
+
+    name: str = "run"
+    """Name of the run (the default run directory is ``runs/<name>-<timestamp>``)."""
+
+    algorithm: Literal["alphazero", "ppo"] = "alphazero"
+    """Training algorithm: "alphazero" (MCTS self-play) or "ppo"."""
+
+    env: EnvConfig = field(default_factory=EnvConfig)
+    """The game and the self-play batch."""
+
+    network: NetworkConfig = field(default_factory=NetworkConfig)
+    """The network's shape and device."""
+
+    train: TrainConfig = field(default_factory=TrainConfig)
+    """Optimisation and run length."""
+
+    mcts: MCTSConfig = field(default_factory=MCTSConfig)
+    """Search (AlphaZero)."""
+
+    ppo: PPOConfig = field(default_factory=PPOConfig)
+    """PPO."""
+
+    eval: EvalConfig = field(default_factory=EvalConfig)
+    """Evaluation against the baselines."""
+
+    def fingerprint(self) -> dict[str, Any]:
+        """Returns what a checkpoint must share with this config to be loaded or resumed.
+
+        That is the ruleset's switches (with the variant's overrides applied) and the network's
+        shape; the learning rate, search budget and the rest may change between runs.
+        """
+        net = self.network
+        return {
+            "rules": self.env.ruleset().to_dict(),
+            "network": {
+                "channels": net.channels,
+                "blocks": net.blocks,
+                "norm": net.norm,
+                "value_hidden": net.value_hidden,
+            },
+        }
+
+
+# --- Positive and bounded fields ------------------------------------------------------------
+
+#: Fields that must be > 0 (others ints must be >= 0), by key path.
+_POSITIVE = frozenset(
+    {
+        "env.num_envs",
+        "network.channels",
+        "network.value_hidden",
+        "train.iterations",
+        "train.lr",
+        "train.batch_size",
+        "train.updates_per_iteration",
+        "train.replay_size",
+        "train.checkpoint_every",
+        "train.log_every",
+        "mcts.simulations",
+        "mcts.c_puct",
+        "mcts.dirichlet_alpha",
+        "mcts.leaves_per_game",
+        "ppo.rollout_steps",
+        "ppo.update_epochs",
+        "ppo.num_minibatches",
+        "ppo.pool_size",
+        "eval.games",
+    }
+)
+#: Fields that are fractions in [0, 1], by key path.
+_FRACTIONS = frozenset(
+    {"mcts.dirichlet_fraction", "ppo.gamma", "ppo.gae_lambda", "ppo.self_play_fraction"}
+)
+
+
+def _check_range(value: Any, path: str) -> None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return
+    if path in _POSITIVE and value <= 0:
+        raise ConfigError(f"{path} must be > 0, not {value!r}")
+    if path in _FRACTIONS and not 0 <= value <= 1:
+        raise ConfigError(f"{path} must be in [0, 1], not {value!r}")
+    if value < 0:
+        raise ConfigError(f"{path} must be >= 0, not {value!r}")
+
+
+# --- From plain values ----------------------------------------------------------------------
+
+
+def _type_name(hint: Any) -> str:
+    if typing.get_origin(hint) is Literal:
+        return "one of " + ", ".join(repr(v) for v in typing.get_args(hint))
+    if typing.get_origin(hint) is tuple:
+        return "a list of " + _type_name(typing.get_args(hint)[0])
+    if typing.get_origin(hint) is dict:
+        return "a mapping"
+    return getattr(hint, "__name__", str(hint))
+
+
+def _convert(value: Any, hint: Any, path: str) -> Any:
+    """Returns `value` checked (and, for floats and lists, converted) against a field's type."""
+    origin = typing.get_origin(hint)
+    if dataclasses.is_dataclass(hint):
+        return _build(hint, value, path)  # type: ignore[arg-type]
+    if origin is Literal:
+        ok = value in typing.get_args(hint) and isinstance(value, str)
+    elif origin is tuple:
+        if not isinstance(value, list | tuple):
+            raise ConfigError(f"{path} must be {_type_name(hint)}, not {value!r}")
+        item = typing.get_args(hint)[0]
+        return tuple(_convert(v, item, f"{path}[{i}]") for i, v in enumerate(value))
+    elif origin is dict:
+        ok = isinstance(value, dict) and all(isinstance(k, str) for k in value)
+        value = dict(value) if ok else value
+    elif hint is float:
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
+        value = float(value) if ok else value
+    elif hint is int:
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    else:
+        ok = isinstance(value, hint)
+    if not ok:
+        raise ConfigError(f"{path} must be {_type_name(hint)}, not {value!r}")
+    _check_range(value, path)
+    return value
+
+
+def _unknown_key(key: str, known: list[str], path: str) -> ConfigError:
+    close = difflib.get_close_matches(key, known, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return ConfigError(f"unknown key {path!r}{hint}; known keys here: {', '.join(known)}")
+
+
+def _build(cls: type, data: Any, prefix: str) -> Any:
+    """Returns a `cls` section built from a mapping, every value checked."""
+    where = prefix or "the config"
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{where} must be a mapping of keys to values, not {data!r}")
+    hints = typing.get_type_hints(cls)
+    known = [f.name for f in dataclasses.fields(cls)]
+    values = {}
+    for key, value in data.items():
+        path = f"{prefix}.{key}" if prefix else str(key)
+        if key not in hints:
+            raise _unknown_key(str(key), known, path)
+        values[key] = _convert(value, hints[key], path)
+    return cls(**values)
+
+
+_RULE_SWITCHES = [f.name for f in dataclasses.fields(Ruleset)]
+
+
+def _check_rules(env: EnvConfig) -> None:
+    """Raises a ConfigError naming the key if the engine refuses the variant or an override."""
+    for key in env.rules:
+        if key not in _RULE_SWITCHES:
+            raise _unknown_key(key, _RULE_SWITCHES, f"env.rules.{key}")
+    try:
+        get_ruleset(env.variant)
+    except (RulesetError, ValueError, OSError) as error:
+        raise ConfigError(f"env.variant: {error}") from error
+    try:
+        env.ruleset()
+    except (RulesetError, ValueError, TypeError) as error:
+        raise ConfigError(f"env.rules: {error}") from error
+
+
+def config_from_dict(data: Any) -> Config:
+    """Returns the config a plain mapping (as read from YAML) describes.
+
+    Raises:
+        ConfigError: an unknown key, a value of the wrong type or out of range, or a ruleset
+            the engine refuses; the message names the key path.
+    """
+    config = _build(Config, data, "")
+    _check_rules(config.env)
+    return config
+
+
+def config_to_dict(config: Config) -> dict[str, Any]:
+    """Returns the config as plain YAML/JSON-ready values (tuples become lists)."""
+
+    def plain(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: plain(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [plain(v) for v in value]
+        return value
+
+    return plain(dataclasses.asdict(config))
+
+
+# --- YAML -----------------------------------------------------------------------------------
+
+
+class _Loader(yaml.SafeLoader):
+    """A safe loader that reads YAML 1.2 floats such as ``3e-4`` (PyYAML needs ``3.0e-4``)."""
+
+
+# Copy the resolver lists first: add_implicit_resolver would append to SafeLoader's own.
+_Loader.yaml_implicit_resolvers = {
+    k: list(v) for k, v in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(?:[0-9][0-9_]*)(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"),
+    list("-+0123456789"),
+)
+
+
+def _parse_yaml(text: str, source: str) -> Any:
+    try:
+        return yaml.load(text, Loader=_Loader)  # a SafeLoader subclass: no object tags
+    except yaml.YAMLError as error:
+        raise ConfigError(f"{source}: not valid YAML: {error}") from error
+
+
+def load_config(path: str | Path) -> Config:
+    """Returns the config of a YAML file.
+
+    Raises:
+        ConfigError: the file is missing or not YAML, or its content is invalid (see
+            :func:`config_from_dict`); the message names the file and the key path.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise ConfigError(f"cannot read config {str(path)!r}: {error.strerror}") from error
+    try:
+        return config_from_dict(_parse_yaml(text, str(path)))
+    except ConfigError as error:
+        raise ConfigError(f"{path}: {error}") from error
+
+
+def config_to_yaml(config: Config) -> str:
+    """Returns the config as YAML text that :func:`load_config` reads back to an equal config."""
+    return yaml.safe_dump(config_to_dict(config), sort_keys=False)
+
+
+def save_config(config: Config, path: str | Path) -> None:
+    """Writes the config as YAML to `path`."""
+    Path(path).write_text(config_to_yaml(config), encoding="utf-8")
+
+
+# --- Overrides ------------------------------------------------------------------------------
+
+
+def _hint_at(keys: list[str]) -> Any:
+    """Returns the type of the field at a key path, or None if there is no such field."""
+    hint: Any = Config
+    for key in keys:
+        if not dataclasses.is_dataclass(hint):
+            return None
+        hint = typing.get_type_hints(hint).get(key)
+    return hint
+
+
+def _parse_override(item: str) -> tuple[list[str], Any]:
+    key, sep, text = item.partition("=")
+    key = key.strip()
+    if not sep or not key or any(not part for part in key.split(".")):
+        raise ConfigError(f"override {item!r} must look like section.key=value")
+    keys = key.split(".")
+    value = _parse_yaml(text, f"override {item!r}") if text.strip() else ""
+    hint = _hint_at(keys)
+    is_text = hint is str or typing.get_origin(hint) is Literal
+    if is_text and not isinstance(value, str):
+        value = text.strip()  # `name=2024` names a run "2024", not 2024
+    return keys, value
+
+
+def _set_path(data: dict[str, Any], keys: list[str], value: Any) -> None:
+    node = data
+    for depth, key in enumerate(keys[:-1]):
+        child = node.get(key)
+        if not isinstance(child, dict):
+            path = ".".join(keys[: depth + 1])
+            if child is None and key not in node:
+                raise _unknown_key(key, list(node), path)
+            raise ConfigError(f"{path} is a value, not a section: cannot set {'.'.join(keys)}")
+        node = child
+    node[keys[-1]] = value
+
+
+def apply_overrides(config: Config, overrides: list[str]) -> Config:
+    """Returns the config with ``section.key=value`` overrides applied (``--set`` options).
+
+    Values are parsed as YAML (``train.lr=3e-4``, ``eval.opponents=[random, greedy]``,
+    ``env.rules.flying_kings=true``) and checked like a file's.
+
+    Raises:
+        ConfigError: a malformed override, an unknown key or a wrong value; the message names
+            the override and the key path.
+    """
+    data = config_to_dict(config)
+    for item in overrides:
+        try:
+            keys, value = _parse_override(item)
+            _set_path(data, keys, value)
+            config_from_dict(data)
+        except ConfigError as error:
+            raise ConfigError(f"--set {item}: {error}") from error
+    return config_from_dict(data)
+
+
+# --- Checkpoint compatibility ---------------------------------------------------------------
+
+
+def fingerprint_mismatches(saved: dict[str, Any], current: dict[str, Any]) -> list[str]:
+    """Returns one line per difference between two :meth:`Config.fingerprint` values.
+
+    An empty list means a checkpoint with fingerprint `saved` fits a config with `current`.
+    """
+    lines = []
+    for section in sorted(set(saved) | set(current)):
+        a, b = saved.get(section, {}), current.get(section, {})
+        for key in sorted(set(a) | set(b)):
+            if a.get(key) != b.get(key):
+                lines.append(
+                    f"{section}.{key}: checkpoint has {a.get(key)!r}, config has {b.get(key)!r}"
+                )
+    return lines

@@ -1,0 +1,134 @@
+"""The policy-value network: a residual CNN over the observation planes.
+
+::
+
+    obs (B, 8, N, N)                                        planes of damas_env.encoding
+      stem: conv3x3 -> norm -> ReLU                         (B, C, N, N)
+      blocks x [conv3x3 -> norm -> ReLU -> conv3x3 -> norm, + skip, ReLU]
+      |
+      +- policy head: conv1x1 -> 4*(N-1) planes             one plane per (direction, distance)
+      |    gather the S dark cells -> (B, S, 4, N-1) -> flatten -> logits (B, A)
+      |
+      +- value head: conv1x1 -> 2 planes -> norm -> ReLU -> linear(hidden) -> ReLU
+           -> linear(1) -> tanh                             value (B,) in [-1, 1]
+
+The policy head is per square: the logit of action ``(origin * 4 + direction) * (N - 1) +
+distance - 1`` is channel ``direction * (N - 1) + distance - 1`` of the policy planes at the
+cell of square ``origin`` (the encoding's ``row``/``col`` of that square, both in the agent's
+view), so flattening the gathered (S, 4, N-1) block gives the encoding's action layout
+exactly. It has few parameters and sees each hop where its piece stands.
+
+Masking: illegal actions get the logit :data:`MASKED_LOGIT` (-1e9), not -inf, so softmax,
+log-softmax and entropy stay finite: an illegal action has probability 0 (exp(-1e9) underflows)
+and a row with no legal action at all (the waiting player of a batch env) is uniform, never
+NaN.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+from torch import nn
+
+from damas_env.encoding import PLANES, action_layout
+
+from .config import NetworkConfig
+
+__all__ = ["MASKED_LOGIT", "DraughtsNet", "device_from", "masked_logits"]
+
+#: Logit of an illegal action: far below any real logit, finite in float32 and bfloat16.
+MASKED_LOGIT = -1e9
+
+
+def device_from(config: NetworkConfig | str) -> torch.device:
+    """Returns the torch device a config names; "auto" picks CUDA if it is available."""
+    name = config if isinstance(config, str) else config.device
+    if name == "auto":
+        name = "cuda" if torch.cuda.is_available() else "cpu"
+    return torch.device(name)
+
+
+def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Returns `logits` with the actions where `mask` is 0 set to a large negative number."""
+    fill = max(MASKED_LOGIT, torch.finfo(logits.dtype).min)  # float16 stops at -65504
+    return logits.masked_fill(mask.to(logits.device) == 0, fill)
+
+
+def _norm(kind: str, channels: int) -> nn.Module:
+    if kind == "group":
+        return nn.GroupNorm(math.gcd(8, channels), channels)
+    return nn.BatchNorm2d(channels)
+
+
+def _conv(c_in: int, c_out: int, kind: str, kernel: int = 3) -> nn.Sequential:
+    """Returns conv -> norm (no bias: the norm has one)."""
+    conv = nn.Conv2d(c_in, c_out, kernel, padding=kernel // 2, bias=False)
+    return nn.Sequential(conv, _norm(kind, c_out))
+
+
+class ResidualBlock(nn.Module):
+    """Two 3x3 convolutions with a skip connection (He et al. 2016, as in AlphaZero)."""
+
+    def __init__(self, channels: int, norm: str) -> None:
+        super().__init__()
+        self.first = _conv(channels, channels, norm)
+        self.second = _conv(channels, channels, norm)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.relu(x + self.second(torch.relu(self.first(x))))
+
+
+class DraughtsNet(nn.Module):
+    """Policy-value residual network over the planes of one board size (see the module doc).
+
+    Args:
+        config: channels, blocks, normalisation and value head width.
+        board_size: N of the N x N board (8, 10 or 12).
+    """
+
+    def __init__(self, config: NetworkConfig, board_size: int) -> None:
+        super().__init__()
+        layout = action_layout(board_size)
+        self.square_cells: torch.Tensor
+        self.board_size = board_size
+        self.num_actions = layout.num_actions
+        self.hops_per_square = 4 * layout.distances
+        c = config.channels
+        self.stem = nn.Sequential(_conv(PLANES, c, config.norm), nn.ReLU())
+        self.blocks = nn.Sequential(*(ResidualBlock(c, config.norm) for _ in range(config.blocks)))
+        self.policy = nn.Conv2d(c, self.hops_per_square, 1)
+        self.value_conv = nn.Sequential(_conv(c, 2, config.norm, kernel=1), nn.ReLU())
+        self.value_mlp = nn.Sequential(
+            nn.Linear(2 * board_size * board_size, config.value_hidden),
+            nn.ReLU(),
+            nn.Linear(config.value_hidden, 1),
+        )
+        cells = layout.row * board_size + layout.col  # flat cell of each square
+        self.register_buffer("square_cells", torch.from_numpy(cells.astype(np.int64)))
+
+    def forward(
+        self, obs: torch.Tensor, mask: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Returns (policy logits (B, A), value (B,)) of observations (B, 8, N, N).
+
+        Args:
+            obs: observation planes, any real dtype (cast to the network's).
+            mask: legal actions (B, A), any dtype, nonzero = legal; illegal logits become
+                :data:`MASKED_LOGIT`. None leaves the logits unmasked.
+        """
+        n = self.board_size
+        if obs.dim() != 4 or obs.shape[1:] != (PLANES, n, n):
+            raise ValueError(f"obs must have shape (B, {PLANES}, {n}, {n}), not {tuple(obs.shape)}")
+        x = self.blocks(self.stem(obs.to(self.policy.weight.dtype)))
+        logits = self._policy_logits(x)
+        value = torch.tanh(self.value_mlp(self.value_conv(x).flatten(1))).squeeze(1)
+        if mask is not None:
+            logits = masked_logits(logits, mask)
+        return logits, value
+
+    def _policy_logits(self, x: torch.Tensor) -> torch.Tensor:
+        planes = self.policy(x).flatten(2)  # (B, 4*(N-1), N*N)
+        per_square = planes[:, :, self.square_cells]  # (B, 4*(N-1), S)
+        return per_square.transpose(1, 2).reshape(x.shape[0], self.num_actions)
