@@ -145,16 +145,13 @@ def rollout(
 class _SearchState:
     """A turn state that can be copied cheaply: the root, or the work copy of a simulation."""
 
-    _ARRAYS = ("board", "st", "hist", "cur", "last", "cache")
-
     def __init__(self, rules: Ruleset) -> None:
         self.turn = Turn(rules)
         self.mask = np.zeros(self.turn.layout.num_actions, dtype=np.int8)
 
     def copy_from(self, other: _SearchState) -> None:
         """Makes this state equal to another (the listed routes travel with it)."""
-        for name in self._ARRAYS:
-            np.copyto(getattr(self.turn, name), getattr(other.turn, name))
+        self.turn.copy_from(other.turn)
 
     def legal_actions(self) -> list[int]:
         """Returns the legal next hops, in increasing order."""

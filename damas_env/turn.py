@@ -297,6 +297,12 @@ class Turn:
             self.board, self.st, self.hist, int(side), e.zobrist, e.side_key, e.ray, e.rule_array
         )
 
+    def copy_from(self, other: Turn) -> None:
+        """Makes this turn state equal to another of the same ruleset (a cheap clone for
+        search: the listed routes travel with it)."""
+        for name in ("board", "st", "hist", "cur", "last", "cache"):
+            np.copyto(getattr(self, name), getattr(other, name))
+
     def _grow(self) -> None:
         """Enlarges the route scratch list after an overflow (many flying kings)."""
         self.routes = K.new_move_buffer(4 * self.routes.shape[0])
