@@ -4,6 +4,7 @@
     damas moves --variant international [--fen FEN] [--json]
     damas show  --variant configs/rules/seed002_website_checkers.yaml [--fen FEN]
     damas arena --variant english --agents alphabeta:depth=2 mcts:sims=200 [--json]
+    damas play --variant english --opponent alphabeta:depth=4 [--text] [--pdn game.pdn]
 
 ``--variant`` takes a ruleset name (``damas variants`` lists them) or a rules YAML path.
 ``--json`` prints one JSON object on stdout. Errors go to stderr with exit status 2.
@@ -119,6 +120,7 @@ def _parser() -> argparse.ArgumentParser:
             p.add_argument("--depth", type=int, required=True, help="plies to search")
             p.add_argument("--divide", action="store_true", help="show the count below each move")
     sub.add_parser("arena", help="play agents against each other (damas arena --help)")
+    sub.add_parser("play", help="play against an agent (damas play --help)")
     return parser
 
 
@@ -129,6 +131,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from agents.cli import main as arena_main
 
         return arena_main(argv[1:])
+    if argv[:1] == ["play"]:  # likewise for play
+        from agents.play import main as play_main
+
+        return play_main(argv[1:])
     parser = _parser()
     args = parser.parse_args(argv)
     try:

@@ -1,0 +1,415 @@
+"""``damas play``: a person against an agent, in a pygame window or in the terminal.
+
+    damas play --variant english --opponent alphabeta:depth=4 [--as first|second]
+               [--text] [--pdn out.pdn] [--seed N] [--time SECONDS [--increment S]]
+
+The window (the default) opens :func:`damas_env.draughts_v0.env` with
+``render_mode="human"``: drag a piece (or click it, then its target); a capture of several
+pieces is played hop by hop; ``f`` turns the board; closing the window ends the game. An
+AEC env cannot take a move back, so undo is only in ``--text`` mode. ``--time`` starts a
+clock for each side (:class:`damas_env.clock.TimeControl`), shown in the window title.
+
+``--text`` plays in the terminal on a :class:`damas_env.game.Game`. Type moves in PDN
+(``32-28``, ``28x19``, the full path ``28x19x10`` when two captures share their ends) or
+one of the commands:
+
+==========  ======================================================================
+``moves``   list the legal moves
+``undo``    take back the last move pair (yours and the opponent's)
+``resign``  give up: the opponent wins
+``quit``    stop without a result (end of input does the same)
+==========  ======================================================================
+
+An entry that is not a legal move is answered with the legal moves and nothing changes.
+The opponent plays through the :class:`agents.base.Agent` protocol, hop by hop, in an env
+kept in step with the game. ``--pdn`` saves the game (``Game.from_pdn`` reads it back).
+Errors go to stderr with exit status 2, as for the other ``damas`` commands.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from damas_env import Colour, IllegalMoveError, Move
+from damas_env.draughts_v0 import raw_env
+from damas_env.encoding import actions_to_move, move_to_actions
+from damas_env.game import Game
+from damas_env.notation import NotationError, format_move, read_pdn, write_pdn
+from damas_env.render import UNDO, Highlights, ansi
+from damas_env.rules import get_ruleset
+
+from .base import Agent, play_hop
+from .specs import make_agent, spec_usage
+
+__all__ = [
+    "main",
+    "build_parser",
+    "play_text",
+    "play_window",
+    "opponent_move",
+    "game_pdn",
+    "game_start_turn",
+]
+
+HELP = "commands: moves, undo, resign, quit; or a move in PDN (32-28, 28x19, 28x19x10)"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Returns the parser of ``damas play``."""
+    parser = argparse.ArgumentParser(
+        prog="damas play",
+        description="Plays a game against an agent, in a window or (--text) in the terminal.",
+        epilog=f"agent specs: {spec_usage()}",
+    )
+    parser.add_argument("--variant", default="english", help="ruleset name or rules YAML")
+    parser.add_argument("--opponent", default="alphabeta:depth=4", metavar="SPEC")
+    parser.add_argument(
+        "--as", dest="side", choices=("first", "second"), default="first", help="you move first"
+    )
+    parser.add_argument("--text", action="store_true", help="play in the terminal")
+    parser.add_argument("--pdn", type=Path, help="save the game to this PDN file")
+    parser.add_argument("--seed", type=int, help="seed of the opponent")
+    parser.add_argument("--time", type=float, help="seconds on each clock (window only)")
+    parser.add_argument("--increment", type=float, default=0.0, help="seconds added per move")
+    return parser
+
+
+# --- The opponent ---------------------------------------------------------------------------
+
+
+def opponent_move(agent: Agent, env: Any) -> Move:
+    """Plays the agent's complete move in the env, hop by hop; returns the move it made."""
+    raw = env.unwrapped
+    mover, start, hops = raw.agent_selection, raw.position, []
+    while raw.agent_selection == mover and not _env_over(raw):
+        action = play_hop(agent, env)
+        env.step(action)
+        hops.append(action)
+    return actions_to_move(hops, start)
+
+
+def _env_over(raw: Any) -> bool:
+    return any(raw.terminations.values()) or any(raw.truncations.values())
+
+
+def _env_for(variant: str, game: Game) -> raw_env:
+    """Returns a bare env of the variant that has played the game's moves (history included)."""
+    env = raw_env(variant)
+    env.reset(options={"fen": game.start_fen} if game.start_fen else None)
+    replay = Game(game.rules, game.start_fen)
+    for move in game.moves:
+        for action in move_to_actions(move, replay.turn, game.rules.board_size):
+            env.step(action)
+        replay.push(move)
+    return env
+
+
+# --- PDN ------------------------------------------------------------------------------------
+
+
+def game_pdn(game: Game, result: str | None = None, **tags: str) -> str:
+    """Returns the game as PDN; `result` (e.g. after a resignation) overrides the rules' one."""
+    text = game.to_pdn(**tags)
+    if result is None:
+        return text
+    pdn = read_pdn(text)[0]
+    pdn.result = result
+    return write_pdn(pdn)
+
+
+def _result_string(game: Game, winner: Colour | None) -> str:
+    """Returns the PDN result of a game decided outside the rules (resignation, time)."""
+    big = game.rules.board_size >= 10  # PDN: 2-0 / 1-1 scores on 10x10 and up
+    if winner is None:
+        return "1-1" if big else "1/2-1/2"
+    return ("2-0" if big else "1-0") if winner == Colour.WHITE else ("0-2" if big else "0-1")
+
+
+def game_start_turn(game: Game) -> Colour:
+    """Returns the colour that moved first in a game."""
+    return game.turn if game.ply % 2 == 0 else game.turn.opponent
+
+
+# --- Terminal -------------------------------------------------------------------------------
+
+
+class _TextSession:
+    """A terminal game: the Game is the record, a bare env feeds the agent its observations."""
+
+    def __init__(self, variant: str, agent: Agent, human_first: bool, out: TextIO) -> None:
+        self.variant, self.agent, self.out = variant, agent, out
+        self.game = Game(get_ruleset(variant))
+        self.human = self.game.turn if human_first else self.game.turn.opponent
+        self.env = _env_for(variant, self.game)
+        self.names = self.game.rules.colour_names
+        self.result: str | None = None  # set when the game ends outside the rules
+        self.ending = ""
+
+    def say(self, text: str) -> None:
+        print(text, file=self.out, flush=True)
+
+    def show(self) -> None:
+        last = self.game.moves[-1].squares if self.game.moves else ()
+        board = ansi(
+            self.game.board,
+            self.game.rules.board_size,
+            Highlights(last_move=last, last_capture=bool(last and self.game.moves[-1].captures)),
+            flip=self.human != Colour.WHITE,
+            colour_names=self.names,
+            turn=int(self.game.turn),
+        )
+        self.say(board)
+
+    def push(self, move: Move) -> None:
+        """Plays a move in the game and the env alike."""
+        for action in move_to_actions(move, self.game.turn, self.game.rules.board_size):
+            self.env.step(action)
+        self.game.push(move)
+
+    def opponent_plays(self) -> None:
+        move = opponent_move(self.agent, self.env)
+        self.say(f"{self.agent.name} plays {format_move(move, self.game.legal_moves())}")
+        self.game.push(move)
+
+    def undo(self) -> None:
+        """Takes back the last move pair (or the opponent's first move alone: not possible)."""
+        mine = [i for i, _ in enumerate(self.game.moves) if self._mover(i) == self.human]
+        if not mine:
+            self.say("nothing to undo")
+            return
+        while self.game.ply > mine[-1]:
+            self.game.pop()
+        self.env = _env_for(self.variant, self.game)
+        self.agent.reset()
+        self.say(f"took back to ply {self.game.ply}")
+
+    def _mover(self, ply: int) -> Colour:
+        first = game_start_turn(self.game)
+        return first if ply % 2 == 0 else first.opponent
+
+    def human_turn(self, line: str) -> bool:
+        """Handles one line of input; returns False when the game stops (resign, quit)."""
+        word = line.strip().lower()
+        if word in ("quit", "exit"):
+            self.ending = "stopped by the player"
+            return False
+        if word == "resign":
+            self.result = _result_string(self.game, self.human.opponent)
+            self.ending = f"{self.names[int(self.human)]} resigns"
+            return False
+        if word in ("moves", "help", "?", ""):
+            legal = self.game.legal_moves()
+            self.say("legal moves: " + ", ".join(format_move(m, legal) for m in legal))
+            if word != "moves":
+                self.say(HELP)
+        elif word == "undo":
+            self.undo()
+            self.show()
+        else:
+            self.try_move(line.strip())
+        return True
+
+    def try_move(self, text: str) -> None:
+        try:
+            move = self.game.position.find_move(text)
+        except (NotationError, IllegalMoveError) as e:
+            legal = self.game.legal_moves()
+            names = ", ".join(format_move(m, legal) for m in legal)
+            message = str(e) if "legal moves" in str(e) else f"{e}; legal moves: {names}"
+            self.say(f"error: {message}")
+            return
+        self.push(move)
+        if not self.game.is_over:
+            self.opponent_plays()
+        self.show()
+
+    def announce(self) -> str:
+        """Prints and returns the result line."""
+        outcome = self.game.outcome()
+        if self.result is not None:
+            text = f"result {self.result}: {self.ending}"
+        elif outcome is not None:
+            who = "draw" if outcome.winner is None else f"{self.names[int(outcome.winner)]} wins"
+            result = outcome.pdn_result(self.game.rules.board_size)
+            text = f"result {result}: {who} ({outcome.reason.value})"
+        else:
+            text = f"result *: unfinished ({self.ending or 'end of input'})"
+        self.say(text)
+        return text
+
+
+def play_text(
+    variant: str,
+    opponent: str | Agent,
+    human_first: bool = True,
+    lines: TextIO | None = None,
+    out: TextIO | None = None,
+    seed: int | None = None,
+) -> tuple[Game, str]:
+    """Plays a terminal game reading the person's entries line by line.
+
+    Returns:
+        The game and its PDN result (``*`` when stopped or at the end of input).
+    """
+    lines = sys.stdin if lines is None else lines
+    out = sys.stdout if out is None else out
+    agent = make_agent(opponent, seed) if isinstance(opponent, str) else opponent
+    agent.reset()
+    session = _TextSession(variant, agent, human_first, out)
+    game, human = session.game, session.human
+    session.say(f"you play {session.names[int(human)]} against {agent.name}; {HELP}")
+    if game.turn != human and not game.is_over:
+        session.opponent_plays()
+    session.show()
+    for line in _prompted(lines, out, session):
+        if not session.human_turn(line):
+            break
+    session.announce()
+    outcome = game.outcome()
+    result = session.result or (outcome.pdn_result(game.rules.board_size) if outcome else "*")
+    return game, result
+
+
+def _prompted(lines: TextIO, out: TextIO, session: _TextSession) -> Iterator[str]:
+    """Yields input lines, printing a prompt before each; stops at game end or end of input."""
+    while not session.game.is_over:
+        print("your move> ", end="", file=out, flush=True)
+        line = lines.readline()
+        if not line:
+            print(file=out)
+            return
+        yield line
+
+
+# --- Window ---------------------------------------------------------------------------------
+
+
+def play_window(
+    variant: str,
+    opponent: str | Agent,
+    human_first: bool = True,
+    seed: int | None = None,
+    seconds: float | None = None,
+    increment: float = 0.0,
+    say: Callable[[str], None] = print,
+) -> tuple[Game, str]:
+    """Plays a game in the pygame window; returns the game and its PDN result."""
+    from damas_env import draughts_v0
+    from damas_env.clock import TimeControl
+
+    agent = make_agent(opponent, seed) if isinstance(opponent, str) else opponent
+    env: Any = draughts_v0.env(variant, render_mode="human")
+    if seconds is not None:
+        env = TimeControl(env, seconds, increment)
+    env.reset(seed=seed)
+    agent.reset()
+    raw = env.unwrapped
+    human = "player_0" if human_first else "player_1"
+    raw.flip = raw.infos[human]["colour"] != raw.rules.colour_names[0]  # yours at the bottom
+    game = Game(raw.rules)
+    closed = _window_loop(env, agent, human, game, say)
+    result = _window_result(env, game, closed)
+    say(f"result {result}: {_window_reason(raw, closed)}")
+    env.close()
+    return game, result
+
+
+def _window_loop(env: Any, agent: Agent, human: str, game: Game, say: Callable) -> bool:
+    """Plays until the game ends; returns True if the window was closed first."""
+    raw = env.unwrapped
+    while not _env_over(raw):
+        _show_clocks(env)
+        if raw.agent_selection != human:
+            game.push(opponent_move(agent, env))
+            continue
+        mover, start, hops = raw.agent_selection, raw.position, []
+        while raw.agent_selection == mover and not _env_over(raw):
+            action = raw.wait_for_human()
+            if action is None:
+                return True
+            if action == UNDO:
+                say("undo is not available in the window; play with --text to take back")
+                continue
+            env.step(action)
+            hops.append(action)
+        if raw.infos[mover].get("reason") != "time":
+            game.push(actions_to_move(hops, start))
+    raw.render()
+    return False
+
+
+def _show_clocks(env: Any) -> None:
+    """Writes both clocks into the window title when a time control is on."""
+    if not hasattr(env, "remaining") or env.unwrapped._window is None:
+        return
+    raw = env.unwrapped
+    clocks = "  ".join(
+        f"{raw.infos[a]['colour']} {_clock_text(env.remaining(a))}" for a in raw.possible_agents
+    )
+    raw._window.pygame.display.set_caption(f"damas  {clocks}")
+
+
+def _clock_text(seconds: float) -> str:
+    minutes, rest = divmod(int(seconds + 0.999), 60)
+    return f"{minutes}:{rest:02d}"
+
+
+def _window_result(env: Any, game: Game, closed: bool) -> str:
+    raw = env.unwrapped
+    outcome = game.outcome()
+    if closed or not _env_over(raw):
+        return "*"
+    if outcome is not None:
+        return outcome.pdn_result(game.rules.board_size)
+    winner = raw.infos[raw.possible_agents[0]].get("winner")  # time: decided outside the rules
+    colour = None if winner is None else raw._colour[winner]
+    return _result_string(game, colour)
+
+
+def _window_reason(raw: Any, closed: bool) -> str:
+    if closed:
+        return "unfinished (window closed)"
+    info = raw.infos[raw.possible_agents[0]]
+    winner = info.get("winner")
+    who = "draw" if winner is None else f"{raw.infos[winner]['colour']} wins"
+    return f"{who} ({info.get('reason')})"
+
+
+# --- Command line ---------------------------------------------------------------------------
+
+
+def run(args: argparse.Namespace) -> None:
+    """Plays the game the arguments ask for and saves it if asked."""
+    get_ruleset(args.variant)  # fail now on an unknown variant
+    agent = make_agent(args.opponent, args.seed)  # and on a bad spec
+    first = args.side == "first"
+    if args.text:
+        game, result = play_text(args.variant, agent, first, seed=args.seed)
+    else:
+        game, result = play_window(args.variant, agent, first, args.seed, args.time, args.increment)
+    if args.pdn:
+        human = game_start_turn(game) if first else game_start_turn(game).opponent
+        names = {human: "you", human.opponent: agent.name}
+        args.pdn.write_text(
+            game_pdn(game, result, White=names[Colour.WHITE], Black=names[Colour.BLACK])
+        )
+        print(f"saved {args.pdn}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Runs ``damas play``; returns the exit status (2 on a usage or input error)."""
+    args = build_parser().parse_args(argv)
+    try:
+        run(args)
+    except (ValueError, ImportError, NotImplementedError, OSError) as e:
+        print(f"damas play: error: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

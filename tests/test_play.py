@@ -1,0 +1,136 @@
+"""``damas play``: the terminal game driven by scripted input, and the window headless."""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from agents import play
+from damas_env.cli import main as damas_main
+from damas_env.game import Game
+
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+
+
+class ScriptedPerson:
+    """Types the scripted lines, then plays on: ``moves``, then the first move it lists."""
+
+    def __init__(self, out: io.StringIO, script: list[str], auto: bool = True) -> None:
+        self.out, self.script, self.auto = out, list(script), auto
+        self.asked = False
+
+    def readline(self) -> str:
+        if self.script:
+            return self.script.pop(0) + "\n"
+        if not self.auto:
+            return ""  # end of input
+        if not self.asked:
+            self.asked = True
+            return "moves\n"
+        self.asked = False
+        listed = re.findall(r"^(?:your move> )?legal moves: (.*)$", self.out.getvalue(), re.M)
+        return listed[-1].split(", ")[0] + "\n"
+
+
+def _text_game(script: list[str], auto: bool = False, **kwargs) -> tuple[Game, str, str]:
+    out = io.StringIO()
+    game, result = play.play_text(
+        "english", "random", lines=ScriptedPerson(out, script, auto), out=out, seed=0, **kwargs
+    )
+    return game, result, out.getvalue()
+
+
+def test_invalid_entries_are_refused_with_the_legal_moves_then_a_move_is_played() -> None:
+    game, result, text = _text_game(["hello", "1-5", "11-15", "quit"])
+    assert "error: bad move 'hello'" in text
+    assert "error: move '1-5' is not legal here; legal moves: 9-13, 9-14" in text
+    assert text.count("error:") == 2
+    assert game.ply == 2 and game.moves[0].origin == 10  # 11-15, then the opponent's reply
+    assert result == "*" and "unfinished (stopped by the player)" in text
+
+
+def test_undo_takes_back_the_move_pair_and_play_goes_on() -> None:
+    game, _, text = _text_game(["11-15", "undo", "9-13"])
+    assert "took back to ply 0" in text
+    assert game.ply == 2 and game.moves[0].origin == 8  # 9-13 replaced 11-15
+
+
+def test_undo_before_any_move_changes_nothing() -> None:
+    game, _, text = _text_game(["undo"], human_first=False)
+    assert "nothing to undo" in text and game.ply == 1  # the opponent's first move stays
+
+
+def test_a_game_plays_to_the_end_and_its_pdn_reads_back() -> None:
+    game, result, text = _text_game([], auto=True)
+    outcome = game.outcome()
+    assert outcome is not None and result == outcome.pdn_result(8)
+    assert f"result {result}:" in text and f"({outcome.reason.value})" in text
+    again = Game.from_pdn(play.game_pdn(game, result))
+    assert again.position.fen() == game.position.fen() and again.ply == game.ply
+
+
+def test_resign_gives_the_opponent_the_game() -> None:
+    game, result, text = _text_game(["resign"])
+    assert result == "1-0" and "black resigns" in text  # English: black moves first
+    assert '[Result "1-0"]' in play.game_pdn(game, result)
+
+
+def test_damas_play_text_saves_a_pdn_that_reads_back(monkeypatch, tmp_path: Path, capsys) -> None:
+    games: list[Game] = []
+    real = play.play_text
+
+    def recorded(*args, **kwargs):
+        game, result = real(*args, **kwargs)
+        games.append(game)
+        return game, result
+
+    monkeypatch.setattr(play, "play_text", recorded)
+    monkeypatch.setattr("sys.stdin", io.StringIO("11-15\n9-14\n"))  # then end of input
+    pdn = tmp_path / "out.pdn"
+    args = ["play", "--text", "--variant", "english", "--opponent", "random"]
+    assert damas_main([*args, "--seed", "1", "--pdn", str(pdn)]) == 0
+    assert "saved" in capsys.readouterr().out
+    again = Game.from_pdn(pdn.read_text())
+    assert again.position.fen() == games[0].position.fen() and again.ply == games[0].ply
+    assert '[Black "you"]' in pdn.read_text()
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--text", "--opponent", "nonsense:x=1"], "damas play: error:"),
+        (["--text", "--variant", "no-such-variant"], "damas play: error:"),
+    ],
+)
+def test_errors_go_to_stderr_with_status_2(argv, message, capsys) -> None:
+    assert play.main(argv) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_window_closed_at_once_ends_the_game_cleanly() -> None:
+    pytest.importorskip("pygame")
+    import pygame
+
+    pygame.display.init()
+    pygame.event.post(pygame.event.Event(pygame.QUIT))  # waits in the queue for the window
+    said: list[str] = []
+    game, result = play.play_window("english", "random", seed=0, seconds=60, say=said.append)
+    assert result == "*" and game.ply == 0
+    assert said[-1] == "result *: unfinished (window closed)"
+
+
+def test_window_plays_the_opponent_first_then_closes() -> None:
+    pytest.importorskip("pygame")
+    import pygame
+
+    pygame.display.init()
+    pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_u, mod=0))
+    pygame.event.post(pygame.event.Event(pygame.QUIT))
+    said: list[str] = []
+    game, result = play.play_window("english", "random", human_first=False, say=said.append)
+    assert game.ply == 1 and result == "*"
+    assert any("--text" in line for line in said)  # undo is offered in the terminal only
