@@ -160,17 +160,23 @@ class _SearchState:
 
     def rollout(self, max_plies: int, rng: np.ndarray) -> float:
         """Plays random hops to the end (or max_plies moves); returns the value for White."""
-        t, e = self.turn, self.turn.engine
-        while True:
-            status, value, plies = rollout(
-                t.board, t.st, t.hist, t.cur, t.last, t.cache, t.legal, self.mask,
-                t.layout.action_of, e.zobrist, e.side_key, e.ray, e.rule_array, t.routes,
-                e.workspace, rng, max_plies,
-            )  # fmt: skip
-            if status != HOP_OVERFLOW:
-                return float(value)
-            max_plies -= int(plies)
-            t.routes = K.new_move_buffer(4 * t.routes.shape[0])  # many flying kings
+        return play_out(self.turn, self.mask, rng, max_plies)
+
+
+def play_out(turn: Turn, mask: np.ndarray, rng: np.ndarray, max_plies: int) -> float:
+    """Plays random hops from a turn state to the end of the game (or `max_plies` moves) with
+    the compiled rollout; returns the value for White. Grows the route list if needed."""
+    e = turn.engine
+    while True:
+        status, value, plies = rollout(
+            turn.board, turn.st, turn.hist, turn.cur, turn.last, turn.cache, turn.legal, mask,
+            turn.layout.action_of, e.zobrist, e.side_key, e.ray, e.rule_array, turn.routes,
+            e.workspace, rng, max_plies,
+        )  # fmt: skip
+        if status != HOP_OVERFLOW:
+            return float(value)
+        max_plies -= int(plies)
+        turn.routes = K.new_move_buffer(4 * turn.routes.shape[0])  # many flying kings
 
 
 # --- Tree -----------------------------------------------------------------------------------

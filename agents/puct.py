@@ -38,9 +38,9 @@ from damas_env import Colour
 from damas_env import kernels as K
 from damas_env.encoding import PLANES
 from damas_env.rules import Ruleset, get_ruleset
-from damas_env.turn import HOP_ILLEGAL, HOP_OVERFLOW, Turn
+from damas_env.turn import HOP_ILLEGAL, Turn
 
-from .mcts import rollout
+from .mcts import play_out
 
 __all__ = [
     "BatchedPUCT",
@@ -130,17 +130,7 @@ class RolloutEvaluator:
 
     def _play_out(self) -> float:
         """Plays random hops to the end (or max_plies moves); returns White's value."""
-        t, e, plies = self.turn, self.turn.engine, self.max_plies
-        while True:
-            status, value, played = rollout(
-                t.board, t.st, t.hist, t.cur, t.last, t.cache, t.legal, self.mask,
-                t.layout.action_of, e.zobrist, e.side_key, e.ray, e.rule_array, t.routes,
-                e.workspace, self._stream, plies,
-            )  # fmt: skip
-            if status != HOP_OVERFLOW:
-                return float(value)
-            plies -= int(played)
-            t.routes = K.new_move_buffer(4 * t.routes.shape[0])  # many flying kings
+        return play_out(self.turn, self.mask, self._stream, self.max_plies)
 
 
 # --- Tree -----------------------------------------------------------------------------------
