@@ -1,8 +1,8 @@
 """The notebooks in notebooks/ run top to bottom (issue 7): each is executed in a fresh kernel.
 
-Both take a few seconds once the numba kernels are cached (about a minute on a cold cache),
-so they run in the default suite. Skipped when nbclient/nbformat/ipykernel or matplotlib are
-not installed (the dev extra has them).
+Each takes seconds to under a minute once the numba kernels are cached (about a minute more
+on a cold cache), so they run in the default suite. Skipped when nbclient/nbformat/ipykernel
+or matplotlib are not installed (the dev extra has them).
 """
 
 from __future__ import annotations
@@ -16,11 +16,15 @@ nbclient = pytest.importorskip("nbclient")
 pytest.importorskip("ipykernel")
 pytest.importorskip("matplotlib")
 
-NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("0[12]_*.ipynb"))
+NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("0[124]_*.ipynb"))
 
 
 def test_notebooks_are_found() -> None:
-    assert [p.name for p in NOTEBOOKS] == ["01_rules_tour.ipynb", "02_variants.ipynb"]
+    assert [p.name for p in NOTEBOOKS] == [
+        "01_rules_tour.ipynb",
+        "02_variants.ipynb",
+        "04_benchmark_agents.ipynb",
+    ]
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
