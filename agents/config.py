@@ -176,6 +176,10 @@ class MCTSConfig:
     leaves_per_game: int = 8
     """Leaves one game collects before the network evaluates them all in one call."""
 
+    steps_per_iteration: int = 16
+    """Searched hops each of the ``env.num_envs`` self-play games advances per iteration
+    (forced hops, with one legal choice, are played without a search and not counted)."""
+
 
 @dataclass(frozen=True)
 class PPOConfig:
@@ -294,6 +298,7 @@ _POSITIVE = frozenset(
         "mcts.c_puct",
         "mcts.dirichlet_alpha",
         "mcts.leaves_per_game",
+        "mcts.steps_per_iteration",
         "ppo.rollout_steps",
         "ppo.update_epochs",
         "ppo.num_minibatches",

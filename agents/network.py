@@ -36,7 +36,7 @@ from damas_env.encoding import PLANES, action_layout
 
 from .config import NetworkConfig
 
-__all__ = ["MASKED_LOGIT", "DraughtsNet", "device_from", "masked_logits"]
+__all__ = ["MASKED_LOGIT", "DraughtsNet", "NetworkEvaluator", "device_from", "masked_logits"]
 
 #: Logit of an illegal action: far below any real logit, finite in float32 and bfloat16.
 MASKED_LOGIT = -1e9
@@ -107,6 +107,8 @@ class DraughtsNet(nn.Module):
         )
         cells = layout.row * board_size + layout.col  # flat cell of each square
         self.register_buffer("square_cells", torch.from_numpy(cells.astype(np.int64)))
+        # Channels-last convolutions are 1.3-2x faster on CPU (oneDNN), in training too.
+        self.to(memory_format=torch.channels_last)  # type: ignore[call-overload]
 
     def forward(
         self, obs: torch.Tensor, mask: torch.Tensor | None = None
@@ -121,7 +123,8 @@ class DraughtsNet(nn.Module):
         n = self.board_size
         if obs.dim() != 4 or obs.shape[1:] != (PLANES, n, n):
             raise ValueError(f"obs must have shape (B, {PLANES}, {n}, {n}), not {tuple(obs.shape)}")
-        x = self.blocks(self.stem(obs.to(self.policy.weight.dtype)))
+        x = obs.to(self.policy.weight.dtype).contiguous(memory_format=torch.channels_last)
+        x = self.blocks(self.stem(x))
         logits = self._policy_logits(x)
         value = torch.tanh(self.value_mlp(self.value_conv(x).flatten(1))).squeeze(1)
         if mask is not None:
@@ -132,3 +135,37 @@ class DraughtsNet(nn.Module):
         planes = self.policy(x).flatten(2)  # (B, 4*(N-1), N*N)
         per_square = planes[:, :, self.square_cells]  # (B, 4*(N-1), S)
         return per_square.transpose(1, 2).reshape(x.shape[0], self.num_actions)
+
+
+class NetworkEvaluator:
+    """The :class:`agents.puct.Evaluator` of a network: softmax of its masked logits, and its
+    value, for a batch of leaves in one forward pass (eval mode, no gradients).
+
+    The network may be training meanwhile: each call switches it to eval mode and back.
+    """
+
+    planes = PLANES
+
+    def __init__(self, network: DraughtsNet) -> None:
+        self.network = network
+        self.calls = 0
+        self.positions = 0
+
+    @torch.inference_mode()
+    def evaluate(
+        self, observations: np.ndarray, masks: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Returns (priors (k, A), values (k,)) for the player to move at each leaf."""
+        net = self.network
+        training = net.training
+        device = net.policy.weight.device
+        net.eval()
+        try:
+            obs = torch.from_numpy(np.ascontiguousarray(observations)).to(device)
+            logits, values = net(obs, torch.from_numpy(np.ascontiguousarray(masks)))
+            priors = torch.softmax(logits.float(), dim=1)
+        finally:
+            net.train(training)
+        self.calls += 1
+        self.positions += len(observations)
+        return priors.cpu().numpy(), values.float().cpu().numpy()

@@ -1,0 +1,316 @@
+"""AlphaZero-style self-play: batched PUCT search guided by the network, a replay buffer,
+and a policy-value loss.
+
+One iteration (:meth:`AlphaZeroTrainer.step`)::
+
+    self-play   env.num_envs games advance mcts.steps_per_iteration searched hops each:
+                  - a hop with a single legal choice is played at once (no search, no record)
+                  - otherwise one BatchedPUCT search for all games at once (one network call
+                    per round of leaves, Dirichlet noise at the roots); the position, its
+                    mask and the root visit distribution are recorded; the hop is drawn in
+                    proportion to the visits for the first mcts.temperature_moves plies,
+                    the most visited afterwards
+                  - a finished game gives every recorded position its value target z, the
+                    result for the player who was to move there (+1 win, 0 draw, -1 loss),
+                    and goes into the replay buffer; the game restarts
+    learning    train.updates_per_iteration minibatches of train.batch_size positions drawn
+                uniformly from the buffer; loss = cross-entropy(visits, masked policy)
+                + value_loss_weight * (value - z)^2; AdamW, gradients clipped
+
+Games in progress carry over from one iteration to the next. A game longer than
+env.max_plies plies is stopped and scored as a draw. The rules (legal hops, captures in
+several hops, results) come from the compiled turn state only (:mod:`damas_env.turn`);
+values are backed up by colour in the search (:mod:`agents.puct`), so a player moving
+several hops in a row keeps the sign of its values.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from damas_env import Colour, Position
+from damas_env import kernels as K
+from damas_env.encoding import PLANES
+from damas_env.turn import Turn
+
+from .config import Config
+from .network import DraughtsNet, NetworkEvaluator, device_from
+from .puct import BatchedPUCT, select_action
+
+__all__ = ["AlphaZeroTrainer", "ReplayBuffer", "outcome_for"]
+
+
+def outcome_for(result: int, side: Colour | int) -> float:
+    """Returns a finished game's result for `side`: 1 win, 0 draw (or unfinished), -1 loss."""
+    if result in (K.WHITE_WINS, K.BLACK_WINS):
+        white = 1.0 if result == K.WHITE_WINS else -1.0
+        return white if int(side) == int(Colour.WHITE) else -white
+    return 0.0
+
+
+class ReplayBuffer:
+    """The last `capacity` self-play positions with their search policy and value targets.
+
+    Planes and policies are stored as float16 and masks as bools to halve the memory; a ring
+    replaces the oldest positions first.
+    """
+
+    def __init__(self, capacity: int, board_size: int, num_actions: int) -> None:
+        n = board_size
+        self.capacity = capacity
+        self.obs = np.zeros((capacity, PLANES, n, n), dtype=np.float16)
+        self.masks = np.zeros((capacity, num_actions), dtype=bool)
+        self.policies = np.zeros((capacity, num_actions), dtype=np.float16)
+        self.values = np.zeros(capacity, dtype=np.float32)
+        self.size = 0
+        self.next = 0
+        self.added = 0
+
+    def add(self, obs: np.ndarray, masks: np.ndarray, policies: np.ndarray, values: Any) -> None:
+        """Appends k positions (arrays with k rows), overwriting the oldest when full."""
+        values = np.asarray(values, dtype=np.float32)
+        k = len(obs)
+        if k == 0:
+            return
+        if k > self.capacity:  # only the newest fit
+            c = self.capacity
+            obs, masks, policies, values = obs[-c:], masks[-c:], policies[-c:], values[-c:]
+            k = c
+        rows = (self.next + np.arange(k)) % self.capacity
+        self.obs[rows] = obs
+        self.masks[rows] = masks
+        self.policies[rows] = policies
+        self.values[rows] = values
+        self.next = int((self.next + k) % self.capacity)
+        self.size = min(self.size + k, self.capacity)
+        self.added += k
+
+    def sample(self, batch: int, rng: np.random.Generator) -> np.ndarray:
+        """Returns `batch` row indices drawn uniformly (with replacement) from the buffer."""
+        return rng.integers(0, self.size, size=batch)
+
+    def state(self) -> dict[str, Any]:
+        """Returns the buffer's filled rows as tensors (for a checkpoint)."""
+        order = (self.next - self.size + np.arange(self.size)) % self.capacity  # oldest first
+        return {
+            "obs": torch.from_numpy(self.obs[order]),
+            "masks": torch.from_numpy(self.masks[order]),
+            "policies": torch.from_numpy(self.policies[order]),
+            "values": torch.from_numpy(self.values[order]),
+            "added": self.added,
+        }
+
+    def load_state(self, state: dict[str, Any]) -> None:
+        """Refills the buffer from :meth:`state` (keeping the newest rows if it is smaller)."""
+        self.size = self.next = 0
+        self.add(
+            state["obs"].numpy(), state["masks"].numpy(), state["policies"].numpy(),
+            state["values"].numpy(),
+        )  # fmt: skip
+        self.added = int(state["added"])
+
+
+class _Record:
+    """Positions of one game in progress, waiting for its result."""
+
+    __slots__ = ("obs", "masks", "policies", "sides")
+
+    def __init__(self) -> None:
+        self.obs: list[np.ndarray] = []
+        self.masks: list[np.ndarray] = []
+        self.policies: list[np.ndarray] = []
+        self.sides: list[int] = []
+
+
+class AlphaZeroTrainer:
+    """AlphaZero-style self-play and learning (see the module docstring); a Trainer."""
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self.rules = config.env.ruleset()
+        seed = config.train.seed
+        torch.manual_seed(seed)
+        self.rng = np.random.default_rng(seed)
+        self.device = device_from(config.network)
+        self.network = DraughtsNet(config.network, self.rules.board_size).to(self.device)
+        self.optimizer = torch.optim.AdamW(
+            self.network.parameters(), lr=config.train.lr, weight_decay=config.train.weight_decay
+        )
+        self.iteration = 0
+        self.evaluator = NetworkEvaluator(self.network)
+        m = config.mcts
+        self.search = BatchedPUCT(
+            self.evaluator,
+            m.simulations,
+            c_puct=m.c_puct,
+            dirichlet_alpha=m.dirichlet_alpha,
+            dirichlet_fraction=m.dirichlet_fraction,
+            virtual_loss=m.virtual_loss,
+            batch_leaves=m.leaves_per_game,
+            seed=seed + 1,
+        )
+        self.start = Position.start(self.rules)
+        self.games = [Turn(self.rules) for _ in range(config.env.num_envs)]
+        self.records = [_Record() for _ in self.games]
+        num_actions = self.games[0].layout.num_actions
+        n = self.rules.board_size
+        self.replay = ReplayBuffer(config.train.replay_size, n, num_actions)
+        self._obs = np.zeros((PLANES, n, n), dtype=np.float32)
+        self._mask = np.zeros(num_actions, dtype=np.int8)
+        for g in range(len(self.games)):
+            self._new_game(g)
+
+    # --- Self-play --------------------------------------------------------------------------
+
+    def _new_game(self, g: int) -> None:
+        """Restarts game g from the start position and its random opening plies."""
+        turn = self.games[g]
+        turn.reset(self.start.board, self.start.turn)
+        self.records[g] = _Record()
+        while turn.ply < self.config.env.opening_plies and turn.result == K.ONGOING:
+            turn.play(int(self.rng.choice(turn.legal_actions())))
+        if turn.result != K.ONGOING:  # an opening that ends the game: start again
+            self._new_game(g)
+
+    def _play_forced(self, g: int, finished: list[tuple[int, float]]) -> bool:
+        """Plays game g's hops while it has a single legal hop; True if it needs a search."""
+        turn = self.games[g]
+        while True:
+            if self._game_over(turn):
+                self._finish(g, finished)
+                turn = self.games[g]
+            legal = turn.legal_actions()
+            if len(legal) != 1:
+                return True
+            turn.play(legal[0])
+
+    def _game_over(self, turn: Turn) -> bool:
+        limit = self.config.env.max_plies
+        return turn.result != K.ONGOING or (limit > 0 and turn.ply >= limit)
+
+    def _finish(self, g: int, finished: list[tuple[int, float]]) -> None:
+        """Scores game g's records with its result, stores them and restarts the game."""
+        turn, record = self.games[g], self.records[g]
+        if record.sides:
+            values = [outcome_for(turn.result, side) for side in record.sides]
+            self.replay.add(
+                np.stack(record.obs), np.stack(record.masks), np.stack(record.policies), values
+            )
+        result = turn.result if turn.result != K.ONGOING else K.DRAW
+        finished.append((turn.ply, 0.0 if result == K.DRAW else 1.0))
+        self._new_game(g)
+
+    def _self_play(self) -> tuple[int, list[tuple[int, float]]]:
+        """Advances every game by steps_per_iteration searched hops; returns (positions
+        recorded, (plies, decisive) of each game finished)."""
+        finished: list[tuple[int, float]] = []
+        positions = 0
+        m = self.config.mcts
+        for _ in range(m.steps_per_iteration):
+            for g in range(len(self.games)):
+                self._play_forced(g, finished)
+            visits = self.search.search(self.games, add_noise=m.dirichlet_fraction > 0)
+            for g, turn in enumerate(self.games):
+                turn.write_planes(self._obs, turn.side)
+                turn.write_mask(self._mask)
+                record = self.records[g]
+                record.obs.append(self._obs.astype(np.float16))
+                record.masks.append(self._mask.astype(bool))
+                record.policies.append(visits[g].astype(np.float16))
+                record.sides.append(int(turn.side))
+                temperature = 1.0 if turn.ply < m.temperature_moves else 0.0
+                turn.play(select_action(visits[g], temperature, self.rng))
+                positions += 1
+        for g in range(len(self.games)):  # leave no game over for the next iteration
+            if self._game_over(self.games[g]):
+                self._finish(g, finished)
+        return positions, finished
+
+    # --- Learning ---------------------------------------------------------------------------
+
+    def losses(self, rows: np.ndarray) -> dict[str, torch.Tensor]:
+        """Returns the loss terms of replay rows (differentiable, network in its mode)."""
+        r = self.replay
+        device = self.device
+        obs = torch.from_numpy(r.obs[rows]).to(device, torch.float32)
+        masks = torch.from_numpy(r.masks[rows]).to(device)
+        target = torch.from_numpy(r.policies[rows]).to(device, torch.float32)
+        z = torch.from_numpy(r.values[rows]).to(device)
+        logits, value = self.network(obs, masks)
+        log_p = F.log_softmax(logits.float(), dim=1)
+        policy_loss = -(target * log_p).sum(1).mean()
+        value_loss = F.mse_loss(value.float(), z)
+        total = policy_loss + self.config.train.value_loss_weight * value_loss
+        entropy = -(log_p.exp() * log_p).sum(1).mean()
+        return {"total": total, "policy": policy_loss, "value": value_loss, "entropy": entropy}
+
+    def _learn(self) -> dict[str, float]:
+        """Runs the iteration's gradient steps; returns the mean loss terms."""
+        t = self.config.train
+        if self.replay.size == 0:
+            return {}
+        self.network.train()
+        sums: dict[str, float] = {}
+        for _ in range(t.updates_per_iteration):
+            rows = self.replay.sample(min(t.batch_size, self.replay.size), self.rng)
+            terms = self.losses(rows)
+            self.optimizer.zero_grad(set_to_none=True)
+            terms["total"].backward()
+            if t.max_grad_norm > 0:
+                torch.nn.utils.clip_grad_norm_(self.network.parameters(), t.max_grad_norm)
+            self.optimizer.step()
+            for key, value in terms.items():
+                sums[key] = sums.get(key, 0.0) + float(value.detach())
+        self.network.eval()
+        return {key: value / t.updates_per_iteration for key, value in sums.items()}
+
+    # --- Trainer ----------------------------------------------------------------------------
+
+    def step(self) -> dict[str, float]:
+        """Runs one iteration: self-play, then learning; returns its metrics."""
+        self.network.eval()
+        evals_before = self.evaluator.positions
+        started = time.perf_counter()
+        positions, finished = self._self_play()
+        self_play_s = time.perf_counter() - started
+        losses = self._learn()
+        self.iteration += 1
+        metrics: dict[str, float] = {
+            "games": float(len(finished)),
+            "positions": float(positions),
+            "alphazero/replay": float(self.replay.size),
+            "alphazero/evaluations_per_s": (self.evaluator.positions - evals_before)
+            / max(self_play_s, 1e-9),
+            "alphazero/self_play_s": self_play_s,
+        }
+        if finished:
+            metrics["game_length"] = float(np.mean([plies for plies, _ in finished]))
+            metrics["alphazero/decisive"] = float(np.mean([d for _, d in finished]))
+        if losses:
+            metrics["loss/total"] = losses["total"]
+            metrics["loss/policy"] = losses["policy"]
+            metrics["loss/value"] = losses["value"]
+            metrics["value_error"] = losses["value"]
+            metrics["entropy"] = losses["entropy"]
+        return metrics
+
+    def extra_state(self) -> dict[str, Any]:
+        """Returns the replay buffer and the generators (games in progress are not kept)."""
+        return {
+            "replay": self.replay.state(),
+            "rng": self.rng.bit_generator.state,
+            "search_rng": self.search.rng.bit_generator.state,
+        }
+
+    def load_extra_state(self, state: dict[str, Any]) -> None:
+        """Restores :meth:`extra_state`; the games in progress restart from the start."""
+        self.replay.load_state(state["replay"])
+        self.rng.bit_generator.state = state["rng"]
+        self.search.rng.bit_generator.state = state["search_rng"]
+        for g in range(len(self.games)):
+            self._new_game(g)

@@ -1,0 +1,91 @@
+"""The Trainer protocol: what the training loop (:mod:`agents.train`) asks of an algorithm.
+
+An algorithm (AlphaZero in :mod:`agents.alphazero`, PPO in :mod:`agents.ppo`) is a class
+built from a :class:`~agents.config.Config` that owns a :class:`~agents.network.DraughtsNet`
+and its optimiser, and runs one *iteration* (self-play, then learning) per :meth:`step`::
+
+    trainer = make_trainer(config)          # picks the class by config.algorithm
+    for _ in range(config.train.iterations - trainer.iteration):
+        metrics = trainer.step()            # {"games": 12, "positions": 840, "loss/total": ...}
+
+The loop around it (run directory, progress, TensorBoard, evaluation, checkpoints) is the
+same for every algorithm and lives in :mod:`agents.train`; the checkpoint format in
+:mod:`agents.checkpoint`.
+
+Metrics: :meth:`Trainer.step` returns plain floats. These keys have fixed meanings (the loop
+turns the counts into rates and writes every key to TensorBoard under its name):
+
+    games           self-play games finished this iteration
+    positions       positions (hops) the learner got from self-play this iteration
+    game_length     mean plies of the games finished this iteration
+    loss/total      the loss minimised, mean over the iteration's gradient steps
+    loss/policy     its policy part
+    loss/value      its value part
+    entropy         mean entropy of the network's masked policy on the trained positions
+    value_error     mean squared error of the value head against its targets
+
+Other keys are free (``ppo/clip_fraction``, ``alphazero/replay``...).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Protocol, runtime_checkable
+
+import torch
+
+from .config import Config
+from .network import DraughtsNet
+
+__all__ = ["ALGORITHMS", "Trainer", "make_trainer"]
+
+#: Where each ``config.algorithm`` is implemented (``module:Class``).
+ALGORITHMS = {
+    "alphazero": "agents.alphazero:AlphaZeroTrainer",
+    "ppo": "agents.ppo:PPOTrainer",
+}
+
+
+@runtime_checkable
+class Trainer(Protocol):
+    """One training algorithm: built by ``Class(config)``, stepped one iteration at a time.
+
+    Attributes:
+        config: the run's config.
+        network: the network being trained (what checkpoints save and the arena plays).
+        optimizer: its optimiser (saved in checkpoints, restored on resume).
+        device: where the network runs.
+        iteration: iterations completed so far (0 for a fresh trainer; restored on resume).
+    """
+
+    config: Config
+    network: DraughtsNet
+    optimizer: torch.optim.Optimizer
+    device: torch.device
+    iteration: int
+
+    def step(self) -> dict[str, float]:
+        """Runs one iteration (self-play, then updates), increments ``iteration`` and returns
+        its metrics (see the module docstring for the fixed keys)."""
+        ...
+
+    def extra_state(self) -> dict[str, Any]:
+        """Returns what a resume needs beyond the network, optimiser, iteration and global RNG
+        state: replay buffer, opponent pool, the algorithm's own random generators.
+
+        Only tensors, numbers, strings, bools, None and lists/tuples/dicts of them, so the
+        checkpoint loads with ``torch.load(weights_only=True)``.
+        """
+        ...
+
+    def load_extra_state(self, state: dict[str, Any]) -> None:
+        """Restores what :meth:`extra_state` returned (games in progress restart fresh)."""
+        ...
+
+
+def make_trainer(config: Config) -> Trainer:
+    """Returns the trainer of ``config.algorithm``, built from the config."""
+    module_name, _, name = ALGORITHMS[config.algorithm].partition(":")
+    cls = getattr(importlib.import_module(module_name), name)
+    trainer: Trainer = cls(config)
+    return trainer
