@@ -33,7 +33,6 @@ import os
 import pickle
 import random
 import tempfile
-import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -106,14 +105,24 @@ def write_atomically(path: str | Path, data: bytes) -> None:
 def _rng_state() -> dict[str, Any]:
     return {
         "torch": torch.get_rng_state(),
-        "numpy": np.random.get_state(legacy=False),
+        "numpy": _plain(np.random.get_state(legacy=False)),
         "python": random.getstate(),
     }
 
 
+def _plain(state: dict[str, Any]) -> dict[str, Any]:
+    """Returns numpy's global generator state with its key array as a list of ints."""
+    inner = dict(state["state"])
+    inner["key"] = [int(k) for k in inner["key"]]
+    return {**state, "state": inner}
+
+
 def _set_rng_state(state: dict[str, Any]) -> None:
     torch.set_rng_state(state["torch"])
-    np.random.set_state(state["numpy"])
+    numpy_state = dict(state["numpy"])
+    inner = dict(numpy_state["state"])
+    inner["key"] = np.array(inner["key"], dtype=np.uint32)
+    np.random.set_state({**numpy_state, "state": inner})
     version, internal, gauss = state["python"]
     random.setstate((version, tuple(internal), gauss))
 
@@ -178,7 +187,7 @@ def read_checkpoint(path: str | Path) -> dict[str, Any]:
             f"{path}: refused: it holds objects other than tensors and plain values, which "
             f"could run code when loaded ({_first_line(error)})"
         ) from error
-    except (RuntimeError, EOFError, OSError, zipfile.BadZipFile, ValueError) as error:
+    except Exception as error:  # a torn file fails anywhere in the zip reader or unpickler
         raise CheckpointError(
             f"{path}: not a readable checkpoint (corrupt or truncated?): {_first_line(error)}"
         ) from error

@@ -7,7 +7,7 @@
     openspiel-mcts:sims=1000    OpenSpiel's MCTSBot (English)
     dame:depth=6                the dame-rs engine (International)
     hub:/path/to/scan,threads=1 any Hub-protocol engine, with its options
-    checkpoint:runs/ppo.pt      a trained agent
+    checkpoint:runs/x.pt,sims=64  a trained network; sims=N searches N PUCT simulations per hop
 
 The grammar is ``kind[:item[,item...]]``; an item is ``option=value`` or, for ``hub`` and
 ``checkpoint``, the path (first). Values become ints or floats where they look like numbers.
@@ -24,7 +24,6 @@ checked without the optional engines installed.
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -80,7 +79,9 @@ KINDS: dict[str, Kind] = {
         open_options=True,
         seeded=False,
     ),
-    "checkpoint": Kind("agents.checkpoint:load_agent", usage="checkpoint:PATH", path=True),
+    "checkpoint": Kind(
+        "agents.checkpoint:load_agent", {"sims": int}, usage="checkpoint:PATH[,sims=N]", path=True
+    ),
 }
 
 _INT = re.compile(r"^[+-]?\d+$")
@@ -171,16 +172,12 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
 
     Raises:
         ValueError: the spec is malformed (see :func:`parse_spec`).
-        NotImplementedError: ``checkpoint:`` before the trainer provides
-            ``agents.checkpoint.load_agent``.
+        agents.checkpoint.CheckpointError: ``checkpoint:PATH`` names no usable checkpoint.
         ImportError: the agent's module, or the external engine it drives, is missing.
     """
     kind_name, options = parse_spec(spec)
     kind = KINDS[kind_name]
     build = _target(kind_name, kind)
-    if kind_name == "checkpoint":
-        agent: Agent = build(options["path"])
-        return agent
     kwargs: dict[str, Any] = dict(options)
     if kind.seeded:
         kwargs["seed"] = seed
@@ -191,11 +188,6 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
 def _target(kind_name: str, kind: Kind) -> Callable[..., Any]:
     """Returns the class or function that builds a kind, importing its module now."""
     module_name, _, attr = kind.target.partition(":")
-    if kind_name == "checkpoint" and importlib.util.find_spec(module_name) is None:
-        raise NotImplementedError(
-            "checkpoint agents arrive with the trainer (a later issue): there is no "
-            f"{module_name}.{attr}(path) yet to load one"
-        )
     module = importlib.import_module(module_name)
     build: Callable[..., Any] = getattr(module, attr)
     return build

@@ -5,6 +5,7 @@
     damas show  --variant configs/rules/seed002_website_checkers.yaml [--fen FEN]
     damas arena --variant english --agents alphabeta:depth=2 mcts:sims=200 [--json]
     damas play --variant english --opponent alphabeta:depth=4 [--text] [--pdn game.pdn]
+    damas train configs/quickstart.yaml [--set train.lr=3e-4] [--out DIR] [--resume DIR]
 
 ``--variant`` takes a ruleset name (``damas variants`` lists them) or a rules YAML path.
 ``--json`` prints one JSON object on stdout. Errors go to stderr with exit status 2.
@@ -121,6 +122,7 @@ def _parser() -> argparse.ArgumentParser:
             p.add_argument("--divide", action="store_true", help="show the count below each move")
     sub.add_parser("arena", help="play agents against each other (damas arena --help)")
     sub.add_parser("play", help="play against an agent (damas play --help)")
+    sub.add_parser("train", help="train a self-play agent from a config (damas train --help)")
     return parser
 
 
@@ -135,6 +137,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from agents.play import main as play_main
 
         return play_main(argv[1:])
+    if argv[:1] == ["train"]:  # and for train (torch)
+        from agents.train import main as train_main
+
+        return train_main(argv[1:])
     parser = _parser()
     args = parser.parse_args(argv)
     try:

@@ -5,8 +5,6 @@ from __future__ import annotations
 import importlib.machinery
 import importlib.util
 import shutil
-import sys
-import types
 
 import pytest
 
@@ -121,16 +119,19 @@ def test_hub_needs_an_existing_engine() -> None:
         assert make_agent(f"hub:{engine},depth=2").name == "hub:dame"
 
 
-def test_checkpoint_before_and_after_the_trainer(monkeypatch: pytest.MonkeyPatch) -> None:
-    if not _installed("agents.checkpoint"):
-        with pytest.raises(NotImplementedError, match="trainer"):
-            make_agent("checkpoint:runs/x.pt")
-    loaded: list[str] = []
-    module = types.ModuleType("agents.checkpoint")
-    module.__spec__ = importlib.machinery.ModuleSpec("agents.checkpoint", None)
-    module.load_agent = lambda path: loaded.append(path) or "the agent"  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "agents.checkpoint", module)
-    assert make_agent("checkpoint:runs/x.pt") == "the agent" and loaded == ["runs/x.pt"]
+def test_checkpoint_spec_reaches_load_agent(monkeypatch: pytest.MonkeyPatch) -> None:
+    import agents.checkpoint
+
+    loaded: list[tuple] = []
+
+    def load_agent(path: str, seed: int | None = None, sims: int = 0) -> str:
+        loaded.append((path, seed, sims))
+        return "the agent"
+
+    monkeypatch.setattr(agents.checkpoint, "load_agent", load_agent)
+    assert make_agent("checkpoint:runs/x.pt", seed=3) == "the agent"
+    assert make_agent("checkpoint:runs/y.pt,sims=8") == "the agent"
+    assert loaded == [("runs/x.pt", 3, 0), ("runs/y.pt", None, 8)]
 
 
 def test_the_seed_reaches_seeded_agents() -> None:

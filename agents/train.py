@@ -1,0 +1,383 @@
+"""The training loop shared by every algorithm, and the ``damas train`` command.
+
+    damas train configs/quickstart.yaml                        # runs/quickstart-<timestamp>/
+    damas train configs/ppo_english.yaml --set train.lr=3e-4 --out runs/ppo1
+    damas train --resume runs/ppo1                             # after a crash or kill -9
+
+A run directory holds everything about one run::
+
+    config.yaml                 the config as run (overrides applied)
+    train.log                   the summary lines printed during the run
+    metrics.jsonl               one JSON object of metrics per logged iteration
+    tb/                         TensorBoard events (tensorboard --logdir runs)
+    games/iter_000010.pdn       the evaluation games of that iteration, in PDN
+    checkpoints/latest.pt       the latest checkpoint, always (model, optimiser, replay...)
+    checkpoints/iter_000010.pt  snapshots of the network alone, to play in the arena
+
+Each iteration is one :meth:`agents.trainer.Trainer.step`. Every ``train.log_every``
+iterations a summary line is printed (games/s, positions/s, losses, latest evaluation);
+every ``eval.every`` iterations (and after the last) the network plays ``eval.games`` arena
+games against each of ``eval.opponents`` (``eval.simulations`` PUCT simulations per hop,
+0 = its raw policy); every ``train.checkpoint_every`` iterations (and after the last, and on
+Ctrl-C) the checkpoint is written atomically. ``--resume`` continues from
+``checkpoints/latest.pt``: iterations after it are run again, and the logs are cut back to it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, TextIO
+
+from .config import Config, ConfigError, apply_overrides, load_config, save_config
+
+__all__ = ["TrainResult", "evaluate", "main", "run_training"]
+
+
+@dataclass
+class TrainResult:
+    """What a run leaves: its directory, latest checkpoint and learning curve."""
+
+    run_dir: Path
+    checkpoint: Path
+    history: list[dict[str, float]] = field(default_factory=list)
+
+
+def default_run_dir(config: Config, root: str | Path = "runs") -> Path:
+    """Returns ``runs/<config name>-<timestamp>`` (a fresh directory name)."""
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    return Path(root) / f"{config.name}-{stamp}"
+
+
+# --- Evaluation -----------------------------------------------------------------------------
+
+
+def evaluate(trainer: Any, seed: int = 0) -> tuple[dict[str, float], str]:
+    """Plays the trainer's network against each of ``eval.opponents`` in the arena.
+
+    Returns:
+        metrics ``eval/<opponent>/score`` (with ``score_low``, ``score_high``) and
+        ``eval/<opponent>/elo``, and the PDN of every game played.
+    """
+    from .arena import play_match
+    from .checkpoint import NetworkAgent
+
+    config = trainer.config
+    agent = NetworkAgent(
+        trainer.network,
+        config.env.ruleset(),
+        simulations=config.eval.simulations,
+        c_puct=config.mcts.c_puct,
+        seed=seed,
+        name=f"{config.name}@{trainer.iteration}",
+    )
+    metrics: dict[str, float] = {}
+    pdn = []
+    for opponent in config.eval.opponents:
+        match = play_match(
+            agent,
+            opponent,
+            config.env.ruleset(),
+            games=config.eval.games,
+            seed=seed,
+            max_plies=config.env.max_plies or None,
+            progress=False,
+        )
+        s = match.stats
+        metrics[f"eval/{opponent}/score"] = s.score
+        metrics[f"eval/{opponent}/score_low"] = s.score_ci[0]
+        metrics[f"eval/{opponent}/score_high"] = s.score_ci[1]
+        metrics[f"eval/{opponent}/elo"] = s.elo
+        pdn.append(match.pdn())
+    return metrics, "\n".join(pdn)
+
+
+# --- Logging --------------------------------------------------------------------------------
+
+
+class _Board:
+    """TensorBoard events when tensorboard is installed; nothing (and one note) otherwise."""
+
+    def __init__(self, log_dir: Path, out: TextIO) -> None:
+        try:
+            from torch.utils.tensorboard import SummaryWriter
+        except ImportError:
+            print("note: tensorboard is not installed; no TensorBoard logs", file=out)
+            self.writer = None
+        else:
+            self.writer = SummaryWriter(str(log_dir))
+
+    def write(self, metrics: dict[str, float], step: int) -> None:
+        if self.writer is None:
+            return
+        for key, value in metrics.items():
+            if key != "iteration" and math.isfinite(value):
+                self.writer.add_scalar(key, value, step)
+        self.writer.flush()
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+
+
+def summary_line(metrics: dict[str, float], total: int, latest_eval: dict[str, float]) -> str:
+    """Returns the one-line summary of an iteration's metrics."""
+    parts = [f"iter {int(metrics['iteration'])}/{total}"]
+    parts.append(f"{metrics.get('games_per_s', 0):.2f} games/s")
+    parts.append(f"{metrics.get('positions_per_s', 0):.0f} pos/s")
+    if "loss/total" in metrics:
+        parts.append(
+            f"loss {metrics['loss/total']:.3f} (policy {metrics.get('loss/policy', 0):.3f}"
+            f" value {metrics.get('loss/value', 0):.3f})"
+        )
+    if "entropy" in metrics:
+        parts.append(f"entropy {metrics['entropy']:.2f}")
+    if "game_length" in metrics:
+        parts.append(f"length {metrics['game_length']:.0f}")
+    scores = [
+        f"{key.split('/')[1]} {value:.2f}"
+        for key, value in latest_eval.items()
+        if key.endswith("/score")
+    ]
+    if scores:
+        parts.append("eval " + ", ".join(scores))
+    return " | ".join(parts)
+
+
+def _cut_metrics(path: Path, iteration: int) -> None:
+    """Drops the lines of iterations after `iteration` (to be run again after a resume)."""
+    if not path.exists():
+        return
+    kept = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            if json.loads(line).get("iteration", 0) <= iteration:
+                kept.append(line)
+        except json.JSONDecodeError:
+            continue  # a line torn by a kill
+    path.write_text("".join(k + "\n" for k in kept), encoding="utf-8")
+
+
+# --- The loop -------------------------------------------------------------------------------
+
+
+def _prepare(
+    config: Config | None, run_dir: Path | None, resume: Path | None
+) -> tuple[Config, Path, Any, list[dict[str, float]]]:
+    """Returns (config, run dir, trainer, history), restored from a checkpoint on resume."""
+    from .checkpoint import read_checkpoint, restore_trainer
+    from .trainer import make_trainer
+
+    history: list[dict[str, float]] = []
+    if resume is not None:
+        latest = resume / "checkpoints" / "latest.pt"
+        checkpoint = read_checkpoint(latest)
+        if config is None:
+            config = checkpoint["config_obj"]
+        assert config is not None
+        trainer = make_trainer(config)
+        restore_trainer(trainer, checkpoint, latest)
+        history = [dict(h) for h in checkpoint.get("history", [])]
+        return config, resume, trainer, history
+    if config is None:
+        raise ConfigError("a config is needed unless resuming")
+    run_dir = run_dir or default_run_dir(config)
+    if (run_dir / "checkpoints" / "latest.pt").exists():
+        raise FileExistsError(
+            f"{run_dir} already holds a run; continue it with --resume {run_dir} "
+            "or choose another --out"
+        )
+    return config, run_dir, make_trainer(config), history
+
+
+def run_training(
+    config: Config | None = None,
+    run_dir: str | Path | None = None,
+    resume: str | Path | None = None,
+    progress: bool = True,
+    out: TextIO | None = None,
+    time_budget: float | None = None,
+) -> TrainResult:
+    """Trains until ``train.iterations`` (or `time_budget` seconds); returns the run.
+
+    Args:
+        config: the run's config (None when resuming: the checkpoint's config is used).
+        run_dir: where the run goes (default ``runs/<name>-<timestamp>``).
+        resume: a run directory to continue from its ``checkpoints/latest.pt``.
+        progress: show a progress bar on stderr (tqdm).
+        out: where summary lines go (default stdout); they also go to ``train.log``.
+        time_budget: stop (with an evaluation and a checkpoint) after this many seconds.
+
+    Raises:
+        ConfigError: no config and nothing to resume.
+        CheckpointError: the checkpoint to resume is unusable or does not fit the config.
+        FileExistsError: `run_dir` already holds a run (resume it instead).
+    """
+    from .checkpoint import save_checkpoint
+
+    out = out or sys.stdout
+    config, path, trainer, history = _prepare(
+        config, Path(run_dir) if run_dir else None, Path(resume) if resume else None
+    )
+    path.mkdir(parents=True, exist_ok=True)
+    save_config(config, path / "config.yaml")
+    (path / "games").mkdir(exist_ok=True)
+    metrics_path, log_path = path / "metrics.jsonl", path / "train.log"
+    _cut_metrics(metrics_path, trainer.iteration)
+    latest = path / "checkpoints" / "latest.pt"
+    board = _Board(path / "tb", out)
+    log = log_path.open("a", encoding="utf-8")
+    total = config.train.iterations
+    bar = _progress(total, trainer.iteration, progress)
+    started = time.perf_counter()
+    latest_eval = _latest_eval(history)
+
+    def emit(line: str) -> None:
+        (bar.write if bar is not None else print)(line, file=out)
+        log.write(line + "\n")
+        log.flush()
+
+    def save() -> None:
+        save_checkpoint(latest, trainer, history)
+
+    emit(
+        f"{'resuming' if resume else 'training'} {config.name} ({config.algorithm}, "
+        f"{config.env.variant}) at iteration {trainer.iteration} in {path}"
+    )
+    try:
+        while trainer.iteration < total:
+            t0 = time.perf_counter()
+            metrics = trainer.step()
+            seconds = time.perf_counter() - t0
+            i = trainer.iteration
+            metrics["iteration"] = float(i)
+            metrics["seconds"] = seconds
+            metrics["games_per_s"] = metrics.get("games", 0.0) / seconds
+            metrics["positions_per_s"] = metrics.get("positions", 0.0) / seconds
+            metrics["elapsed_s"] = time.perf_counter() - started
+            out_of_time = time_budget is not None and metrics["elapsed_s"] >= time_budget
+            last = i >= total or out_of_time
+            evaluated = bool(config.eval.every) and (i % config.eval.every == 0 or last)
+            if evaluated:
+                scores, pdn = evaluate(trainer, seed=config.train.seed + i)
+                (path / "games" / f"iter_{i:06d}.pdn").write_text(pdn, encoding="utf-8")
+                metrics.update(scores)
+                latest_eval = scores
+            if i % config.train.log_every == 0 or last or evaluated:
+                history.append(metrics)
+                board.write(metrics, i)
+                with metrics_path.open("a", encoding="utf-8") as file:
+                    file.write(json.dumps(metrics) + "\n")
+                emit(summary_line(metrics, total, latest_eval))
+            if i % config.train.checkpoint_every == 0 or last:
+                save()
+                save_checkpoint(
+                    path / "checkpoints" / f"iter_{i:06d}.pt", trainer, with_trainer=False
+                )
+            if bar is not None:
+                bar.update(1)
+            if out_of_time:
+                emit(f"time budget of {time_budget:.0f} s spent at iteration {i}")
+                break
+    except KeyboardInterrupt:
+        save()
+        emit(f"interrupted: checkpoint of iteration {trainer.iteration} saved to {latest}")
+        raise
+        emit(f"done: {latest}")
+    finally:
+        if bar is not None:
+            bar.close()
+        board.close()
+        log.close()
+    return TrainResult(path, latest, history)
+
+
+def _latest_eval(history: list[dict[str, float]]) -> dict[str, float]:
+    for metrics in reversed(history):
+        scores = {k: v for k, v in metrics.items() if k.startswith("eval/")}
+        if scores:
+            return scores
+    return {}
+
+
+def _progress(total: int, done: int, enabled: bool) -> Any:
+    if not enabled:
+        return None
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return None
+    return tqdm(total=total, initial=done, unit="iter", dynamic_ncols=True, file=sys.stderr)
+
+
+# --- Command line ---------------------------------------------------------------------------
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="damas train",
+        description="Train a self-play agent (AlphaZero-style or PPO) from a YAML config.",
+        epilog="example: damas train configs/quickstart.yaml --set train.iterations=20",
+    )
+    p.add_argument("config", nargs="?", help="YAML config (configs/*.yaml); optional with --resume")
+    p.add_argument(
+        "--set",
+        dest="overrides",
+        nargs="+",
+        action="extend",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override config fields, e.g. --set train.lr=3e-4 mcts.simulations=64",
+    )
+    p.add_argument("--out", help="run directory (default runs/<config name>-<timestamp>)")
+    p.add_argument("--resume", help="continue the run in this directory from its latest checkpoint")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--time-budget", type=float, help="stop after this many seconds (evaluate, checkpoint)"
+    )
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Runs ``damas train``; returns the exit status (2 for a bad config or checkpoint)."""
+    from .checkpoint import CheckpointError
+
+    args = _parser().parse_args(argv)
+    if args.resume and args.out:
+        print("damas train: --out and --resume are exclusive (a resume stays in its dir)")
+        return 2
+    try:
+        config = load_config(args.config) if args.config else None
+        if config is None and args.resume:
+            config = _resume_config(Path(args.resume))
+        if config is None:
+            raise ConfigError("give a config file (e.g. configs/quickstart.yaml) or --resume DIR")
+        config = apply_overrides(config, args.overrides)
+        run_training(
+            config,
+            run_dir=args.out,
+            resume=args.resume,
+            progress=not args.no_progress,
+            time_budget=args.time_budget,
+        )
+    except (ConfigError, CheckpointError, FileExistsError) as error:
+        print(f"damas train: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+def _resume_config(run_dir: Path) -> Config:
+    """Returns the config a run directory was started with (its config.yaml)."""
+    path = run_dir / "config.yaml"
+    if not path.exists():
+        raise ConfigError(f"{run_dir} is not a run directory (no config.yaml)")
+    return load_config(path)

@@ -1,0 +1,327 @@
+"""The AlphaZero trainer, the training loop, checkpoints and ``damas train``."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from agents.alphazero import AlphaZeroTrainer, ReplayBuffer, outcome_for
+from agents.arena import play_match
+from agents.checkpoint import (
+    CheckpointError,
+    NetworkAgent,
+    load_agent,
+    read_checkpoint,
+    restore_trainer,
+    save_checkpoint,
+    write_atomically,
+)
+from agents.config import Config, apply_overrides, config_from_dict, load_config
+from agents.specs import make_agent
+from agents.train import main as train_main
+from agents.train import run_training
+from damas_env import Colour
+from damas_env import kernels as K
+
+ROOT = Path(__file__).resolve().parents[1]
+
+TINY = {
+    "name": "tiny",
+    "algorithm": "alphazero",
+    "env": {"variant": "english", "num_envs": 4, "max_plies": 40},
+    "network": {"channels": 8, "blocks": 1, "value_hidden": 8, "device": "cpu"},
+    "train": {
+        "iterations": 2,
+        "batch_size": 32,
+        "updates_per_iteration": 2,
+        "replay_size": 2000,
+        "checkpoint_every": 1,
+    },
+    "mcts": {"simulations": 4, "leaves_per_game": 2, "steps_per_iteration": 6},
+    "eval": {"every": 2, "games": 2, "opponents": ["random"]},
+}
+
+
+def tiny(**sections: dict) -> Config:
+    data = {k: dict(v) if isinstance(v, dict) else v for k, v in TINY.items()}
+    for key, values in sections.items():
+        data[key] = {**data.get(key, {}), **values}
+    return config_from_dict(data)
+
+
+# --- AlphaZero ------------------------------------------------------------------------------
+
+
+def test_outcome_for() -> None:
+    assert outcome_for(K.WHITE_WINS, Colour.WHITE) == 1.0
+    assert outcome_for(K.WHITE_WINS, Colour.BLACK) == -1.0
+    assert outcome_for(K.BLACK_WINS, Colour.BLACK) == 1.0
+    assert outcome_for(K.DRAW, Colour.WHITE) == 0.0
+    assert outcome_for(K.ONGOING, Colour.BLACK) == 0.0  # stopped at max_plies: a draw
+
+
+def test_replay_buffer_ring_and_state() -> None:
+    buffer = ReplayBuffer(5, 8, 896)
+    for start in (0, 3, 6):
+        k = 3
+        obs = np.zeros((k, 8, 8, 8), dtype=np.float32) + np.arange(k)[:, None, None, None]
+        buffer.add(obs, np.ones((k, 896), bool), np.zeros((k, 896)), np.arange(start, start + k))
+    assert buffer.size == 5 and buffer.added == 9
+    assert sorted(buffer.values.tolist()) == [4, 5, 6, 7, 8]  # the newest five
+    copy = ReplayBuffer(5, 8, 896)
+    copy.load_state(buffer.state())
+    assert copy.size == 5 and copy.added == 9
+    assert copy.state()["values"].tolist() == [4, 5, 6, 7, 8]  # oldest first
+
+
+def test_values_are_the_result_for_the_player_to_move() -> None:
+    trainer = AlphaZeroTrainer(tiny(env={"max_plies": 0}, mcts={"steps_per_iteration": 40}))
+    expected: list[float] = []
+    finish = trainer._finish
+
+    def spy(g: int, finished: list) -> None:
+        turn, record = trainer.games[g], trainer.records[g]
+        expected.extend(outcome_for(turn.result, side) for side in record.sides)
+        finish(g, finished)
+
+    trainer._finish = spy  # type: ignore[method-assign]
+    while trainer.replay.size == 0:
+        trainer._self_play()
+    assert trainer.replay.values[: trainer.replay.size].tolist() == expected
+    assert set(expected) <= {-1.0, 0.0, 1.0} and any(v != 0 for v in expected)
+
+
+def test_step_metrics_and_legal_targets() -> None:
+    trainer = AlphaZeroTrainer(tiny(mcts={"steps_per_iteration": 30}))
+    metrics = {}
+    for _ in range(3):
+        metrics = trainer.step()
+    assert trainer.iteration == 3
+    assert metrics["positions"] == 4 * 30
+    for key in ("loss/total", "loss/policy", "loss/value", "entropy", "value_error"):
+        assert np.isfinite(metrics[key])
+    r = trainer.replay
+    policies = r.policies[: r.size].astype(np.float32)
+    assert np.all(policies[~r.masks[: r.size]] == 0)  # visits only on legal hops
+    assert np.allclose(policies.sum(1), 1, atol=1e-2)
+
+
+def test_loss_goes_down_on_a_fixed_batch() -> None:
+    trainer = AlphaZeroTrainer(tiny(mcts={"steps_per_iteration": 40}))
+    while trainer.replay.size < 64:
+        trainer._self_play()
+    rows = np.arange(64)
+    trainer.network.train()
+    before = float(trainer.losses(rows)["total"].detach())
+    for _ in range(30):
+        loss = trainer.losses(rows)["total"]
+        trainer.optimizer.zero_grad()
+        loss.backward()
+        trainer.optimizer.step()
+    after = float(trainer.losses(rows)["total"].detach())
+    assert after < 0.8 * before
+
+
+def test_same_seed_same_run() -> None:
+    a, b = AlphaZeroTrainer(tiny()), AlphaZeroTrainer(tiny())
+    for _ in range(2):
+        assert a.step().keys() == b.step().keys()
+    assert np.array_equal(a.replay.values, b.replay.values)
+    for pa, pb in zip(a.network.parameters(), b.network.parameters(), strict=True):
+        assert torch.equal(pa, pb)
+
+
+# --- Checkpoints ----------------------------------------------------------------------------
+
+
+def test_checkpoint_round_trip_resumes_identically(tmp_path: Path) -> None:
+    config = tiny(mcts={"steps_per_iteration": 30})
+    a = AlphaZeroTrainer(config)
+    a.step()
+    save_checkpoint(tmp_path / "a.pt", a, [{"iteration": 1.0}])
+    data = torch.load(tmp_path / "a.pt", weights_only=True)  # plain values and tensors only
+    assert data["iteration"] == 1 and data["history"] == [{"iteration": 1.0}]
+    b = AlphaZeroTrainer(config)
+    restore_trainer(b, read_checkpoint(tmp_path / "a.pt"), tmp_path / "a.pt")
+    assert b.iteration == 1 and b.replay.size == a.replay.size
+    for pa, pb in zip(a.network.parameters(), b.network.parameters(), strict=True):
+        assert torch.equal(pa, pb)
+    # Both continue from restarted games (games in progress are not saved) and stay equal.
+    a.load_extra_state(a.extra_state())
+    restore_trainer(b, read_checkpoint(tmp_path / "a.pt"), tmp_path / "a.pt")
+    ma, mb = a.step(), b.step()
+    assert ma["loss/total"] == pytest.approx(mb["loss/total"])
+
+
+def test_corrupt_checkpoints_are_refused(tmp_path: Path) -> None:
+    trainer = AlphaZeroTrainer(tiny())
+    good = tmp_path / "good.pt"
+    save_checkpoint(good, trainer)
+    data = good.read_bytes()
+    (tmp_path / "cut.pt").write_bytes(data[: len(data) // 2])
+    with pytest.raises(CheckpointError, match="corrupt or truncated"):
+        read_checkpoint(tmp_path / "cut.pt")
+    (tmp_path / "text.pt").write_text("hello")
+    with pytest.raises(CheckpointError, match="corrupt or truncated"):
+        read_checkpoint(tmp_path / "text.pt")
+    with pytest.raises(CheckpointError, match="no checkpoint file"):
+        read_checkpoint(tmp_path / "missing.pt")
+    torch.save({"weights": torch.zeros(2)}, tmp_path / "other.pt")
+    with pytest.raises(CheckpointError, match="not a damas-env checkpoint"):
+        read_checkpoint(tmp_path / "other.pt")
+
+
+class _Exploit:
+    """An object whose unpickling would run code (torch.load without weights_only)."""
+
+    def __reduce__(self):  # noqa: ANN204
+        return (os.system, ("echo pwned > pwned.txt",))
+
+
+def test_a_checkpoint_holding_code_is_refused_unread(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    trainer = AlphaZeroTrainer(tiny())
+    save_checkpoint(tmp_path / "ok.pt", trainer)
+    data = torch.load(tmp_path / "ok.pt", weights_only=True)
+    data["history"] = [_Exploit()]
+    torch.save(data, tmp_path / "evil.pt")
+    with pytest.raises(CheckpointError, match="refused"):
+        read_checkpoint(tmp_path / "evil.pt")
+    assert not (tmp_path / "pwned.txt").exists()
+
+
+def test_mismatched_checkpoint_is_refused_and_changes_nothing(tmp_path: Path) -> None:
+    a = AlphaZeroTrainer(tiny())
+    save_checkpoint(tmp_path / "a.pt", a)
+    other = AlphaZeroTrainer(tiny(network={"channels": 16}, env={"variant": "international"}))
+    before = [p.clone() for p in other.network.parameters()]
+    with pytest.raises(CheckpointError) as error:
+        restore_trainer(other, read_checkpoint(tmp_path / "a.pt"), tmp_path / "a.pt")
+    assert "network.channels: checkpoint has 8, config has 16" in str(error.value)
+    assert "rules." in str(error.value)
+    assert other.iteration == 0
+    for p, q in zip(before, other.network.parameters(), strict=True):
+        assert torch.equal(p, q)
+
+
+def test_write_atomically_leaves_old_file_on_failure(tmp_path: Path, monkeypatch) -> None:
+    target = tmp_path / "x.bin"
+    write_atomically(target, b"old")
+
+    def fail(*args: object) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "replace", fail)
+    with pytest.raises(OSError, match="disk full"):
+        write_atomically(target, b"new")
+    assert target.read_bytes() == b"old"
+    assert [p.name for p in tmp_path.iterdir()] == ["x.bin"]  # no temporary file left
+
+
+# --- Checkpoint agents ----------------------------------------------------------------------
+
+
+def test_checkpoint_agent_plays_in_the_arena(tmp_path: Path) -> None:
+    trainer = AlphaZeroTrainer(tiny())
+    save_checkpoint(tmp_path / "net.pt", trainer, with_trainer=False)
+    for spec in (f"checkpoint:{tmp_path / 'net.pt'}", f"checkpoint:{tmp_path / 'net.pt'},sims=4"):
+        agent = make_agent(spec, seed=0)
+        assert isinstance(agent, NetworkAgent)
+        match = play_match(agent, "random", "english", games=2, max_plies=60, progress=False)
+        assert match.games == 2
+
+
+def test_checkpoint_agent_refuses_other_rules(tmp_path: Path) -> None:
+    trainer = AlphaZeroTrainer(tiny())
+    save_checkpoint(tmp_path / "net.pt", trainer, with_trainer=False)
+    agent = load_agent(tmp_path / "net.pt")
+    with pytest.raises(ValueError, match="trained on 'english' rules"):
+        play_match(agent, "random", "international", games=1, progress=False)
+
+
+def test_checkpoint_spec_errors_are_clear(tmp_path: Path) -> None:
+    with pytest.raises(CheckpointError, match="no checkpoint file"):
+        make_agent(f"checkpoint:{tmp_path / 'nope.pt'}")
+
+
+# --- The loop and the command ---------------------------------------------------------------
+
+
+def test_run_writes_everything_and_resumes(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    out = io.StringIO()
+    result = run_training(tiny(), run_dir=run, progress=False, out=out)
+    assert result.checkpoint == run / "checkpoints" / "latest.pt"
+    assert (run / "config.yaml").exists() and load_config(run / "config.yaml") == tiny()
+    assert (run / "games" / "iter_000002.pdn").read_text().count("[Event ") == 2
+    assert list((run / "tb").iterdir())
+    lines = [json.loads(x) for x in (run / "metrics.jsonl").read_text().splitlines()]
+    assert [x["iteration"] for x in lines] == [1, 2]
+    assert "eval/random/score" in lines[-1]
+    assert "iter 2/2" in out.getvalue() and "eval random" in out.getvalue()
+    assert read_checkpoint(result.checkpoint)["iteration"] == 2
+
+    more = apply_overrides(tiny(), ["train.iterations=3"])
+    result = run_training(more, resume=run, progress=False, out=io.StringIO())
+    assert read_checkpoint(result.checkpoint)["iteration"] == 3
+    lines = [json.loads(x) for x in (run / "metrics.jsonl").read_text().splitlines()]
+    assert [x["iteration"] for x in lines] == [1, 2, 3]
+    assert [h["iteration"] for h in result.history] == [1, 2, 3]
+
+    with pytest.raises(FileExistsError, match="--resume"):
+        run_training(tiny(), run_dir=run, progress=False, out=io.StringIO())
+
+
+def test_command_line_errors(tmp_path: Path, capsys) -> None:
+    config = tmp_path / "c.yaml"
+    config.write_text("train: {lr: fast}\n")
+    assert train_main([str(config)]) == 2
+    assert "train.lr must be float" in capsys.readouterr().err
+    quickstart = str(ROOT / "configs" / "quickstart.yaml")
+    assert train_main([quickstart, "--set", "mcts.simulation=3"]) == 2
+    assert "did you mean 'simulations'" in capsys.readouterr().err
+    assert train_main(["--resume", str(tmp_path / "nothing")]) == 2
+    assert "not a run directory" in capsys.readouterr().err
+
+
+def _train_command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "damas_env.cli", "train", *args, "--no-progress"]
+
+
+def test_resume_after_kill_9(tmp_path: Path) -> None:
+    """A run killed with SIGKILL mid-way resumes from its last checkpoint to the end."""
+    config = tmp_path / "tiny.yaml"
+    config.write_text(json.dumps({**TINY, "train": {**TINY["train"], "iterations": 200}}))
+    run = tmp_path / "run"
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    process = subprocess.Popen(
+        _train_command(str(config), "--out", str(run), "--set", "eval.every=0"),
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    latest = run / "checkpoints" / "latest.pt"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if latest.exists() and read_checkpoint(latest)["iteration"] >= 2:
+            break
+        time.sleep(0.2)
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    saved = read_checkpoint(latest)["iteration"]  # never torn
+    assert 2 <= saved < 200
+    done = subprocess.run(
+        _train_command("--resume", str(run), "--set", f"train.iterations={saved + 2}"),
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"resuming tiny (alphazero, english) at iteration {saved}" in done.stdout
+    assert read_checkpoint(latest)["iteration"] == saved + 2
