@@ -325,3 +325,12 @@ def test_resume_after_kill_9(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"resuming tiny (alphazero, english) at iteration {saved}" in done.stdout
     assert read_checkpoint(latest)["iteration"] == saved + 2
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "configs").glob("*.yaml")), ids=lambda p: p.stem)
+def test_shipped_configs_load_and_build(path: Path) -> None:
+    from agents.trainer import make_trainer
+
+    config = apply_overrides(load_config(path), ["env.num_envs=2"])
+    trainer = make_trainer(config)
+    assert trainer.iteration == 0 and trainer.config == config
