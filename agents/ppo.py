@@ -69,6 +69,7 @@ __all__ = [
     "RANDOM",
     "SELF",
     "SNAPSHOT_EVERY",
+    "FinishedGames",
     "OpponentPool",
     "PPOTrainer",
     "Rollout",
@@ -344,11 +345,14 @@ class OpponentPool:
 
 
 @dataclass
-class _Finished:
-    """Games that ended during a rollout."""
+class FinishedGames:
+    """The games that ended during a rollout."""
 
     plies: list[int]
-    scores: dict[str, list[float]]  # learner's result by opponent kind (not self-play)
+    """Length of each, in plies (openings included)."""
+    scores: dict[str, list[float]]
+    """The learner's results (+1, 0, -1) by opponent kind: "random", "greedy", "past"
+    (self-play games have none)."""
 
 
 class PPOTrainer:
@@ -441,7 +445,7 @@ class PPOTrainer:
 
     # --- Rollout ----------------------------------------------------------------------------
 
-    def rollout(self) -> tuple[Rollout, _Finished]:
+    def rollout(self) -> tuple[Rollout, FinishedGames]:
         """Plays ppo.rollout_steps steps of every game (network in eval mode); returns the
         learner's decisions with their advantages, and the games that ended."""
         ppo, env, device = self.config.ppo, self.env, self.device
@@ -457,7 +461,7 @@ class PPOTrainer:
         rewards = np.zeros((steps, games, 2), np.float32)
         ended = np.zeros((steps, games), np.bool_)
         end_values = np.zeros((steps, games, 2), np.float32)
-        finished = _Finished([], {"random": [], "greedy": [], "past": []})
+        finished = FinishedGames([], {"random": [], "greedy": [], "past": []})
         rows = np.arange(games)
         for t in range(steps):
             to_play = env.to_play.copy()

@@ -183,6 +183,7 @@ def test_step_returns_the_metrics_and_counts_games_and_positions() -> None:
         spy.learner_hops, spy.ended, spy.plies = 0, 0, []
         metrics = trainer.step()
         assert trainer.iteration == iteration
+        assert not trainer.network.training  # back in eval mode after the updates
         assert set(FIXED_KEYS) <= set(metrics)
         assert all(math.isfinite(v) for v in metrics.values())
         assert metrics["positions"] == spy.learner_hops
@@ -198,11 +199,57 @@ def test_step_returns_the_metrics_and_counts_games_and_positions() -> None:
 def test_self_play_trains_on_every_hop_of_both_sides() -> None:
     trainer = PPOTrainer(tiny(self_play_fraction=1.0))
     spy = StepSpy(trainer)
+    weights = {k: v.clone() for k, v in trainer.network.state_dict().items()}
     batch, _ = trainer.rollout()
+    for key, value in trainer.network.state_dict().items():  # eval mode: BatchNorm unchanged
+        assert torch.equal(value, weights[key])
     assert len(batch) == 16 * 8 == spy.learner_hops
     assert spy.turn_continued[SELF] > 0  # some captures took two hops in a row
     assert batch.masks.gather(1, batch.actions.unsqueeze(1)).all()
     assert (batch.returns.abs() <= 1 + 1e-6).all()
+
+
+def test_returns_bootstrap_each_player_with_its_own_sign() -> None:
+    """With a value head that always says 0.5 for the player to move (gamma = lambda = 1),
+    each decision's return is its player's value where its stream stops: the result of a
+    game that terminated, else +0.5 if that player is to move next (after a game cut by
+    max_plies, or at the end of the rollout) and -0.5 if the other one is."""
+    trainer = PPOTrainer(tiny(self_play_fraction=1.0, gae_lambda=1.0))
+    forward = trainer.network.forward
+
+    def half(obs: torch.Tensor, mask: torch.Tensor | None = None) -> Any:
+        logits, value = forward(obs, mask)
+        return logits, torch.full_like(value, 0.5)
+
+    trainer.network.forward = half  # type: ignore[method-assign]
+    movers, events = [], []
+    step = trainer.env.step
+
+    def record(actions: np.ndarray) -> tuple[Any, ...]:
+        movers.append(trainer.env.to_play.copy())
+        out = step(actions)
+        events.append((out[3].copy(), out[4].copy(), out[5].copy()))
+        return out
+
+    trainer.env.step = record  # type: ignore[method-assign, assignment]
+    batch, _ = trainer.rollout()
+    returns = batch.returns.view(16, 8).numpy()
+    expected = np.zeros((16, 8))
+    for g in range(8):
+        for t in range(16):
+            p = movers[t][g]
+            value = 0.5 if trainer.env.to_play[g] == p else -0.5  # open at the rollout's end
+            for t_end in range(t, 16):
+                rewards, terminated, truncated = events[t_end]
+                if terminated[g]:
+                    value = rewards[g, p]
+                    break
+                if truncated[g]:
+                    value = 0.5 if movers[t_end][g] != p else -0.5
+                    break
+            expected[t, g] = value
+    assert any(truncated.any() for _, _, truncated in events)
+    np.testing.assert_allclose(returns, expected, atol=1e-6)
 
 
 def test_greedy_opponent_plays_whole_moves_and_the_learner_one_side() -> None:
