@@ -554,7 +554,8 @@ class PPOTrainer:
 
         ``game_length`` and the ``ppo/score_vs_*`` keys (the learner's mean result, in
         [-1, 1], in the games against that kind of opponent) are left out when no such game
-        ended this iteration.
+        ended this iteration; the loss keys when the learner made no decision (a rollout
+        shorter than a move, with every game against an opponent).
         """
         batch, finished = self.rollout()
         losses = ppo_update(
