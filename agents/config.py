@@ -129,16 +129,17 @@ class TrainConfig:
     """AdamW weight decay."""
 
     batch_size: int = 256
-    """Positions per gradient step."""
+    """Positions per gradient step (AlphaZero; PPO splits its rollout in ppo.num_minibatches)."""
 
     updates_per_iteration: int = 32
-    """Gradient steps per iteration (AlphaZero: minibatches drawn from the replay buffer)."""
+    """Gradient steps per iteration: minibatches drawn from the replay buffer (AlphaZero; PPO
+    makes ppo.update_epochs * ppo.num_minibatches)."""
 
     replay_size: int = 100_000
     """Positions kept in the replay buffer (AlphaZero)."""
 
     value_loss_weight: float = 1.0
-    """Weight of the value loss against the policy loss."""
+    """Weight of the value loss against the policy loss (AlphaZero; PPO: ppo.vf_coef)."""
 
     max_grad_norm: float = 1.0
     """Gradients are clipped to this global norm; 0 turns clipping off."""
@@ -148,6 +149,10 @@ class TrainConfig:
 
     log_every: int = 1
     """Iterations between summary lines and TensorBoard points."""
+
+    torch_threads: int = 0
+    """Threads torch uses for the network (intra-op); 0 keeps torch's default (one per core).
+    On a machine shared with other jobs, 1 is often faster than oversubscribed cores."""
 
 
 @dataclass(frozen=True)
@@ -214,6 +219,9 @@ class PPOConfig:
 
     self_play_fraction: float = 0.5
     """Share of games against the current network (the rest: the pool and the baselines)."""
+
+    snapshot_every: int = 10
+    """Iterations between snapshots of the network added to the opponent pool."""
 
 
 @dataclass(frozen=True)
@@ -303,6 +311,7 @@ _POSITIVE = frozenset(
         "ppo.update_epochs",
         "ppo.num_minibatches",
         "ppo.pool_size",
+        "ppo.snapshot_every",
         "eval.games",
     }
 )

@@ -9,7 +9,7 @@ One iteration (:meth:`PPOTrainer.step`), CleanRL-style, reads top to bottom::
                     network) plays both sides, and both sides' hops are trained on;
                   - otherwise the learner takes a random colour and the other side is an
                     opponent drawn uniformly from the pool: its past selves (frozen copies,
-                    one added every SNAPSHOT_EVERY iterations, the oldest dropped past
+                    one added every ppo.snapshot_every iterations, the oldest dropped past
                     ppo.pool_size) plus the baselines "random" (uniform over the mask) and
                     "greedy" (agents.classic.GreedyAgent); only the learner's hops are
                     trained on.
@@ -33,7 +33,7 @@ One iteration (:meth:`PPOTrainer.step`), CleanRL-style, reads top to bottom::
                 minibatch, loss = clipped surrogate + vf_coef * 0.5 * (value - return)^2
                 - ent_coef * entropy; AdamW(train.lr, train.weight_decay), gradients clipped
                 to train.max_grad_norm.
-    pool        every SNAPSHOT_EVERY iterations a frozen copy of the network joins the pool.
+    pool        every ppo.snapshot_every iterations a frozen copy of the network joins the pool.
 
 Everything random comes from one numpy Generator seeded with train.seed (action sampling
 via uniforms, opponent draws, minibatch order, the seeds of the batch env's streams, which
@@ -68,7 +68,6 @@ __all__ = [
     "GREEDY",
     "RANDOM",
     "SELF",
-    "SNAPSHOT_EVERY",
     "FinishedGames",
     "OpponentPool",
     "PPOTrainer",
@@ -78,10 +77,6 @@ __all__ = [
     "ppo_update",
     "sample_actions",
 ]
-
-#: Iterations between two snapshots of the network added to the opponent pool. With the
-#: default pool of 10, the pool spans the last 100 iterations.
-SNAPSHOT_EVERY = 10
 
 #: Opponent codes of a game (a code >= 0 is the id of a past self in the pool).
 SELF, RANDOM, GREEDY = -1, -2, -3
@@ -363,7 +358,7 @@ class PPOTrainer:
         pool: the past selves.
         opponent: (B,) per game, SELF, RANDOM, GREEDY or the id of a past self.
         learner_side: (B,) per game, the player (0/1) the learner is (any in self-play).
-        snapshot_every: iterations between snapshots (SNAPSHOT_EVERY).
+        snapshot_every: iterations between snapshots (ppo.snapshot_every).
     """
 
     def __init__(self, config: Config) -> None:
@@ -379,7 +374,7 @@ class PPOTrainer:
             self.network.parameters(), lr=config.train.lr, weight_decay=config.train.weight_decay
         )
         self.iteration = 0
-        self.snapshot_every = SNAPSHOT_EVERY
+        self.snapshot_every = config.ppo.snapshot_every
         self.pool = OpponentPool(config.ppo.pool_size, config.network, n, self.device)
         e = config.env
         self.env = DraughtsBatchEnv(

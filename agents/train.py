@@ -220,12 +220,16 @@ def run_training(
         CheckpointError: the checkpoint to resume is unusable or does not fit the config.
         FileExistsError: `run_dir` already holds a run (resume it instead).
     """
+    import torch
+
     from .checkpoint import save_checkpoint
 
     out = out or sys.stdout
     config, path, trainer, history = _prepare(
         config, Path(run_dir) if run_dir else None, Path(resume) if resume else None
     )
+    if config.train.torch_threads:
+        torch.set_num_threads(config.train.torch_threads)
     path.mkdir(parents=True, exist_ok=True)
     save_config(config, path / "config.yaml")
     (path / "games").mkdir(exist_ok=True)
