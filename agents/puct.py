@@ -20,6 +20,38 @@ game in ONE evaluator call, expands the leaves and backs their values up. Termin
 take the engine's result and need no evaluation. Nodes keep no turn state: a walk copies
 the root state (a few small arrays) and replays its hops.
 
+The tree is compiled (numba, :func:`damas_env.kernels.kernel`): the trees of all games of a
+search share flat arrays, preallocated and reused between searches::
+
+    nodes   int64[games * (simulations + 1), N_LEN]   per node: side to move, result, state
+                                (NEW: a terminal leaf never evaluated, PENDING: waiting for
+                                its evaluation this round, EXPANDED), first edge, edges,
+                                parent node and the edge from it (-1 at a root)
+    edge_i  int64[E, EI_LEN]    per edge: hop action, child node (-1 until walked), walks
+                                in progress through it (each one a virtual loss)
+    edge_f  float64[E, EF_LEN]  per edge: prior, visits, value sum
+
+Node g is the root of game g; a node's edges are consecutive, in increasing action order.
+Each walk adds at most one node, so the node arrays never fill; the edge arrays grow (in
+Python, between compiled calls) when an expansion needs more. A round is two compiled
+calls around the evaluator: :func:`_walk_round` walks every game's paths (copying the root
+state into one work state and replaying hops with ``play_hop``), writes each new leaf's
+planes and mask into the evaluation buffers and backs up terminal leaves at once;
+:func:`_expand` lists the evaluated leaves' hops and backs their values up along the
+parent links. A kernel never raises: when a turn has more routes than the scratch list
+holds, ``_walk_round`` undoes the walk in progress and reports HOP_OVERFLOW, and Python
+grows the list and calls again from where it stopped. Under ``NUMBA_DISABLE_JIT=1`` the
+same functions run as plain Python. After a search, :attr:`BatchedPUCT.roots` gives
+read-only :class:`PUCTNode` views of the trees. The search is the one the earlier tree of
+Python objects ran, with the same results (compared visit for visit on English and
+International searches; only float rounding could tell them apart, e.g. virtual losses are
+now counted per edge rather than added to and taken from the value sums).
+
+Speed (``benchmarks/puct_speed.py``, 64 English games, one core): the tree costs about
+5 us per simulation (it was 75-100 us with a tree of Python objects), so that a search with
+even a small network (32 channels, 2 blocks, CPU) spends over 90% of its time in the
+evaluator.
+
     from agents.puct import BatchedPUCT, UniformEvaluator, select_action
 
     search = BatchedPUCT(UniformEvaluator(), simulations=200, seed=0)
@@ -34,11 +66,27 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from damas_env import Colour
+from damas_env import Colour, Engine
 from damas_env import kernels as K
-from damas_env.encoding import PLANES
+from damas_env.encoding import PLANES, action_layout
+from damas_env.kernels import kernel
 from damas_env.rules import Ruleset, get_ruleset
-from damas_env.turn import HOP_ILLEGAL, Turn
+from damas_env.turn import (
+    CACHE_ROWS,
+    CUR_LEN,
+    HOP_ILLEGAL,
+    HOP_OVERFLOW,
+    LEGAL_CAP,
+    T_LEN,
+    T_NROUTES,
+    T_RESULT,
+    T_SIDE,
+    Turn,
+    history_size,
+    play_hop,
+    write_mask,
+    write_planes,
+)
 
 from .mcts import play_out
 
@@ -70,7 +118,8 @@ class Evaluator(Protocol):
             observations: float32 planes (k, PLANES, N, N) in the view of the player to move.
             masks: int8 (k, A), 1 for each legal hop.
 
-        Values are from the view of the player to move at each leaf.
+        Values are from the view of the player to move at each leaf. The arrays passed are
+        the search's buffers, rewritten in the next round: copy what you keep.
         """
         ...
 
@@ -133,11 +182,333 @@ class RolloutEvaluator:
         return play_out(self.turn, self.mask, self._stream, self.max_plies)
 
 
-# --- Tree -----------------------------------------------------------------------------------
+# --- Compiled tree --------------------------------------------------------------------------
+# The tree of one search lives in three arrays (see the module docstring):
+#   nodes   int64[nodes, N_LEN]     side, result, state, first edge, edges, parent, parent edge
+#   edge_i  int64[edges, EI_LEN]    hop action, child node (-1 until walked), pending walks
+#   edge_f  float64[edges, EF_LEN]  prior, visits, value sum (for the colour of the edge's node)
+# and used int64[2] counts the nodes and edges taken. The kernels take them as one tuple.
+
+N_SIDE, N_RESULT, N_STATE, N_FIRST, N_COUNT, N_PARENT, N_EDGE = range(7)
+N_LEN = 7
+EI_ACTION, EI_CHILD, EI_PENDING = range(3)
+EI_LEN = 3
+EF_PRIOR, EF_VISITS, EF_VALUE = range(3)
+EF_LEN = 3
+#: Node states: created but never evaluated (a terminal leaf), waiting for its evaluation in
+#: this round, expanded (its hops listed with their priors).
+NEW, PENDING, EXPANDED = 0, 1, 2
+WALK_OK = 0  # _walk_round finished the round (else HOP_OVERFLOW or HOP_ILLEGAL)
+
+
+@kernel(inline=True)
+def _new_node(nodes, used, side, result, state, parent, edge):
+    """Takes the next free node; returns its index."""
+    n = used[0]
+    used[0] = n + 1
+    nodes[n, N_SIDE] = side
+    nodes[n, N_RESULT] = result
+    nodes[n, N_STATE] = state
+    nodes[n, N_FIRST] = 0
+    nodes[n, N_COUNT] = 0
+    nodes[n, N_PARENT] = parent
+    nodes[n, N_EDGE] = edge
+    return n
+
+
+@kernel()
+def _init_roots(nodes, used, sts, games):
+    """Makes nodes 0..games-1 the roots of the games (from their turn states); no edges."""
+    used[0] = 0
+    used[1] = 0
+    for g in range(games):
+        _new_node(nodes, used, sts[g, T_SIDE], sts[g, T_RESULT], NEW, -1, -1)
+
+
+@kernel(inline=True)
+def _terminal_value(result, side):
+    """Returns the engine's result of a finished game for `side` (the colour to move there)."""
+    if result == K.DRAW:
+        return 0.0
+    white = 1.0 if result == K.WHITE_WINS else -1.0
+    return white if side == K.WHITE else -white
+
+
+@kernel()
+def _select(nodes, edge_i, edge_f, node, c_puct, vl):
+    """Returns the edge of `node` with the highest Q + U (the first on ties).
+
+    Pending walks count as ``vl`` visits that lost (virtual loss).
+    """
+    first = nodes[node, N_FIRST]
+    end = first + nodes[node, N_COUNT]
+    total = 0.0
+    for e in range(first, end):
+        total += edge_f[e, EF_VISITS] + vl * edge_i[e, EI_PENDING]
+    explore = c_puct * math.sqrt(total + 1.0)
+    best, best_score = first, -math.inf
+    for e in range(first, end):
+        n = edge_f[e, EF_VISITS] + vl * edge_i[e, EI_PENDING]
+        w = edge_f[e, EF_VALUE] - vl * edge_i[e, EI_PENDING]
+        score = w / (n if n != 0.0 else 1.0) + explore * edge_f[e, EF_PRIOR] / (1.0 + n)
+        if score > best_score:
+            best, best_score = e, score
+    return best
+
+
+@kernel()
+def _back_up(nodes, edge_i, edge_f, node, side, value, visit):
+    """Walks from `node` up to its root: lifts one pending walk from each edge and, if
+    `visit`, adds a visit and `value` (for `side`) there, signed by the colour of the node
+    the edge leaves: the same sign for `side` (a capture going on), the other sign if not."""
+    while nodes[node, N_PARENT] >= 0:
+        e = nodes[node, N_EDGE]
+        parent = nodes[node, N_PARENT]
+        edge_i[e, EI_PENDING] -= 1
+        if visit:
+            edge_f[e, EF_VISITS] += 1.0
+            edge_f[e, EF_VALUE] += value if nodes[parent, N_SIDE] == side else -value
+        node = parent
+
+
+@kernel()
+def _restore(roots, work, g):
+    """Sets the work state to a copy of game g's root (the listed routes travel with it)."""
+    boards, sts, hists, curs, lasts, caches = roots
+    board, st, hist, cur, last, cache, _ = work
+    for i in range(board.shape[0]):
+        board[i] = boards[g, i]
+    for i in range(st.shape[0]):
+        st[i] = sts[g, i]
+    for i in range(hist.shape[0]):
+        hist[i] = hists[g, i]
+    for i in range(cur.shape[0]):
+        cur[i] = curs[g, i]
+    for i in range(last.shape[0]):
+        last[i] = lasts[g, i]
+    for r in range(max(st[T_NROUTES], 0)):  # only the listed routes are ever read
+        for c in range(cache.shape[1]):
+            cache[r, c] = caches[g, r, c]
+
+
+@kernel()
+def _encode_roots(roots, live, obs, masks, legal, tab, scratch, ws):
+    """Writes the planes and mask of each live game's root into obs[j], masks[j]; returns
+    HOP_OVERFLOW if the scratch route list is too small (start again with a larger one).
+
+    ``legal`` is any list of hops (the work state's): the roots need none of their own.
+    """
+    boards, sts, hists, curs, lasts, caches = roots
+    action_of, rows, cols, _, _, ray, rules = tab
+    for j in range(live.shape[0]):
+        g = live[j]
+        write_planes(boards[g], sts[g], curs[g], obs[j], sts[g, T_SIDE], rows, cols, rules)
+        # the routes are listed into the root's cache here, once for all walks
+        status = write_mask(
+            boards[g], sts[g], curs[g], caches[g], legal, masks[j], action_of, ray, rules,
+            scratch, ws,
+        )  # fmt: skip
+        if status == HOP_OVERFLOW:
+            return HOP_OVERFLOW
+    return WALK_OK
+
+
+@kernel()
+def _walk_round(tree, roots, work, tab, scratch, ws, walks, leaves, obs, masks, params):
+    """Walks up to ``batch`` paths per game by PUCT with virtual loss, from ``walks``' cursor.
+
+    Each walk copies the game's root state into the work state, replays the hops of its path
+    and ends at a leaf: a new node that is not terminal waits for its evaluation (planes and
+    mask written into ``obs[k]``, ``masks[k]``, its node into ``leaves[k]``); a terminal node
+    takes the engine's result at once; a node already waiting in this round ends the game's
+    round (its virtual loss is lifted, nothing counted).
+
+    walks: int64[games + 3]: the simulations left per game, then the cursor (game, walks done
+        in it this round, leaves written) where the round goes on.
+    params: float64[3]: c_puct, virtual loss, walks per game and round.
+
+    Returns WALK_OK at the end of the round, HOP_OVERFLOW (the scratch route list was too
+    small: the walk in progress is undone and the cursor stays on it, so grow the list and
+    call again) or HOP_ILLEGAL (a hop of the tree was refused: a bug).
+    """
+    nodes, edge_i, edge_f, used = tree
+    board, st, hist, cur, last, cache, legal = work
+    action_of, rows, cols, keys, side_key, ray, rules = tab
+    c_puct, vl, batch = params[0], params[1], np.int64(params[2])
+    games = walks.shape[0] - 3
+    g, j, k = walks[games], walks[games + 1], walks[games + 2]
+    while g < games:
+        collided = False
+        while j < batch and walks[g] > 0 and not collided:
+            _restore(roots, work, g)
+            node = g  # the root
+            while True:
+                e = _select(nodes, edge_i, edge_f, node, c_puct, vl)
+                edge_i[e, EI_PENDING] += 1
+                status = play_hop(
+                    board, st, hist, cur, last, cache, edge_i[e, EI_ACTION], action_of, keys,
+                    side_key, ray, rules, scratch, ws,
+                )  # fmt: skip
+                if status >= 0 and edge_i[e, EI_CHILD] < 0 and st[T_RESULT] == K.ONGOING:
+                    # a new leaf to evaluate: its mask first (it may overflow the scratch list)
+                    status = write_mask(
+                        board, st, cur, cache, legal, masks[k], action_of, ray, rules, scratch,
+                        ws,
+                    )  # fmt: skip
+                if status < 0:  # HOP_OVERFLOW or HOP_ILLEGAL: undo the walk, stop here
+                    edge_i[e, EI_PENDING] -= 1
+                    _back_up(nodes, edge_i, edge_f, node, 0, 0.0, False)
+                    walks[games], walks[games + 1], walks[games + 2] = g, j, k
+                    return status
+                child = edge_i[e, EI_CHILD]
+                if child < 0:  # a new leaf
+                    result = st[T_RESULT]
+                    if result == K.ONGOING:
+                        write_planes(board, st, cur, obs[k], st[T_SIDE], rows, cols, rules)
+                        child = _new_node(nodes, used, st[T_SIDE], result, PENDING, node, e)
+                        edge_i[e, EI_CHILD] = child
+                        leaves[k] = child
+                        k += 1
+                    else:
+                        child = _new_node(nodes, used, st[T_SIDE], result, NEW, node, e)
+                        edge_i[e, EI_CHILD] = child
+                        value = _terminal_value(result, st[T_SIDE])
+                        _back_up(nodes, edge_i, edge_f, child, st[T_SIDE], value, True)
+                    walks[g] -= 1
+                    break
+                if nodes[child, N_RESULT] != K.ONGOING:  # a terminal leaf walked again
+                    side = nodes[child, N_SIDE]
+                    value = _terminal_value(nodes[child, N_RESULT], side)
+                    _back_up(nodes, edge_i, edge_f, child, side, value, True)
+                    walks[g] -= 1
+                    break
+                if nodes[child, N_STATE] != EXPANDED or nodes[child, N_COUNT] == 0:
+                    _back_up(nodes, edge_i, edge_f, child, 0, 0.0, False)  # waiting already
+                    collided = True
+                    break
+                node = child
+            if not collided:
+                j += 1
+        g += 1
+        j = 0
+    walks[games], walks[games + 1], walks[games + 2] = g, 0, k
+    return WALK_OK
+
+
+@kernel()
+def _expand(tree, leaves, masks, priors, values, back_up):
+    """Lists the legal hops of each leaf with its priors (renormalised over them; uniform if
+    they sum to 0) and, if `back_up`, backs up its value (for its colour to move).
+
+    Returns 0, or the number of edges the tree needs if it holds fewer (nothing changed:
+    grow it and call again).
+    """
+    nodes, edge_i, edge_f, used = tree
+    need = used[1]
+    for i in range(leaves.shape[0]):
+        for a in range(masks.shape[1]):
+            if masks[i, a] != 0:
+                need += 1
+    if need > edge_i.shape[0]:
+        return need
+    for i in range(leaves.shape[0]):
+        leaf = leaves[i]
+        first = used[1]
+        count = 0
+        total = 0.0
+        for a in range(masks.shape[1]):
+            if masks[i, a] != 0:
+                e = first + count
+                p = np.float64(priors[i, a])
+                edge_i[e, EI_ACTION] = a
+                edge_i[e, EI_CHILD] = -1
+                edge_i[e, EI_PENDING] = 0
+                edge_f[e, EF_PRIOR] = p
+                edge_f[e, EF_VISITS] = 0.0
+                edge_f[e, EF_VALUE] = 0.0
+                total += p
+                count += 1
+        for e in range(first, first + count):
+            if total > 0:
+                edge_f[e, EF_PRIOR] = edge_f[e, EF_PRIOR] / total
+            else:
+                edge_f[e, EF_PRIOR] = 1.0 / count
+        used[1] = first + count
+        nodes[leaf, N_FIRST] = first
+        nodes[leaf, N_COUNT] = count
+        nodes[leaf, N_STATE] = EXPANDED
+        if back_up:
+            _back_up(nodes, edge_i, edge_f, leaf, nodes[leaf, N_SIDE], values[i], True)
+    return 0
+
+
+@kernel()
+def _distributions(nodes, edge_i, edge_f, out):
+    """Writes each root's visits as a distribution over all actions into out[g]."""
+    for g in range(out.shape[0]):
+        first = nodes[g, N_FIRST]
+        end = first + nodes[g, N_COUNT]
+        total = 0.0
+        for e in range(first, end):
+            total += edge_f[e, EF_VISITS]
+        for a in range(out.shape[1]):
+            out[g, a] = 0.0
+        if total > 0:
+            for e in range(first, end):
+                out[g, edge_i[e, EI_ACTION]] = edge_f[e, EF_VISITS] / total
+
+
+# --- Tree storage and views -----------------------------------------------------------------
+
+
+class _Tree:
+    """The arrays of one BatchedPUCT's trees (see the module docstring), reused by searches.
+
+    ``generation`` counts the searches, so that views of an older search can tell they are
+    stale.
+    """
+
+    def __init__(self) -> None:
+        self.nodes = np.zeros((0, N_LEN), dtype=np.int64)
+        self.edge_i = np.zeros((0, EI_LEN), dtype=np.int64)
+        self.edge_f = np.zeros((0, EF_LEN), dtype=np.float64)
+        self.used = np.zeros(2, dtype=np.int64)
+        self.games = 0
+        self.generation = 0
+
+    def start(self, games: int, simulations: int, edges_per_node: int) -> None:
+        """Makes room for a new search: games * (simulations + 1) nodes, some edges."""
+        self.generation += 1
+        self.games = games
+        nodes = games * (simulations + 1)
+        if self.nodes.shape[0] < nodes:
+            self.nodes = np.zeros((nodes, N_LEN), dtype=np.int64)
+        edges = nodes * edges_per_node
+        if self.edge_i.shape[0] < edges:
+            self.edge_i = np.zeros((edges, EI_LEN), dtype=np.int64)
+            self.edge_f = np.zeros((edges, EF_LEN), dtype=np.float64)
+
+    def grow_edges(self, need: int) -> None:
+        """Enlarges the edge arrays to hold at least `need` edges, keeping those in use."""
+        size = max(need, 2 * self.edge_i.shape[0])
+        used = int(self.used[1])
+        edge_i = np.zeros((size, EI_LEN), dtype=np.int64)
+        edge_f = np.zeros((size, EF_LEN), dtype=np.float64)
+        edge_i[:used] = self.edge_i[:used]
+        edge_f[:used] = self.edge_f[:used]
+        self.edge_i, self.edge_f = edge_i, edge_f
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Returns the tuple the kernels take."""
+        return self.nodes, self.edge_i, self.edge_f, self.used
 
 
 class PUCTNode:
-    """A search node: the turn state reached by the hops on the path from the root.
+    """A read-only view of a search node: the turn state reached by the hops from the root.
+
+    Views come from :attr:`BatchedPUCT.roots` and :meth:`child`; they read the search's
+    compiled tree, so they are valid until the next search (then they raise RuntimeError).
+    The arrays they return are copies.
 
     Attributes:
         side: the colour to move here; ``values`` are summed from its view.
@@ -150,48 +521,77 @@ class PUCTNode:
         is_expanded: the evaluator has been asked about this node.
     """
 
-    __slots__ = (
-        "side", "result", "actions", "priors", "visits", "values", "children", "is_expanded",
-    )  # fmt: skip
+    __slots__ = ("_tree", "_index", "_generation")
 
-    def __init__(self, side: Colour, result: int) -> None:
-        self.side = side
-        self.result = result
-        self.actions = np.zeros(0, dtype=np.int64)
-        self.priors = np.zeros(0)
-        self.visits = np.zeros(0)
-        self.values = np.zeros(0)
-        self.children: list[PUCTNode | None] = []
-        self.is_expanded = False
+    def __init__(self, tree: _Tree, index: int) -> None:
+        self._tree = tree
+        self._index = index
+        self._generation = tree.generation
 
-    def expand(self, mask: np.ndarray, priors: np.ndarray) -> None:
-        """Lists the legal hops of a mask with their priors (renormalised over them)."""
-        self.actions = np.flatnonzero(mask)
-        p = np.asarray(priors, dtype=np.float64)[self.actions]
-        total = p.sum()
-        self.priors = p / total if total > 0 else np.full(len(p), 1.0 / max(len(p), 1))
-        self.visits = np.zeros(len(self.actions))
-        self.values = np.zeros(len(self.actions))
-        self.children = [None] * len(self.actions)
-        self.is_expanded = True
+    def _row(self) -> np.ndarray:
+        if self._generation != self._tree.generation:
+            raise RuntimeError("this PUCTNode belongs to an earlier search")
+        return self._tree.nodes[self._index]
+
+    def _edges(self) -> slice:
+        row = self._row()
+        first = int(row[N_FIRST])
+        return slice(first, first + int(row[N_COUNT]))
+
+    @property
+    def side(self) -> Colour:
+        """The colour to move here."""
+        return Colour(int(self._row()[N_SIDE]))
+
+    @property
+    def result(self) -> int:
+        """The kernels' result code of the turn state here."""
+        return int(self._row()[N_RESULT])
+
+    @property
+    def is_expanded(self) -> bool:
+        """True once the evaluator has been asked about this node (or it waits for it)."""
+        return int(self._row()[N_STATE]) != NEW
+
+    @property
+    def actions(self) -> np.ndarray:
+        """The legal hops, increasing (int64)."""
+        return self._tree.edge_i[self._edges(), EI_ACTION].copy()
+
+    @property
+    def priors(self) -> np.ndarray:
+        """The prior of each hop."""
+        return self._tree.edge_f[self._edges(), EF_PRIOR].copy()
+
+    @property
+    def visits(self) -> np.ndarray:
+        """The simulations through each hop."""
+        return self._tree.edge_f[self._edges(), EF_VISITS].copy()
+
+    @property
+    def values(self) -> np.ndarray:
+        """The sum of the values backed up through each hop, for ``side``."""
+        return self._tree.edge_f[self._edges(), EF_VALUE].copy()
+
+    @property
+    def children(self) -> list[PUCTNode | None]:
+        """The node each hop leads to (None until first walked)."""
+        kids = self._tree.edge_i[self._edges(), EI_CHILD]
+        return [PUCTNode(self._tree, int(c)) if c >= 0 else None for c in kids]
 
     def child(self, action: int) -> PUCTNode | None:
         """Returns the node a hop leads to (None if never walked or not legal)."""
-        index = np.flatnonzero(self.actions == action)
-        return self.children[int(index[0])] if len(index) else None
+        edges = self._edges()
+        index = np.flatnonzero(self._tree.edge_i[edges, EI_ACTION] == action)
+        if not len(index):
+            return None
+        c = int(self._tree.edge_i[edges.start + int(index[0]), EI_CHILD])
+        return PUCTNode(self._tree, c) if c >= 0 else None
 
     def q(self) -> np.ndarray:
         """Returns the mean value of each hop for ``side`` (0 for unvisited hops)."""
-        return np.divide(
-            self.values, self.visits, out=np.zeros_like(self.values), where=self.visits > 0
-        )
-
-    def select(self, c_puct: float) -> int:
-        """Returns the index of the hop with the highest Q + U (the first on ties)."""
-        n = self.visits
-        explore = c_puct * math.sqrt(n.sum() + 1.0)
-        score = self.values / (n + (n == 0)) + explore * self.priors / (1.0 + n)  # Q + U
-        return int(score.argmax())
+        values, visits = self.values, self.visits
+        return np.divide(values, visits, out=np.zeros_like(values), where=visits > 0)
 
     def __repr__(self) -> str:
         visits = int(self.visits.sum())
@@ -200,16 +600,74 @@ class PUCTNode:
 
 def terminal_value(node: PUCTNode) -> float:
     """Returns the engine's result of a finished game for the colour to move there."""
-    if node.result == K.DRAW:
-        return 0.0
-    white = 1.0 if node.result == K.WHITE_WINS else -1.0
-    return white if node.side == Colour.WHITE else -white
-
-
-Path = list[tuple[PUCTNode, int]]  # (node, index of the hop taken there), root first
+    return float(_terminal_value(node.result, int(node.side)))
 
 
 # --- Search ---------------------------------------------------------------------------------
+
+
+class _Tables:
+    """What the kernels need of one ruleset: the turn kernels' tables, scratch, buffers."""
+
+    def __init__(self, rules: Ruleset) -> None:
+        self.rules = rules
+        engine = Engine.for_rules(rules)
+        layout = action_layout(rules.board_size)
+        self.num_actions = layout.num_actions
+        self.tab = (
+            layout.action_of, layout.row, layout.col, engine.zobrist, engine.side_key,
+            engine.ray, engine.rule_array,
+        )  # fmt: skip
+        self.scratch = K.new_move_buffer()
+        self.ws = K.new_workspace(rules.board_size)
+        h = history_size(rules)
+        self.work = (
+            np.zeros(rules.squares, np.int8), np.zeros(T_LEN, np.int64), np.zeros(h, np.uint64),
+            np.zeros(CUR_LEN, np.int16), np.zeros(K.MOVE_WIDTH, np.int16),
+            K.new_move_buffer(CACHE_ROWS), np.zeros(LEGAL_CAP, np.int16),
+        )  # fmt: skip
+        self.roots = self._root_arrays(0)
+        self.obs = np.zeros((0, PLANES, rules.board_size, rules.board_size), np.float32)
+        self.masks = np.zeros((0, self.num_actions), np.int8)
+        self.leaves = np.zeros(0, np.int64)
+
+    def _root_arrays(self, games: int) -> tuple[np.ndarray, ...]:
+        r = self.rules
+        return (
+            np.zeros((games, r.squares), np.int8),
+            np.zeros((games, T_LEN), np.int64),
+            np.zeros((games, history_size(r)), np.uint64),
+            np.zeros((games, CUR_LEN), np.int16),
+            np.zeros((games, K.MOVE_WIDTH), np.int16),
+            np.zeros((games, CACHE_ROWS, K.MOVE_WIDTH), np.int16),
+        )
+
+    def load_roots(self, turns: list[Turn]) -> None:
+        """Copies the caller's turn states into the root arrays (rows 0..len(turns)-1)."""
+        if self.roots[0].shape[0] < len(turns):
+            self.roots = self._root_arrays(len(turns))
+        boards, sts, hists, curs, lasts, caches = self.roots
+        for g, t in enumerate(turns):
+            boards[g] = t.board
+            sts[g] = t.st
+            hists[g] = t.hist
+            curs[g] = t.cur
+            lasts[g] = t.last
+            n = int(t.st[T_NROUTES])
+            if n > 0:  # only the listed routes are read
+                caches[g, :n] = t.cache[:n]
+
+    def buffers(self, leaves: int) -> None:
+        """Makes the evaluation buffers hold at least `leaves` leaves."""
+        if self.obs.shape[0] < leaves:
+            size = self.rules.board_size
+            self.obs = np.zeros((leaves, PLANES, size, size), np.float32)
+            self.masks = np.zeros((leaves, self.num_actions), np.int8)
+            self.leaves = np.zeros(leaves, np.int64)
+
+    def grow_scratch(self) -> None:
+        """Enlarges the route scratch list after an overflow (many flying kings)."""
+        self.scratch = K.new_move_buffer(4 * self.scratch.shape[0])
 
 
 class BatchedPUCT:
@@ -227,8 +685,12 @@ class BatchedPUCT:
         batch_leaves: walks per game and round.
         seed: seed of the Dirichlet noise; None draws fresh entropy.
 
-    After a search ``roots`` holds the trees, one per game.
+    After a search ``roots`` holds read-only views of the trees, one per game (valid until
+    the next search).
     """
+
+    #: Edges reserved per node at the start of a search (the arrays grow if needed).
+    EDGES_PER_NODE = 8
 
     def __init__(
         self,
@@ -250,9 +712,13 @@ class BatchedPUCT:
         self.dirichlet_alpha, self.dirichlet_fraction = dirichlet_alpha, dirichlet_fraction
         self.virtual_loss, self.batch_leaves = virtual_loss, batch_leaves
         self.rng = np.random.default_rng(seed)
-        self.roots: list[PUCTNode] = []
-        self._states: list[Turn] = []  # private copies of the roots, reused between searches
-        self._work: Turn | None = None
+        self._tree = _Tree()
+        self._tables: _Tables | None = None
+
+    @property
+    def roots(self) -> list[PUCTNode]:
+        """Views of the root of each game of the last search (empty before the first)."""
+        return [PUCTNode(self._tree, g) for g in range(self._tree.games)]
 
     def search(self, turns: list[Turn], add_noise: bool) -> list[np.ndarray]:
         """Returns the root visit distribution over actions of each game (zeros if over).
@@ -261,145 +727,95 @@ class BatchedPUCT:
         """
         if not turns:
             return []
-        states = self._copy_roots(turns)
-        self.roots = [PUCTNode(s.side, s.result) for s in states]
-        self._expand_roots(states, add_noise)
-        remaining = [
-            self.simulations if r.is_expanded and len(r.actions) else 0 for r in self.roots
-        ]
-        while any(remaining):
-            self._round(states, remaining)
-        return [self._distribution(root) for root in self.roots]
+        t = self._prepare(turns)
+        games = len(turns)
+        self._tree.start(games, self.simulations, self.EDGES_PER_NODE)
+        tree = self._tree
+        t.buffers(games * self.batch_leaves)
+        _init_roots(tree.nodes, tree.used, t.roots[1], games)
+        walks = np.zeros(games + 3, dtype=np.int64)
+        live = self._expand_roots(t, games, add_noise)
+        counts = tree.nodes[live, N_COUNT]
+        walks[live[counts > 0]] = self.simulations
+        params = np.array([self.c_puct, self.virtual_loss, self.batch_leaves], dtype=np.float64)
+        while walks[:games].any():
+            self._round(t, walks, params)
+        out = np.zeros((games, t.num_actions), dtype=np.float32)
+        _distributions(tree.nodes, tree.edge_i, tree.edge_f, out)
+        return list(out)
 
     # --- Rounds -----------------------------------------------------------------------------
 
-    def _round(self, states: list[Turn], remaining: list[int]) -> None:
+    def _round(self, t: _Tables, walks: np.ndarray, params: np.ndarray) -> None:
         """Walks up to batch_leaves paths per game, evaluates the new leaves, backs up."""
-        obs, masks = self._buffers(len(states))
-        pending: list[tuple[Path, PUCTNode]] = []
-        for g, state in enumerate(states):
-            for _ in range(min(self.batch_leaves, remaining[g])):
-                path, leaf = self._descend(self.roots[g], state)
-                if leaf.result != K.ONGOING:
-                    self._backup(path, leaf.side, terminal_value(leaf))
-                elif leaf.is_expanded:  # a leaf already waiting this round: stop this game
-                    self._backup(path, leaf.side, 0.0, visit=0.0)
-                    break
-                else:
-                    assert self._work is not None
-                    self._work.write_planes(obs[len(pending)], self._work.side)
-                    self._work.write_mask(masks[len(pending)])
-                    leaf.is_expanded = True  # marked now, expanded after the evaluation
-                    pending.append((path, leaf))
-                remaining[g] -= 1
-        if pending:
-            self._evaluate_and_back_up(pending, obs, masks)
-
-    def _evaluate_and_back_up(
-        self, pending: list[tuple[Path, PUCTNode]], obs: np.ndarray, masks: np.ndarray
-    ) -> None:
-        """Evaluates all pending leaves in one call, expands them and backs up their values."""
-        k = len(pending)
-        priors, values = self.evaluator.evaluate(obs[:k], masks[:k])
-        values = np.clip(np.asarray(values, dtype=np.float64), -1.0, 1.0)
-        for i, (path, leaf) in enumerate(pending):
-            leaf.expand(masks[i], priors[i])
-            self._backup(path, leaf.side, float(values[i]))
-
-    def _descend(self, root: PUCTNode, state: Turn) -> tuple[Path, PUCTNode]:
-        """Walks from the root by PUCT with virtual loss; returns the path and its leaf.
-
-        The work state ends at the leaf. The leaf is new, terminal, or already waiting for
-        its evaluation in this round (``is_expanded`` with no hops listed yet).
-        """
-        work = self._work_state(state)
-        node, path, vl = root, [], self.virtual_loss
+        games = walks.shape[0] - 3
+        walks[games:] = 0  # the cursor: from the first game
         while True:
-            i = node.select(self.c_puct)
-            node.visits[i] += vl
-            node.values[i] -= vl
-            path.append((node, i))
-            if work.play(int(node.actions[i])) == HOP_ILLEGAL:  # pragma: no cover
-                raise RuntimeError(f"search played illegal hop {node.actions[i]}")
-            child = node.children[i]
-            if child is None:
-                child = node.children[i] = PUCTNode(work.side, work.result)
-                return path, child
-            if child.result != K.ONGOING or not len(child.actions):
-                return path, child
-            node = child
+            status = _walk_round(
+                self._tree.arrays(), t.roots, t.work, t.tab, t.scratch, t.ws, walks,
+                t.leaves, t.obs, t.masks, params,
+            )  # fmt: skip
+            if status != HOP_OVERFLOW:
+                break
+            t.grow_scratch()
+        if status == HOP_ILLEGAL:  # pragma: no cover - the tree lists legal hops only
+            raise RuntimeError("the search played an illegal hop")
+        k = int(walks[games + 2])
+        if k:
+            priors, values = self.evaluator.evaluate(t.obs[:k], t.masks[:k])
+            values = np.clip(np.asarray(values, dtype=np.float64), -1.0, 1.0)
+            self._expand(t.leaves[:k], t.masks[:k], priors, values, back_up=True)
 
-    def _backup(self, path: Path, leaf_side: Colour, value: float, visit: float = 1.0) -> None:
-        """Adds a leaf's value (for leaf_side) along the path and lifts the virtual loss.
-
-        Each edge keeps the value for the colour of the node it leaves: the same sign when
-        that colour is leaf_side (a capture going on), the other sign when it is not.
-        """
-        vl = self.virtual_loss
-        for node, i in path:
-            node.visits[i] += visit - vl
-            node.values[i] += (value if node.side == leaf_side else -value) * visit + vl
+    def _expand(
+        self,
+        leaves: np.ndarray,
+        masks: np.ndarray,
+        priors: np.ndarray,
+        values: np.ndarray,
+        back_up: bool,
+    ) -> None:
+        """Expands evaluated leaves (growing the edge arrays if they must) and backs up."""
+        priors = np.asarray(priors)
+        if priors.dtype not in (np.float32, np.float64):
+            priors = priors.astype(np.float64)
+        while True:
+            need = int(_expand(self._tree.arrays(), leaves, masks, priors, values, back_up))
+            if not need:
+                return
+            self._tree.grow_edges(need)
 
     # --- Roots ------------------------------------------------------------------------------
 
-    def _expand_roots(self, states: list[Turn], add_noise: bool) -> None:
-        """Evaluates the roots of the games still going in one call; adds the root noise."""
-        live = [g for g, s in enumerate(states) if s.result == K.ONGOING]
-        if not live:
-            return
-        obs, masks = self._buffers(len(live))
-        for j, g in enumerate(live):
-            states[g].write_planes(obs[j], states[g].side)
-            states[g].write_mask(masks[j])
-        priors, _ = self.evaluator.evaluate(obs[: len(live)], masks[: len(live)])
-        for j, g in enumerate(live):
-            root = self.roots[g]
-            root.expand(masks[j], priors[j])
-            if add_noise and len(root.actions):
-                self._add_noise(root)
+    def _expand_roots(self, t: _Tables, games: int, add_noise: bool) -> np.ndarray:
+        """Evaluates the roots of the games still going in one call and adds the root noise;
+        returns those games."""
+        live = np.flatnonzero(t.roots[1][:games, T_RESULT] == K.ONGOING)
+        if not len(live):
+            return live
+        n = len(live)
+        while _encode_roots(t.roots, live, t.obs, t.masks, t.work[6], t.tab, t.scratch, t.ws):
+            t.grow_scratch()
+        priors, _ = self.evaluator.evaluate(t.obs[:n], t.masks[:n])
+        self._expand(live, t.masks[:n], priors, np.zeros(n), back_up=False)
+        if add_noise:
+            tree, f = self._tree, self.dirichlet_fraction
+            for g in live:
+                first, count = tree.nodes[g, N_FIRST], tree.nodes[g, N_COUNT]
+                if count:
+                    noise = self.rng.dirichlet(np.full(count, self.dirichlet_alpha))
+                    priors = tree.edge_f[first : first + count, EF_PRIOR]
+                    tree.edge_f[first : first + count, EF_PRIOR] = (1.0 - f) * priors + f * noise
+        return live
 
-    def _add_noise(self, root: PUCTNode) -> None:
-        """Mixes Dirichlet noise into the root priors (AlphaZero's exploration at the root)."""
-        noise = self.rng.dirichlet(np.full(len(root.actions), self.dirichlet_alpha))
-        f = self.dirichlet_fraction
-        root.priors = (1.0 - f) * root.priors + f * noise
-
-    def _copy_roots(self, turns: list[Turn]) -> list[Turn]:
-        """Returns private copies of the caller's turn states (write_mask caches in them)."""
+    def _prepare(self, turns: list[Turn]) -> _Tables:
+        """Returns the tables of the games' ruleset, their roots loaded."""
         rules = turns[0].rules
         if any(t.rules != rules for t in turns):
             raise ValueError("all games of one search must share a ruleset")
-        if self._states and self._states[0].rules != rules:
-            self._states, self._work = [], None
-        while len(self._states) < len(turns):
-            self._states.append(Turn(rules))
-        for state, turn in zip(self._states, turns, strict=False):
-            copy_turn(state, turn)
-        return self._states[: len(turns)]
-
-    def _work_state(self, root: Turn) -> Turn:
-        """Returns the shared work state, set to a copy of the root."""
-        if self._work is None:
-            self._work = Turn(root.rules)
-        copy_turn(self._work, root)
-        return self._work
-
-    def _buffers(self, games: int) -> tuple[np.ndarray, np.ndarray]:
-        """Returns observation and mask buffers for up to batch_leaves leaves per game."""
-        assert self._states
-        t = self._states[0]
-        n, size = games * self.batch_leaves, t.rules.board_size
-        obs = np.zeros((n, PLANES, size, size), dtype=np.float32)
-        return obs, np.zeros((n, t.layout.num_actions), dtype=np.int8)
-
-    def _distribution(self, root: PUCTNode) -> np.ndarray:
-        """Returns the root's visits as a distribution over all actions."""
-        assert self._states
-        out = np.zeros(self._states[0].layout.num_actions, dtype=np.float32)
-        total = root.visits.sum()
-        if total > 0:
-            out[root.actions] = root.visits / total
-        return out
+        if self._tables is None or self._tables.rules != rules:
+            self._tables = _Tables(rules)
+        self._tables.load_roots(turns)
+        return self._tables
 
 
 def copy_turn(dst: Turn, src: Turn) -> None:
