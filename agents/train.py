@@ -290,17 +290,38 @@ def run_training(
             if out_of_time:
                 emit(f"time budget of {time_budget:.0f} s spent at iteration {i}")
                 break
+        emit(_closing(config, trainer.iteration, time.perf_counter() - started, latest_eval))
+        emit(f"checkpoint: {latest}")
+        emit(
+            f"play it: damas play --variant {config.env.variant} --opponent checkpoint:{latest}"
+        )
     except KeyboardInterrupt:
         save()
         emit(f"interrupted: checkpoint of iteration {trainer.iteration} saved to {latest}")
         raise
-        emit(f"done: {latest}")
     finally:
         if bar is not None:
             bar.close()
         board.close()
         log.close()
     return TrainResult(path, latest, history)
+
+
+def _closing(config: Config, iteration: int, seconds: float, scores: dict[str, float]) -> str:
+    """Returns the closing line: iterations, time, and the last evaluation with intervals."""
+    minutes, secs = divmod(int(seconds), 60)
+    line = f"done: {iteration} iterations in {minutes}m{secs:02d}s"
+    parts = []
+    for opponent in config.eval.opponents:
+        key = f"eval/{opponent}"
+        if f"{key}/score" in scores:
+            parts.append(
+                f"{opponent} {scores[f'{key}/score']:.2f} [{scores[f'{key}/score_low']:.2f}, "
+                f"{scores[f'{key}/score_high']:.2f}]"
+            )
+    if parts:
+        line += f"; score vs {', '.join(parts)} (95% CI, {config.eval.games} games each)"
+    return line
 
 
 def _latest_eval(history: list[dict[str, float]]) -> dict[str, float]:

@@ -269,6 +269,7 @@ def test_run_writes_everything_and_resumes(tmp_path: Path) -> None:
     assert [x["iteration"] for x in lines] == [1, 2]
     assert "eval/random/score" in lines[-1]
     assert "iter 2/2" in out.getvalue() and "eval random" in out.getvalue()
+    assert "done: 2 iterations in" in out.getvalue() and "score vs random" in out.getvalue()
     assert read_checkpoint(result.checkpoint)["iteration"] == 2
 
     more = apply_overrides(tiny(), ["train.iterations=3"])
@@ -334,3 +335,18 @@ def test_shipped_configs_load_and_build(path: Path) -> None:
     config = apply_overrides(load_config(path), ["env.num_envs=2"])
     trainer = make_trainer(config)
     assert trainer.iteration == 0 and trainer.config == config
+
+
+def test_play_against_a_trained_checkpoint(tmp_path: Path, monkeypatch, capsys) -> None:
+    """What the closing line of ``damas train`` suggests works: damas play vs the checkpoint."""
+    from damas_env.cli import main as damas_main
+
+    result = run_training(tiny(train={"iterations": 1}), run_dir=tmp_path / "r", progress=False)
+    line = capsys.readouterr().out.splitlines()[-1]
+    assert line == (
+        f"play it: damas play --variant english --opponent checkpoint:{result.checkpoint}"
+    )
+    monkeypatch.setattr("sys.stdin", io.StringIO("11-15\n"))
+    argv = line.removeprefix("play it: damas ").split()
+    assert damas_main([*argv, "--text", "--as", "second"]) == 0
+    assert "checkpoint:latest.pt" in capsys.readouterr().out
