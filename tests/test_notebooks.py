@@ -1,8 +1,9 @@
 """The notebooks in notebooks/ run top to bottom (issue 7): each is executed in a fresh kernel.
 
 Each takes seconds to under a minute once the numba kernels are cached (about a minute more
-on a cold cache), so they run in the default suite. Skipped when nbclient/nbformat/ipykernel
-or matplotlib are not installed (the dev extra has them).
+on a cold cache; 03 about a minute and a half, as it trains a cut-down quickstart run), so
+they run in the default suite. Skipped when nbclient/nbformat/ipykernel or matplotlib are not
+installed (the dev extra has them).
 """
 
 from __future__ import annotations
@@ -16,13 +17,14 @@ nbclient = pytest.importorskip("nbclient")
 pytest.importorskip("ipykernel")
 pytest.importorskip("matplotlib")
 
-NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("0[124]_*.ipynb"))
+NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("0[1-4]_*.ipynb"))
 
 
 def test_notebooks_are_found() -> None:
     assert [p.name for p in NOTEBOOKS] == [
         "01_rules_tour.ipynb",
         "02_variants.ipynb",
+        "03_selfplay.ipynb",
         "04_benchmark_agents.ipynb",
     ]
 
