@@ -20,6 +20,9 @@ Observations  ``{"observation": Box(0, 1, (8, N, N), float32),``
 Rewards       +1 win, -1 loss, 0 draw, at the end only
 Endings       rule wins and draws terminate (``infos[agent]["reason"]``);
               ``max_plies`` truncates (reason ``max_plies``)
+Infos         ``{"colour": name}``, then ``"reason"`` and ``"winner"`` (an agent; none
+              for a draw) when the game ends; ``env(numeric_infos=True)``: always
+              ``{"colour": int, "reason": int, "winner": int}`` (see :data:`INFO_REASONS`)
 ============  =================================================================
 
 Action layout and observation planes: see :mod:`damas_env.encoding` (agent's view: every
@@ -33,6 +36,14 @@ so the caller can try again (seed 000: "a wrong move may be taken back");
 ``env(illegal_action="lose")`` applies PettingZoo's usual rule instead (the mover gets -1
 and the game ends). Rules are never decided here: the compiled turn state
 (:mod:`damas_env.turn`) calls the engine.
+
+``numeric_infos=True`` is for libraries that batch the infos into arrays or tensors
+(TorchRL's ``PettingZooWrapper`` builds tensor specs from the reset infos, Tianshou's buffer
+refuses missing entries): every agent's info has the same keys from ``reset`` on, each an
+int: ``"colour"`` indexes ``rules.colour_names``, ``"reason"`` indexes
+:data:`INFO_REASONS` (0 while the game goes on, -1 for a reason a wrapper made up) and
+``"winner"`` is the winner's index in ``possible_agents`` (-1 while the game goes on and
+for a draw).
 """
 
 from __future__ import annotations
@@ -54,7 +65,7 @@ from .notation import format_move
 from .rules import get_ruleset
 from .turn import HOP_ILLEGAL, MOVE_DONE, T_SIDE, Turn
 
-__all__ = ["env", "raw_env", "IllegalActionError", "IllegalActionLoses"]
+__all__ = ["env", "raw_env", "IllegalActionError", "IllegalActionLoses", "INFO_REASONS"]
 
 _REASONS = {
     K.REASON_NO_MOVES: Reason.NO_LEGAL_MOVE.value,
@@ -64,6 +75,16 @@ _REASONS = {
     K.REASON_PLY_LIMIT: Reason.PLY_LIMIT.value,
     K.REASON_ADJUDICATION: Reason.ADJUDICATION.value,
 }
+
+#: The ``"reason"`` codes of ``numeric_infos=True``; the first eight are the batch env's
+#: (:data:`damas_env.vector.REASONS`).
+INFO_REASONS = (
+    "",
+    *(reason.value for reason in Reason),
+    "max_plies",
+    "illegal_action",
+    "time",
+)
 
 
 class IllegalActionError(ValueError):
@@ -77,8 +98,8 @@ def env(variant: str = "international", *, illegal_action: str = "raise", **kwar
         variant: a ruleset name or a rules YAML path.
         illegal_action: "raise" (default): an illegal action raises IllegalActionError and
             changes nothing; "lose": the mover gets -1 and the game ends.
-        **kwargs: passed to :class:`raw_env` (render_mode, max_plies, channels_last, and any
-            rule switch).
+        **kwargs: passed to :class:`raw_env` (render_mode, max_plies, channels_last,
+            numeric_infos, and any rule switch).
     """
     if illegal_action not in ("raise", "lose"):
         raise ValueError(f"illegal_action must be 'raise' or 'lose', not {illegal_action!r}")
@@ -104,9 +125,12 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         render_mode: str | None = None,
         max_plies: int | None = None,
         channels_last: bool = False,
+        numeric_infos: bool = False,
         **rule_overrides: Any,
     ) -> None:
-        EzPickle.__init__(self, variant, render_mode, max_plies, channels_last, **rule_overrides)
+        EzPickle.__init__(
+            self, variant, render_mode, max_plies, channels_last, numeric_infos, **rule_overrides
+        )
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
@@ -118,6 +142,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         self.render_mode = render_mode
         self.max_plies = max_plies
         self.channels_last = channels_last
+        self.numeric_infos = numeric_infos
         self._turn = Turn(self.rules)
         self._layout = action_layout(self.rules.board_size)
         first = Colour.WHITE if self.rules.first_player == "white" else Colour.BLACK
@@ -170,7 +195,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {"colour": self._colour_name(a)} for a in self.agents}
+        self.infos = {a: self._info(a) for a in self.agents}
         self.agent_selection = self._agent_of[start.turn]
         self._version += 1
         self._has_reset = True
@@ -321,6 +346,23 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
     def _colour_name(self, agent: str) -> str:
         return self.rules.colour_names[int(self._colour[agent])]
 
+    def _info(
+        self, agent: str, reason: str | None = None, winner: str | None = None
+    ) -> dict[str, Any]:
+        """Returns an agent's info: its colour, and why and to whom the game ended, if it has."""
+        if self.numeric_infos:
+            return {
+                "colour": int(self._colour[agent]),
+                "reason": 0 if reason is None else _reason_code(reason),
+                "winner": -1 if winner is None else self.possible_agents.index(winner),
+            }
+        info: dict[str, Any] = {"colour": self._colour_name(agent)}
+        if reason is not None:
+            info["reason"] = reason
+        if winner is not None:
+            info["winner"] = winner
+        return info
+
     def _checked_action(self, action: Any) -> int:
         """Returns the action as an int, or raises IllegalActionError for a bad type or range."""
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
@@ -375,11 +417,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
                 reward = -1.0
             self.rewards[agent] = reward
             self.terminations[agent] = True
-            info = {**self.infos.get(agent, {}), "colour": self._colour_name(agent)}
-            info["reason"] = reason
-            if winner is not None:
-                info["winner"] = winner
-            self.infos[agent] = info
+            self.infos[agent] = {**self.infos.get(agent, {}), **self._info(agent, reason, winner)}
         self._cumulative_rewards[self.agent_selection] = 0.0
         self._accumulate_rewards()
         self._version += 1
@@ -394,7 +432,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
     def _truncate(self) -> None:
         for agent in self.agents:
             self.truncations[agent] = True
-            self.infos[agent] = {"colour": self._colour_name(agent), "reason": "max_plies"}
+            self.infos[agent] = self._info(agent, "max_plies")
 
     def _display(self) -> tuple[np.ndarray, Any]:
         """Returns the board as shown (moving piece on its current square) and highlights."""
@@ -441,4 +479,10 @@ class IllegalActionLoses(wrappers.BaseWrapper):
         except IllegalActionError as e:
             opponent = next(a for a in env.agents if a != agent)
             env.end_game(opponent, "illegal_action", loser_only=True)
-            env.infos[agent]["illegal_action"] = str(e)
+            if not env.numeric_infos:
+                env.infos[agent]["illegal_action"] = str(e)
+
+
+def _reason_code(reason: str) -> int:
+    """Returns a reason's index in INFO_REASONS, or -1 for one a wrapper made up."""
+    return INFO_REASONS.index(reason) if reason in INFO_REASONS else -1

@@ -203,3 +203,32 @@ def test_render_modes_and_svg() -> None:
     from damas_env import Position
 
     assert Position.start("english")._repr_svg_().startswith("<svg")
+
+
+def test_numeric_infos_keep_one_schema_of_ints() -> None:
+    """numeric_infos=True: the same int keys from reset on (TorchRL and Tianshou batch them)."""
+    from damas_env.vector import REASONS
+
+    assert draughts_v0.INFO_REASONS[: len(REASONS)] == REASONS
+    env = draughts_v0.env(variant="english", numeric_infos=True)
+    env.reset(options={"fen": "W:W27:B23"})
+    assert env.infos == {
+        "player_0": {"colour": 1, "reason": 0, "winner": -1},  # English: player_0 is Black
+        "player_1": {"colour": 0, "reason": 0, "winner": -1},
+    }
+    env.step(env.unwrapped.legal_actions()[0])  # 27x18: White (player_1) wins
+    won = {"reason": draughts_v0.INFO_REASONS.index("no_legal_move"), "winner": 1}
+    assert env.infos == {"player_0": {"colour": 1, **won}, "player_1": {"colour": 0, **won}}
+    lose = draughts_v0.env(variant="english", numeric_infos=True, illegal_action="lose")
+    lose.reset()
+    lose.step(0)
+    assert lose.infos["player_0"] == {
+        "colour": 1,
+        "reason": draughts_v0.INFO_REASONS.index("illegal_action"),
+        "winner": 1,
+    }
+    truncated = draughts_v0.env(variant="english", numeric_infos=True, max_plies=1)
+    truncated.reset()
+    truncated.step(truncated.unwrapped.legal_actions()[0])
+    assert truncated.infos["player_1"]["reason"] == draughts_v0.INFO_REASONS.index("max_plies")
+    assert pickle.loads(pickle.dumps(env)).unwrapped.numeric_infos
