@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from damas_env.draughts_v0 import raw_env
 from damas_env.single_agent import DraughtsGymEnv
 
 EXAMPLES = Path(__file__).parent.parent / "examples" / "integrations"
@@ -33,19 +34,20 @@ def load_example(name: str) -> ModuleType:
 
 
 class Spy:
-    """Records, for each action a learner played, whether its mask allowed it."""
+    """Records, for each action played, who played it and whether its mask allowed it."""
 
     def __init__(self) -> None:
-        self.legal: list[bool] = []
+        self.legal: dict[str, list[bool]] = {}
 
-    def record(self, action: Any, mask: np.ndarray) -> None:
+    def record(self, action: Any, mask: np.ndarray, agent: str = "learner") -> None:
         a = int(np.asarray(action).item())
-        self.legal.append(bool(0 <= a < mask.shape[0] and mask[a]))
+        self.legal.setdefault(agent, []).append(bool(0 <= a < mask.shape[0] and mask[a]))
 
-    def check(self, at_least: int) -> None:
-        """Asserts the learner played at least `at_least` actions, all legal."""
-        assert len(self.legal) >= at_least
-        assert all(self.legal), f"{self.legal.count(False)} illegal of {len(self.legal)}"
+    def check(self, at_least: int, agent: str = "learner") -> None:
+        """Asserts `agent` played at least `at_least` actions, and every action was legal."""
+        assert len(self.legal.get(agent, [])) >= at_least
+        for who, legal in self.legal.items():
+            assert all(legal), f"{who}: {legal.count(False)} illegal actions of {len(legal)}"
 
 
 @pytest.fixture(autouse=True)
@@ -72,6 +74,22 @@ def gym_spy(monkeypatch: pytest.MonkeyPatch) -> Spy:
     return spy
 
 
+@pytest.fixture
+def aec_spy(monkeypatch: pytest.MonkeyPatch) -> Spy:
+    """Spies on draughts_v0's raw_env.step: each agent's actions against its mask."""
+    spy = Spy()
+    step = raw_env.step
+
+    def spied(self: raw_env, action: Any) -> None:
+        agent = self.agent_selection
+        if action is not None:  # None: the step of an agent whose game has ended
+            spy.record(action, self.observe(agent)["action_mask"], agent)
+        step(self, action)
+
+    monkeypatch.setattr(raw_env, "step", spied)
+    return spy
+
+
 def test_sb3_maskable_ppo(gym_spy: Spy) -> None:
     pytest.importorskip("sb3_contrib")
     example = load_example("sb3_maskable_ppo")
@@ -79,3 +97,13 @@ def test_sb3_maskable_ppo(gym_spy: Spy) -> None:
     assert model.num_timesteps >= 512
     assert -1.0 <= score <= 1.0
     gym_spy.check(at_least=512)
+
+
+@pytest.mark.parametrize("learner", ["player_0", "player_1"])
+def test_tianshou_dqn(aec_spy: Spy, learner: str) -> None:
+    pytest.importorskip("tianshou")
+    example = load_example("tianshou_dqn")
+    algorithm, score = example.main(total_steps=300, learner=learner, n_envs=2, test_games=1)
+    assert algorithm.get_algorithm(learner).__class__.__name__ == "DQN"
+    assert -1.0 <= score <= 1.0
+    aec_spy.check(at_least=150, agent=learner)

@@ -1,0 +1,125 @@
+"""Tianshou 2.x: a masked DQN agent against a random masked opponent, on the PettingZoo env.
+
+    pip install -e ".[tianshou]"
+    python examples/integrations/tianshou_dqn.py --steps 20000
+
+``tianshou.env.PettingZooEnv(draughts_v0.env(...))`` turns our ``{"observation",
+"action_mask"}`` dict into Tianshou's ``{"agent_id", "obs", "mask"}``; the DQN policy puts
+the mask on its Q-values and its epsilon-greedy exploration, and
+``MARLRandomDiscreteMaskedOffPolicyAlgorithm`` plays uniformly among the opponent's legal
+hops. A multi-hop capture is several steps of the same ``agent_id``, which the multi-agent
+policy routes like any other step. ``numeric_infos=True`` gives every step's info the same
+keys (Tianshou's buffer refuses the missing ``"reason"`` of a game still going on).
+
+Tianshou stores the final rewards on the last transition only (the one of the agent that
+ended the game), as in its tic-tac-toe example: a learner that loses on the opponent's
+move never sees the -1. It is a demonstration of the plumbing, not a strong trainer.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+import torch
+from tianshou.algorithm import DQN, MARLRandomDiscreteMaskedOffPolicyAlgorithm
+from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy
+from tianshou.algorithm.multiagent.marl import MultiAgentOffPolicyAlgorithm
+from tianshou.algorithm.optim import AdamOptimizerFactory
+from tianshou.data import Collector, CollectStats, VectorReplayBuffer
+from tianshou.env import DummyVectorEnv
+from tianshou.env.pettingzoo_env import PettingZooEnv
+from tianshou.trainer import OffPolicyTrainerParams
+from tianshou.utils.net.common import Net
+
+from damas_env import draughts_v0
+
+AGENTS = ("player_0", "player_1")
+
+
+def make_env(variant: str = "english") -> PettingZooEnv:
+    """Returns the draughts AEC env as Tianshou's multi-agent env (infos with fixed keys)."""
+    return PettingZooEnv(draughts_v0.env(variant, numeric_infos=True))
+
+
+def main(
+    total_steps: int = 20_000,
+    variant: str = "english",
+    learner: str = "player_0",
+    n_envs: int = 4,
+    test_games: int = 10,
+    seed: int = 0,
+) -> tuple[MultiAgentOffPolicyAlgorithm, float]:
+    """Trains a masked DQN for `total_steps` hops (both players'); returns it and its score.
+
+    Args:
+        total_steps: environment steps (hops of either player) to collect for training.
+        variant: the ruleset (an 8x8 one keeps the network small).
+        learner: the agent the DQN plays, "player_0" (moves first) or "player_1".
+        n_envs: games played side by side (a DummyVectorEnv).
+        test_games: games of the final evaluation against the random opponent.
+        seed: seeds numpy, torch and the envs.
+
+    Returns:
+        The multi-agent algorithm (``get_algorithm(learner)`` is the DQN) and the learner's
+        mean final reward in the test games (+1 win, -1 loss, 0 draw).
+    """
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+    env = make_env(variant)
+    obs_space = env.observation_space["observation"]
+    net = Net(state_shape=obs_space.shape, action_shape=env.action_space.n, hidden_sizes=[256, 256])
+    policy = DiscreteQLearningPolicy(
+        model=net, action_space=env.action_space, eps_training=0.1, eps_inference=0.0
+    )
+    dqn = DQN(
+        policy=policy,
+        optim=AdamOptimizerFactory(lr=1e-4),
+        gamma=0.99,
+        n_step_return_horizon=3,
+        target_update_freq=320,
+    )
+    opponent = MARLRandomDiscreteMaskedOffPolicyAlgorithm(action_space=env.action_space)
+    players = [dqn, opponent] if learner == AGENTS[0] else [opponent, dqn]
+    algorithm = MultiAgentOffPolicyAlgorithm(algorithms=players, env=env)
+
+    train_envs = DummyVectorEnv([lambda: make_env(variant) for _ in range(n_envs)])
+    test_envs = DummyVectorEnv([lambda: make_env(variant)])
+    train_envs.seed(seed)
+    test_envs.seed(seed + 1000)
+    buffer = VectorReplayBuffer(max(total_steps, 1000), n_envs)
+    train_collector = Collector[CollectStats](algorithm, train_envs, buffer, exploration_noise=True)
+    test_collector = Collector[CollectStats](algorithm, test_envs, exploration_noise=True)
+    train_collector.reset()
+    train_collector.collect(n_step=64 * n_envs)  # a first batch to sample from
+
+    index = AGENTS.index(learner)
+    algorithm.run_training(
+        OffPolicyTrainerParams(
+            training_collector=train_collector,
+            test_collector=test_collector,
+            max_epochs=1,
+            epoch_num_steps=total_steps,
+            collection_step_num_env_steps=10 * n_envs,
+            test_step_num_episodes=1,
+            batch_size=64,
+            update_step_num_gradient_steps_per_sample=0.1,
+            multi_agent_return_reduction=lambda returns: returns[:, index],
+            verbose=False,
+            show_progress=False,
+        )
+    )
+    test_collector.reset()
+    stats = test_collector.collect(n_episode=test_games)
+    return algorithm, float(np.mean(stats.returns[:, index]))
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--steps", type=int, default=20_000, help="hops to collect for training")
+    parser.add_argument("--variant", default="english")
+    parser.add_argument("--learner", default="player_0", choices=AGENTS)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    _, score = main(args.steps, args.variant, args.learner, seed=args.seed)
+    print(f"Tianshou DQN ({args.learner}) after {args.steps} steps: mean reward {score:+.2f}")
