@@ -107,3 +107,12 @@ def test_tianshou_dqn(aec_spy: Spy, learner: str) -> None:
     assert algorithm.get_algorithm(learner).__class__.__name__ == "DQN"
     assert -1.0 <= score <= 1.0
     aec_spy.check(at_least=150, agent=learner)
+
+
+def test_torchrl_ppo(aec_spy: Spy) -> None:
+    pytest.importorskip("torchrl")
+    example = load_example("torchrl_ppo")
+    policy, score = example.main(total_steps=400, frames_per_batch=200, eval_games=1)
+    assert len(policy) == 2  # the learner's masked actor, then the random opponent's
+    assert -1.0 <= score <= 1.0
+    aec_spy.check(at_least=150, agent="player_0")
