@@ -160,6 +160,7 @@ class AlphaZeroTrainer:
         num_actions = self.games[0].layout.num_actions
         n = self.rules.board_size
         self.replay = ReplayBuffer(config.train.replay_size, n, num_actions)
+        self._outbox: list[tuple[np.ndarray, ...]] = []  # finished games' positions
         self._obs = np.zeros((PLANES, n, n), dtype=np.float32)
         self._mask = np.zeros(num_actions, dtype=np.int8)
         for g in range(len(self.games)):
@@ -194,12 +195,16 @@ class AlphaZeroTrainer:
         return turn.result != K.ONGOING or (limit > 0 and turn.ply >= limit)
 
     def _finish(self, g: int, finished: list[tuple[int, float]]) -> None:
-        """Scores game g's records with its result, stores them and restarts the game."""
+        """Scores game g's records with its result, queues them and restarts the game."""
         turn, record = self.games[g], self.records[g]
         if record.sides:
-            values = [outcome_for(turn.result, side) for side in record.sides]
-            self.replay.add(
-                np.stack(record.obs), np.stack(record.masks), np.stack(record.policies), values
+            self._outbox.append(
+                (
+                    np.stack(record.obs),
+                    np.stack(record.masks),
+                    np.stack(record.policies),
+                    np.array([outcome_for(turn.result, side) for side in record.sides]),
+                )
             )
         result = turn.result if turn.result != K.ONGOING else K.DRAW
         finished.append((turn.ply, 0.0 if result == K.DRAW else 1.0))
@@ -273,18 +278,47 @@ class AlphaZeroTrainer:
 
     def step(self) -> dict[str, float]:
         """Runs one iteration: self-play, then learning; returns its metrics."""
+        return self.learn([self.collect()])
+
+    def collect(self) -> dict[str, Any]:
+        """Plays one iteration's self-play; returns the finished games' scored positions
+        and the counts (what a distributed worker sends to the learner)."""
         self.network.eval()
         evals_before = self.evaluator.positions
         started = time.perf_counter()
         positions, finished = self._self_play()
-        self_play_s = time.perf_counter() - started
+        seconds = time.perf_counter() - started
+        games, self._outbox = self._outbox, []
+        return {
+            "obs": [g[0] for g in games],
+            "masks": [g[1] for g in games],
+            "policies": [g[2] for g in games],
+            "values": [g[3] for g in games],
+            "positions": positions,
+            "finished": finished,
+            "evaluations": self.evaluator.positions - evals_before,
+            "seconds": seconds,
+        }
+
+    def learn(self, payloads: list[dict[str, Any]]) -> dict[str, float]:
+        """Stores the positions of :meth:`collect` payloads (from this trainer or from
+        workers) in the replay buffer, learns, and returns the iteration's metrics."""
+        finished: list[tuple[int, float]] = []
+        for payload in payloads:
+            for game in zip(
+                payload["obs"], payload["masks"], payload["policies"], payload["values"],
+                strict=True,
+            ):  # fmt: skip
+                self.replay.add(*game)
+            finished += payload["finished"]
         losses = self._learn()
         self.iteration += 1
+        self_play_s = max(p["seconds"] for p in payloads) if payloads else 0.0
         metrics: dict[str, float] = {
             "games": float(len(finished)),
-            "positions": float(positions),
+            "positions": float(sum(p["positions"] for p in payloads)),
             "alphazero/replay": float(self.replay.size),
-            "alphazero/evaluations_per_s": (self.evaluator.positions - evals_before)
+            "alphazero/evaluations_per_s": sum(p["evaluations"] for p in payloads)
             / max(self_play_s, 1e-9),
             "alphazero/self_play_s": self_play_s,
         }
@@ -298,6 +332,14 @@ class AlphaZeroTrainer:
             metrics["value_error"] = losses["value"]
             metrics["entropy"] = losses["entropy"]
         return metrics
+
+    def worker_state(self) -> dict[str, Any]:
+        """Returns what a self-play worker needs each iteration: the network's weights."""
+        return {"model": {k: v.detach().cpu() for k, v in self.network.state_dict().items()}}
+
+    def load_worker_state(self, state: dict[str, Any]) -> None:
+        """Loads :meth:`worker_state` into this trainer acting as a self-play worker."""
+        self.network.load_state_dict(state["model"])
 
     def extra_state(self) -> dict[str, Any]:
         """Returns the replay buffer and the generators (games in progress are not kept)."""

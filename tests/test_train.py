@@ -96,7 +96,7 @@ def test_values_are_the_result_for_the_player_to_move() -> None:
 
     trainer._finish = spy  # type: ignore[method-assign]
     while trainer.replay.size == 0:
-        trainer._self_play()
+        trainer.learn([trainer.collect()])
     assert trainer.replay.values[: trainer.replay.size].tolist() == expected
     assert set(expected) <= {-1.0, 0.0, 1.0} and any(v != 0 for v in expected)
 
@@ -118,8 +118,11 @@ def test_step_metrics_and_legal_targets() -> None:
 
 def test_loss_goes_down_on_a_fixed_batch() -> None:
     trainer = AlphaZeroTrainer(tiny(mcts={"steps_per_iteration": 40}))
-    while trainer.replay.size < 64:
-        trainer._self_play()
+    while trainer.replay.size < 64:  # self-play only: the network stays as it started
+        payload = trainer.collect()
+        keys = ("obs", "masks", "policies", "values")
+        for game in zip(*(payload[k] for k in keys), strict=True):
+            trainer.replay.add(*game)
     rows = np.arange(64)
     trainer.network.train()
     before = float(trainer.losses(rows)["total"].detach())
