@@ -22,6 +22,7 @@ from damas_env import draughts_v0
 from damas_env.draughts_v0 import raw_env
 from damas_env.integrations.rllib import RLlibObservations
 from damas_env.single_agent import DraughtsGymEnv
+from damas_env.vector_gym import DraughtsVectorEnv
 
 EXAMPLES = Path(__file__).parent.parent / "examples" / "integrations"
 
@@ -45,6 +46,11 @@ class Spy:
     def record(self, action: Any, mask: np.ndarray, agent: str = "learner") -> None:
         a = int(np.asarray(action).item())
         self.legal.setdefault(agent, []).append(bool(0 <= a < mask.shape[0] and mask[a]))
+
+    def record_batch(self, actions: Any, masks: np.ndarray) -> None:
+        """Records one action per game of a batch, against that game's mask."""
+        for action, mask in zip(np.asarray(actions).reshape(-1), masks, strict=True):
+            self.record(action, mask)
 
     def check(self, at_least: int, agent: str = "learner") -> None:
         """Asserts `agent` played at least `at_least` actions, and every action was legal."""
@@ -82,6 +88,20 @@ def gym_spy(monkeypatch: pytest.MonkeyPatch) -> Spy:
 
 
 @pytest.fixture
+def batch_spy(monkeypatch: pytest.MonkeyPatch) -> Spy:
+    """Spies on DraughtsVectorEnv.step: each game's learner action against its mask."""
+    spy = Spy()
+    step = DraughtsVectorEnv.step
+
+    def spied(self: DraughtsVectorEnv, actions: Any) -> Any:
+        spy.record_batch(actions, self.action_masks())
+        return step(self, actions)
+
+    monkeypatch.setattr(DraughtsVectorEnv, "step", spied)
+    return spy
+
+
+@pytest.fixture
 def aec_spy(monkeypatch: pytest.MonkeyPatch) -> Spy:
     """Spies on draughts_v0's raw_env.step: each agent's actions against its mask."""
     spy = Spy()
@@ -104,6 +124,39 @@ def test_sb3_maskable_ppo(gym_spy: Spy) -> None:
     assert model.num_timesteps >= 512
     assert -1.0 <= score <= 1.0
     gym_spy.check(at_least=512)
+
+
+def test_sb3_vec_env_adapter() -> None:
+    """SB3VecEnv: SB3's step contract, one mask per game, terminal observations."""
+    pytest.importorskip("stable_baselines3")
+    from damas_env.integrations.sb3 import SB3VecEnv
+
+    env = SB3VecEnv(DraughtsVectorEnv(4, variant="english", max_plies=6, num_threads=1))
+    env.seed(3)
+    obs = env.reset()
+    assert obs.shape == (4, 8, 8, 8) and env.has_attr("action_masks")
+    rng = np.random.default_rng(0)
+    for _ in range(6):
+        masks = env.env_method("action_masks")
+        assert len(masks) == 4 and all(m.dtype == np.bool_ and m.any() for m in masks)
+        obs, rewards, dones, infos = env.step(
+            np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        )
+        assert obs.shape == (4, 8, 8, 8) and rewards.shape == dones.shape == (4,)
+        for done, info in zip(dones, infos, strict=True):
+            assert ("terminal_observation" in info) == done
+    assert dones.all() and all(info["TimeLimit.truncated"] for info in infos)  # max_plies
+    assert env.env_method("action_masks", indices=[1])[0].shape == (896,)
+    env.close()
+
+
+def test_sb3_maskable_ppo_batch(batch_spy: Spy) -> None:
+    pytest.importorskip("sb3_contrib")
+    example = load_example("sb3_maskable_ppo_batch")
+    model, score = example.main(total_steps=1024, num_envs=8, eval_games=8, num_threads=1)
+    assert model.num_timesteps >= 1024
+    assert -1.0 <= score <= 1.0
+    batch_spy.check(at_least=1024)
 
 
 @pytest.mark.parametrize("learner", ["player_0", "player_1"])
