@@ -10,6 +10,7 @@ A config is a tree of frozen dataclasses, one per section, with a docstring per 
     mcts:     {simulations: 64, c_puct: 1.5}                 # AlphaZero only
     ppo:      {clip_coef: 0.2}                                # PPO only
     eval:     {every: 10, games: 40, opponents: [random, greedy]}
+    distributed: {backend: ray, workers: 4}                  # self-play in Ray actors
 
 Every key may be left out (the field's default is used). Unknown keys and values of the
 wrong type are :class:`ConfigError` s naming the key path (``train.lr must be float, not
@@ -44,6 +45,7 @@ from damas_env.rules import Ruleset, RulesetError, get_ruleset
 __all__ = [
     "Config",
     "ConfigError",
+    "DistributedConfig",
     "EnvConfig",
     "EvalConfig",
     "MCTSConfig",
@@ -242,6 +244,28 @@ class EvalConfig:
 
 
 @dataclass(frozen=True)
+class DistributedConfig:
+    """Where self-play runs: in this process, or in Ray actors feeding this learner."""
+
+    backend: Literal["none", "ray"] = "none"
+    """"none": self-play in the training process; "ray": in ``workers`` Ray actors."""
+
+    workers: int = 2
+    """Self-play workers (Ray actors), each playing ``env.num_envs`` games."""
+
+    address: str = ""
+    """Ray cluster to join: "" starts a local Ray in this process, "auto" joins the cluster
+    this machine belongs to, "ray://host:10001" a remote one."""
+
+    max_restarts: int = 10
+    """Worker deaths tolerated in a run (each dead worker is replaced, its games dropped);
+    one more stops the run with an error."""
+
+    worker_cpus: float = 1.0
+    """CPUs Ray reserves for each worker."""
+
+
+@dataclass(frozen=True)
 class Config:
     """A training run: the algorithm and every section."""
 
@@ -268,6 +292,9 @@ class Config:
 
     eval: EvalConfig = field(default_factory=EvalConfig)
     """Evaluation against the baselines."""
+
+    distributed: DistributedConfig = field(default_factory=DistributedConfig)
+    """Self-play in Ray workers (off by default)."""
 
     def fingerprint(self) -> dict[str, Any]:
         """Returns what a checkpoint must share with this config to be loaded or resumed.
@@ -313,6 +340,8 @@ _POSITIVE = frozenset(
         "ppo.pool_size",
         "ppo.snapshot_every",
         "eval.games",
+        "distributed.workers",
+        "distributed.worker_cpus",
     }
 )
 #: Fields that are fractions in [0, 1], by key path.

@@ -49,6 +49,7 @@ off 1; ``network.norm: group`` avoids that and is what configs/ppo_english.yaml 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -325,6 +326,18 @@ class OpponentPool:
             ],
         }
 
+    def sync(self, state: dict[str, Any]) -> None:
+        """Makes the pool match :meth:`state` of another pool (a learner's), loading only the
+        snapshots it lacks; snapshots that left are kept until :meth:`forget`."""
+        ids = [int(s) for s in state["ids"]]
+        for sid, weights in zip(ids, state["weights"], strict=True):
+            if sid not in self._nets:
+                net = DraughtsNet(self.config, self.board_size).to(self.device)
+                net.load_state_dict(weights)
+                self._nets[sid] = net.eval().requires_grad_(False)
+        self.ids = ids
+        self.next_id = int(state["next_id"])
+
     def load_state(self, state: dict[str, Any]) -> None:
         """Restores :meth:`state` (replacing every snapshot)."""
         self._nets = {}
@@ -552,7 +565,27 @@ class PPOTrainer:
         ended this iteration; the loss keys when the learner made no decision (a rollout
         shorter than a move, with every game against an opponent).
         """
+        return self.learn([self.collect()])
+
+    def collect(self) -> dict[str, Any]:
+        """Plays one rollout; returns the learner's decisions (CPU tensors) and the games that
+        ended (what a distributed worker sends to the learner)."""
         batch, finished = self.rollout()
+        rollout = {f.name: getattr(batch, f.name).cpu() for f in dataclasses.fields(batch)}
+        return {"rollout": rollout, "plies": finished.plies, "scores": finished.scores}
+
+    def learn(self, payloads: list[dict[str, Any]]) -> dict[str, float]:
+        """Runs the PPO update on the rollouts of :meth:`collect` payloads (from this trainer
+        or from workers), maybe adds a snapshot to the pool; returns the iteration's metrics.
+        """
+        fields = payloads[0]["rollout"].keys()
+        batch = Rollout(
+            **{k: torch.cat([p["rollout"][k] for p in payloads]).to(self.device) for k in fields}
+        )
+        finished = FinishedGames(
+            [n for p in payloads for n in p["plies"]],
+            {k: [x for p in payloads for x in p["scores"][k]] for k in payloads[0]["scores"]},
+        )
         losses = ppo_update(
             self.network,
             self.optimizer,
@@ -586,6 +619,18 @@ class PPOTrainer:
                 unexplained = float((batch.returns - batch.values).var(correction=0))
                 metrics["ppo/explained_variance"] = 1.0 - unexplained / var
         return metrics
+
+    def worker_state(self) -> dict[str, Any]:
+        """Returns what a self-play worker needs each iteration: the network's weights and
+        the opponent pool."""
+        model = {k: v.detach().cpu() for k, v in self.network.state_dict().items()}
+        return {"model": model, "pool": self.pool.state()}
+
+    def load_worker_state(self, state: dict[str, Any]) -> None:
+        """Loads :meth:`worker_state` into this trainer acting as a self-play worker (games in
+        progress go on; snapshots it already holds are kept)."""
+        self.network.load_state_dict(state["model"])
+        self.pool.sync(state["pool"])
 
     def extra_state(self) -> dict[str, Any]:
         """Returns the opponent pool and the generator's state (games in progress are not

@@ -3,6 +3,7 @@
     damas train configs/quickstart.yaml                        # runs/quickstart-<timestamp>/
     damas train configs/ppo_english.yaml --set train.lr=3e-4 --out runs/ppo1
     damas train --resume runs/ppo1                             # after a crash or kill -9
+    damas train configs/quickstart.yaml --set distributed.backend=ray distributed.workers=2
 
 A run directory holds everything about one run::
 
@@ -19,8 +20,10 @@ iterations a summary line is printed (games/s, positions/s, losses, latest evalu
 every ``eval.every`` iterations (and after the last) the network plays ``eval.games`` arena
 games against each of ``eval.opponents`` (``eval.simulations`` PUCT simulations per hop,
 0 = its raw policy); every ``train.checkpoint_every`` iterations (and after the last, and on
-Ctrl-C) the checkpoint is written atomically. ``--resume`` continues from
-``checkpoints/latest.pt``: iterations after it are run again, and the logs are cut back to it.
+Ctrl-C) the checkpoint is written atomically. With ``distributed.backend: ray`` the
+self-play of each iteration runs in Ray workers (:mod:`agents.distributed`). ``--resume``
+continues from ``checkpoints/latest.pt``: iterations after it are run again, and the logs are
+cut back to it.
 """
 
 from __future__ import annotations
@@ -236,6 +239,7 @@ def run_training(
     metrics_path, log_path = path / "metrics.jsonl", path / "train.log"
     _cut_metrics(metrics_path, trainer.iteration)
     latest = path / "checkpoints" / "latest.pt"
+    step, close = _stepper(trainer, config)
     board = _Board(path / "tb", out)
     log = log_path.open("a", encoding="utf-8")
     total = config.train.iterations
@@ -258,7 +262,7 @@ def run_training(
     try:
         while trainer.iteration < total:
             t0 = time.perf_counter()
-            metrics = trainer.step()
+            metrics = step()
             seconds = time.perf_counter() - t0
             i = trainer.iteration
             metrics["iteration"] = float(i)
@@ -292,19 +296,28 @@ def run_training(
                 break
         emit(_closing(config, trainer.iteration, time.perf_counter() - started, latest_eval))
         emit(f"checkpoint: {latest}")
-        emit(
-            f"play it: damas play --variant {config.env.variant} --opponent checkpoint:{latest}"
-        )
+        emit(f"play it: damas play --variant {config.env.variant} --opponent checkpoint:{latest}")
     except KeyboardInterrupt:
         save()
         emit(f"interrupted: checkpoint of iteration {trainer.iteration} saved to {latest}")
         raise
     finally:
+        close()
         if bar is not None:
             bar.close()
         board.close()
         log.close()
     return TrainResult(path, latest, history)
+
+
+def _stepper(trainer: Any, config: Config) -> tuple[Any, Any]:
+    """Returns (step, close): the trainer's own step, or Ray workers' (distributed.backend)."""
+    if config.distributed.backend == "ray":
+        from .distributed import RaySelfPlay
+
+        workers = RaySelfPlay(trainer, config)
+        return workers.step, workers.close
+    return trainer.step, lambda: None
 
 
 def _closing(config: Config, iteration: int, seconds: float, scores: dict[str, float]) -> str:
@@ -373,6 +386,7 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Runs ``damas train``; returns the exit status (2 for a bad config or checkpoint)."""
     from .checkpoint import CheckpointError
+    from .distributed import WorkersLostError
 
     args = _parser().parse_args(argv)
     if args.resume and args.out:
@@ -394,6 +408,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     except (ConfigError, CheckpointError, FileExistsError) as error:
         print(f"damas train: {error}", file=sys.stderr)
+        return 2
+    except WorkersLostError as error:
+        print(f"damas train: {error}", file=sys.stderr)
+        return 1
+    except ModuleNotFoundError as error:
+        if error.name != "ray":
+            raise
+        print(
+            "damas train: distributed.backend=ray needs Ray: pip install -e '.[ray]'",
+            file=sys.stderr,
+        )
         return 2
     except KeyboardInterrupt:
         return 130

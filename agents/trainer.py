@@ -10,7 +10,9 @@ and its optimiser, and runs one *iteration* (self-play, then learning) per :meth
 
 The loop around it (run directory, progress, TensorBoard, evaluation, checkpoints) is the
 same for every algorithm and lives in :mod:`agents.train`; the checkpoint format in
-:mod:`agents.checkpoint`.
+:mod:`agents.checkpoint`. An iteration splits into self-play and learning,
+``step() == learn([collect()])``, so that :mod:`agents.distributed` can run ``collect`` in
+Ray workers (each loaded with ``worker_state()``) and ``learn`` on all their payloads.
 
 Metrics: :meth:`Trainer.step` returns plain floats. These keys have fixed meanings (the loop
 turns the counts into rates and writes every key to TensorBoard under its name):
@@ -67,6 +69,24 @@ class Trainer(Protocol):
     def step(self) -> dict[str, float]:
         """Runs one iteration (self-play, then updates), increments ``iteration`` and returns
         its metrics (see the module docstring for the fixed keys)."""
+        ...
+
+    def collect(self) -> dict[str, Any]:
+        """Plays one iteration's self-play; returns what the learner needs from it (plain
+        values and CPU tensors, picklable). ``step()`` is ``learn([collect()])``."""
+        ...
+
+    def learn(self, payloads: list[dict[str, Any]]) -> dict[str, float]:
+        """Learns from :meth:`collect` payloads (this trainer's, or several workers'),
+        increments ``iteration`` and returns the metrics."""
+        ...
+
+    def worker_state(self) -> dict[str, Any]:
+        """Returns what a self-play worker needs at each iteration (the weights...)."""
+        ...
+
+    def load_worker_state(self, state: dict[str, Any]) -> None:
+        """Loads :meth:`worker_state` into a trainer used as a self-play worker."""
         ...
 
     def extra_state(self) -> dict[str, Any]:
