@@ -1,8 +1,9 @@
 """The RL-library integrations in examples/integrations/ train, and only ever play legal hops.
 
-Each test skips unless its library is installed (``pip install -e ".[sb3]"`` and so on),
-trains for a few seconds, and spies on the env's ``step`` to check every learner action
-against the mask the learner was shown.
+Each training test skips unless its library is installed (``pip install -e ".[sb3]"`` and
+so on), trains for a few seconds, and spies on the env's ``step`` to check every learner
+action against the mask the learner was shown. The RLlib observation wrapper is tested
+without Ray.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ class Spy:
         self.legal: dict[str, list[bool]] = {}
 
     def record(self, action: Any, mask: np.ndarray, agent: str = "learner") -> None:
+        """Records whether `agent`'s action was in range and allowed by its mask."""
         a = int(np.asarray(action).item())
         self.legal.setdefault(agent, []).append(bool(0 <= a < mask.shape[0] and mask[a]))
 
