@@ -1,6 +1,8 @@
-"""Every Python code block in the README runs."""
+"""Every Python code block in the README runs; every shell command in it names real files,
+extras, flags and config keys."""
 
 import re
+import shlex
 from pathlib import Path
 
 import pytest
@@ -16,3 +18,57 @@ def test_readme_block_runs(code: str) -> None:
 
 def test_readme_has_blocks() -> None:
     assert len(BLOCKS) >= 3
+
+
+# --- Shell blocks: every command names real files, extras, flags and config keys -----------
+
+SHELL = [
+    line.removeprefix("$ ").split("  #")[0].strip()
+    for block in re.findall(r"```bash\n(.*?)```", README, flags=re.S)
+    for line in block.splitlines()
+    if line.strip() and not line.startswith(("English:", "score ", "Elo ", "average", "end", "by "))
+]
+COMMANDS = [part.strip() for line in SHELL for part in line.split("&&")]
+ROOT = Path(__file__).parent.parent
+
+
+def _argv(command: str) -> list[str]:
+    """Returns the words of a command with its optional ``[...]`` parts dropped."""
+    return shlex.split(re.sub(r"\[[^\]]*\]", "", command))
+
+
+@pytest.mark.parametrize(
+    "command", [c for c in COMMANDS if c.startswith("damas ")], ids=lambda c: c[:60]
+)
+def test_readme_damas_commands_parse(command: str) -> None:
+    from agents.cli import build_parser as arena_parser
+    from agents.config import apply_overrides, load_config
+    from agents.play import build_parser as play_parser
+    from agents.train import _parser as train_parser
+    from damas_env.cli import _parser as damas_parser
+
+    argv = _argv(command)[1:]
+    if argv[0] == "train":
+        args = train_parser().parse_args(argv[1:])
+        if args.config:
+            apply_overrides(load_config(ROOT / args.config), args.overrides)
+    elif argv[0] == "arena":
+        arena_parser().parse_args(argv[1:])
+    elif argv[0] == "play":
+        play_parser().parse_args(argv[1:])
+    else:
+        damas_parser().parse_args(argv)
+
+
+def test_readme_files_and_extras_exist() -> None:
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]
+    for command in COMMANDS:
+        for word in _argv(command):
+            if word.endswith((".py", ".yaml", ".ipynb")) and "/" in word:
+                assert (ROOT / word).exists(), f"README names {word}, which does not exist"
+        for extra in re.findall(r'"\.\[(\w+)\]"', command):
+            assert extra in extras, f"README installs the extra {extra!r}, not in pyproject"
+    assert any(c.startswith("damas train configs/quickstart.yaml") for c in COMMANDS)
