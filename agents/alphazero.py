@@ -39,8 +39,9 @@ from damas_env.encoding import PLANES
 from damas_env.turn import Turn
 
 from .config import Config
-from .network import DraughtsNet, NetworkEvaluator, device_from
+from .network import NetworkEvaluator
 from .puct import BatchedPUCT, select_action
+from .trainer import make_learner
 
 __all__ = ["AlphaZeroTrainer", "ReplayBuffer", "outcome_for"]
 
@@ -134,13 +135,7 @@ class AlphaZeroTrainer:
         self.config = config
         self.rules = config.env.ruleset()
         seed = config.train.seed
-        torch.manual_seed(seed)
-        self.rng = np.random.default_rng(seed)
-        self.device = device_from(config.network)
-        self.network = DraughtsNet(config.network, self.rules.board_size).to(self.device)
-        self.optimizer = torch.optim.AdamW(
-            self.network.parameters(), lr=config.train.lr, weight_decay=config.train.weight_decay
-        )
+        self.rng, self.device, self.network, self.optimizer = make_learner(config)
         self.iteration = 0
         self.evaluator = NetworkEvaluator(self.network)
         m = config.mcts

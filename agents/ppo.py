@@ -63,7 +63,8 @@ from damas_env.vector import DraughtsBatchEnv
 
 from .classic import GreedyAgent
 from .config import Config, NetworkConfig, PPOConfig
-from .network import DraughtsNet, device_from
+from .network import DraughtsNet
+from .trainer import make_learner
 
 __all__ = [
     "GREEDY",
@@ -378,14 +379,8 @@ class PPOTrainer:
         self.config = config
         self.rules = config.env.ruleset()
         seed = config.train.seed
-        torch.manual_seed(seed)
-        self.rng = np.random.default_rng(seed)
-        self.device = device_from(config.network)
+        self.rng, self.device, self.network, self.optimizer = make_learner(config)
         n = self.rules.board_size
-        self.network = DraughtsNet(config.network, n).to(self.device).eval()
-        self.optimizer = torch.optim.AdamW(
-            self.network.parameters(), lr=config.train.lr, weight_decay=config.train.weight_decay
-        )
         self.iteration = 0
         self.snapshot_every = config.ppo.snapshot_every
         self.pool = OpponentPool(config.ppo.pool_size, config.network, n, self.device)

@@ -32,14 +32,15 @@ Other keys are free (``ppo/clip_fraction``, ``alphazero/replay``...).
 from __future__ import annotations
 
 import importlib
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
+import numpy as np
 import torch
 
 from .config import Config
-from .network import DraughtsNet
+from .network import DraughtsNet, device_from
 
-__all__ = ["ALGORITHMS", "Trainer", "make_trainer"]
+__all__ = ["ALGORITHMS", "Learner", "Trainer", "make_learner", "make_trainer"]
 
 #: Where each ``config.algorithm`` is implemented (``module:Class``).
 ALGORITHMS = {
@@ -109,3 +110,24 @@ def make_trainer(config: Config) -> Trainer:
     cls = getattr(importlib.import_module(module_name), name)
     trainer: Trainer = cls(config)
     return trainer
+
+
+class Learner(NamedTuple):
+    """What every trainer starts from: its generator, device, network and optimiser."""
+
+    rng: np.random.Generator
+    device: torch.device
+    network: DraughtsNet
+    optimizer: torch.optim.Optimizer
+
+
+def make_learner(config: Config) -> Learner:
+    """Seeds torch with ``train.seed`` and returns the run's numpy generator (same seed), the
+    device, a fresh network for the ruleset's board (eval mode) and its AdamW optimiser."""
+    torch.manual_seed(config.train.seed)
+    device = device_from(config.network)
+    network = DraughtsNet(config.network, config.env.ruleset().board_size).to(device).eval()
+    optimizer = torch.optim.AdamW(
+        network.parameters(), lr=config.train.lr, weight_decay=config.train.weight_decay
+    )
+    return Learner(np.random.default_rng(config.train.seed), device, network, optimizer)
