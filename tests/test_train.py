@@ -353,3 +353,13 @@ def test_play_against_a_trained_checkpoint(tmp_path: Path, monkeypatch, capsys) 
     argv = line.removeprefix("play it: damas ").split()
     assert damas_main([*argv, "--text", "--as", "second"]) == 0
     assert "checkpoint:latest.pt" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("variant", ["international", "russian", "canadian"])
+def test_alphazero_iterates_on_other_boards(variant: str) -> None:
+    trainer = AlphaZeroTrainer(tiny(env={"variant": variant, "max_plies": 20}))
+    metrics = trainer.step()
+    assert metrics["positions"] == 4 * 6 and trainer.iteration == 1
+    r = trainer.replay
+    assert r.obs.shape[2] == trainer.rules.board_size
+    assert np.all(r.policies[: r.size][~r.masks[: r.size]] == 0)
