@@ -5,9 +5,10 @@
 
 The window (the default) opens :func:`damas_env.draughts_v0.env` with
 ``render_mode="human"``: drag a piece (or click it, then its target); a capture of several
-pieces is played hop by hop; ``f`` turns the board; closing the window ends the game. An
-AEC env cannot take a move back, so undo is only in ``--text`` mode. ``--time`` starts a
-clock for each side (:class:`damas_env.clock.TimeControl`), shown in the window title.
+pieces is played hop by hop; ``u`` takes back your last move and the reply, ``n`` starts a
+new game, ``f`` turns the board; closing the window ends the game. ``--time`` starts a
+clock for each side (:class:`damas_env.clock.TimeControl`), shown in the window title
+(undo is then off: the clocks cannot be rewound).
 
 ``--text`` plays in the terminal on a :class:`damas_env.game.Game`. Type moves in PDN
 (``32-28``, ``28x19``, the full path ``28x19x10`` when two captures share their ends) or
@@ -39,7 +40,7 @@ from damas_env.draughts_v0 import raw_env
 from damas_env.encoding import actions_to_move, move_to_actions
 from damas_env.game import Game
 from damas_env.notation import NotationError, format_move, read_pdn, write_pdn
-from damas_env.render import UNDO, Highlights, ansi
+from damas_env.render import NEW_GAME, UNDO, Highlights, ansi
 from damas_env.rules import get_ruleset
 
 from .base import Agent, play_hop
@@ -99,13 +100,30 @@ def _env_over(raw: Any) -> bool:
 def _env_for(variant: str, game: Game) -> raw_env:
     """Returns a bare env of the variant that has played the game's moves (history included)."""
     env = raw_env(variant)
+    _replay(env, game)
+    return env
+
+
+def _replay(env: Any, game: Game) -> None:
+    """Resets an env and plays the game's moves in it, hop by hop (history included)."""
     env.reset(options={"fen": game.start_fen} if game.start_fen else None)
     replay = Game(game.rules, game.start_fen)
     for move in game.moves:
         for action in move_to_actions(move, replay.turn, game.rules.board_size):
             env.step(action)
         replay.push(move)
-    return env
+
+
+def take_back(game: Game, human: Colour) -> bool:
+    """Pops the game back to before the human's last move (taking the reply back with it);
+    returns False, changing nothing, if the human has not moved yet."""
+    first = game_start_turn(game)
+    mine = [i for i in range(game.ply) if (first if i % 2 == 0 else first.opponent) == human]
+    if not mine:
+        return False
+    while game.ply > mine[-1]:
+        game.pop()
+    return True
 
 
 # --- PDN ------------------------------------------------------------------------------------
@@ -177,19 +195,12 @@ class _TextSession:
 
     def undo(self) -> None:
         """Takes back the last move pair (or the opponent's first move alone: not possible)."""
-        mine = [i for i, _ in enumerate(self.game.moves) if self._mover(i) == self.human]
-        if not mine:
+        if not take_back(self.game, self.human):
             self.say("nothing to undo")
             return
-        while self.game.ply > mine[-1]:
-            self.game.pop()
         self.env = _env_for(self.variant, self.game)
         self.agent.reset()
         self.say(f"took back to ply {self.game.ply}")
-
-    def _mover(self, ply: int) -> Colour:
-        first = game_start_turn(self.game)
-        return first if ply % 2 == 0 else first.opponent
 
     def human_turn(self, line: str) -> bool:
         """Handles one line of input; returns False when the game stops (resign, quit)."""
@@ -319,7 +330,11 @@ def play_window(
 
 
 def _window_loop(env: Any, agent: Agent, human: str, game: Game, say: Callable) -> bool:
-    """Plays until the game ends; returns True if the window was closed first."""
+    """Plays until the game ends; returns True if the window was closed first.
+
+    ``u`` takes back the last move pair (not under a time control: clocks are not rewound),
+    ``n`` starts a new game with the same sides; both rebuild the env from the game record.
+    """
     raw = env.unwrapped
     while not _env_over(raw):
         _show_clocks(env)
@@ -331,15 +346,38 @@ def _window_loop(env: Any, agent: Agent, human: str, game: Game, say: Callable) 
             action = raw.wait_for_human()
             if action is None:
                 return True
-            if action == UNDO:
-                say("undo is not available in the window; play with --text to take back")
+            if action in (UNDO, NEW_GAME):
+                if _restart(env, agent, game, raw._colour[human], action, say):
+                    break
                 continue
             env.step(action)
             hops.append(action)
-        if raw.infos[mover].get("reason") != "time":
-            game.push(actions_to_move(hops, start))
+        else:
+            if raw.infos[mover].get("reason") != "time":
+                game.push(actions_to_move(hops, start))
     raw.render()
     return False
+
+
+def _restart(env: Any, agent: Agent, game: Game, human: Colour, key: int, say: Callable) -> bool:
+    """Takes back a move pair (UNDO) or starts over (NEW_GAME) in the game and the env;
+    returns False if nothing changed."""
+    if key == UNDO:
+        if hasattr(env, "remaining"):
+            say("undo is off under a time control (the clocks cannot be rewound)")
+            return False
+        if not take_back(game, human):
+            say("nothing to undo")
+            return False
+        say(f"took back to ply {game.ply}")
+    else:
+        while game.moves:
+            game.pop()
+        say("new game")
+    _replay(env, game)
+    agent.reset()
+    env.unwrapped.render()
+    return True
 
 
 def _show_clocks(env: Any) -> None:

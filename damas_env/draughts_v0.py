@@ -323,7 +323,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         """Returns the hop a person makes by dragging a piece in the pygame window.
 
         Needs ``render_mode="human"``. The ``f`` key turns the board (``self.flip``); returns
-        None if the window is closed, or ``render.UNDO`` when ``u`` is pressed.
+        None if the window is closed, ``render.UNDO`` when ``u`` is pressed and
+        ``render.NEW_GAME`` for ``n``.
         """
         from . import render as R
 

@@ -52,6 +52,7 @@ __all__ = [
     "square_at_pixel",
     "square_centre",
     "UNDO",
+    "NEW_GAME",
     "FLIP",
     "COLOURS",
     "PIECE_COLOURS",
@@ -89,6 +90,8 @@ PIECE_COLOURS: dict[str, RGB] = {
 UNDO = -1
 #: Returned by :meth:`PygameBoard.wait_for_hop` for the flip key ``f``.
 FLIP = -2
+#: Returned by :meth:`PygameBoard.wait_for_hop` for the new-game key ``n``.
+NEW_GAME = -3
 
 
 @dataclass(frozen=True)
@@ -557,7 +560,8 @@ class PygameBoard:
     """A pygame window that shows boards and lets a person play hops by mouse.
 
     Drag a piece onto a target square, or click the piece and then the target. Keys:
-    ``u`` undo (returns :data:`UNDO`), ``f`` flip (returns :data:`FLIP`), Escape or the
+    ``u`` undo (returns :data:`UNDO`), ``n`` new game (:data:`NEW_GAME`), ``f`` flip
+    (returns :data:`FLIP`), Escape or the
     right button drops the selection. Works headless with ``SDL_VIDEODRIVER=dummy``.
     """
 
@@ -633,7 +637,8 @@ class PygameBoard:
         """Runs the event loop until the user plays one of the hops; returns its value.
 
         ``hops`` maps (from square, to square) of each legal next hop to the value to
-        return (an action). Returns :data:`UNDO` for ``u``, :data:`FLIP` for ``f`` (the
+        return (an action). Returns :data:`UNDO` for ``u``, :data:`NEW_GAME` for ``n``,
+        :data:`FLIP` for ``f`` (the
         caller flips and calls again), None when the window is closed. Illegal drops
         are ignored: the piece goes back and the loop goes on.
         """
@@ -685,10 +690,12 @@ class PygameBoard:
         return _Wait.WAIT
 
     def _key(self, key: int, pick: _Pick) -> int | None | _Wait:
-        """Returns UNDO or FLIP for their keys; Escape drops the selection."""
+        """Returns UNDO, NEW_GAME or FLIP for their keys; Escape drops the selection."""
         pg = self.pygame
         if key == pg.K_u:
             return UNDO
+        if key == pg.K_n:
+            return NEW_GAME
         if key == pg.K_f:
             return FLIP
         if key == pg.K_ESCAPE:

@@ -133,4 +133,47 @@ def test_window_plays_the_opponent_first_then_closes() -> None:
     said: list[str] = []
     game, result = play.play_window("english", "random", human_first=False, say=said.append)
     assert game.ply == 1 and result == "*"
-    assert any("--text" in line for line in said)  # undo is offered in the terminal only
+    assert "nothing to undo" in said  # the opponent's first move alone is not taken back
+
+
+def test_window_undo_and_new_game(monkeypatch) -> None:
+    """``u`` takes back the human's move and the reply, ``n`` starts over; the env follows."""
+    pytest.importorskip("pygame")
+    from damas_env import Position
+    from damas_env.draughts_v0 import raw_env
+    from damas_env.render import NEW_GAME, UNDO
+
+    start = Position.start("english").fen()
+    script = ["hop", UNDO, "hop", NEW_GAME, None]
+    seen: list[tuple[str, int]] = []
+
+    def scripted(self):  # stands in for the mouse: the first legal hop, or a key
+        seen.append((self.position.fen(), len(self.legal_actions())))
+        step = script.pop(0)
+        return self.legal_actions()[0] if step == "hop" else step
+
+    monkeypatch.setattr(raw_env, "wait_for_human", scripted)
+    said: list[str] = []
+    game, result = play.play_window("english", "random", seed=3, say=said.append)
+    assert "took back to ply 0" in said and "new game" in said
+    fens = [fen for fen, _ in seen]  # where the human was asked to move
+    assert fens[0] == fens[2] == fens[4] == start  # after the undo and the new game
+    assert fens[1] != start and fens[3] != start  # after a move and its reply
+    assert game.ply == 0 and result == "*"
+
+
+def test_window_undo_is_off_under_a_clock(monkeypatch) -> None:
+    pytest.importorskip("pygame")
+    from damas_env.draughts_v0 import raw_env
+    from damas_env.render import UNDO
+
+    script = ["hop", UNDO, None]
+
+    def scripted(self):
+        step = script.pop(0)
+        return self.legal_actions()[0] if step == "hop" else step
+
+    monkeypatch.setattr(raw_env, "wait_for_human", scripted)
+    said: list[str] = []
+    game, _ = play.play_window("english", "random", seed=3, seconds=60, say=said.append)
+    assert any("time control" in line for line in said) and game.ply == 2
