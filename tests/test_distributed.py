@@ -16,6 +16,7 @@ from agents.train import run_training
 from agents.trainer import make_trainer
 
 ray = pytest.importorskip("ray")
+pytestmark = pytest.mark.xdist_group("ray")  # one local Ray per test run (--dist loadgroup)
 
 BASE = {
     "env": {"variant": "english", "num_envs": 3, "max_plies": 40},
