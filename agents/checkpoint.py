@@ -86,6 +86,10 @@ def write_atomically(path: str | Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        if hasattr(os, "fchmod"):  # mkstemp makes 0600 files; give the usual permissions
+            umask = os.umask(0)
+            os.umask(umask)
+            os.fchmod(fd, 0o666 & ~umask)
         with os.fdopen(fd, "wb") as file:
             file.write(data)
             file.flush()

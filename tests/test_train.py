@@ -229,6 +229,9 @@ def test_write_atomically_leaves_old_file_on_failure(tmp_path: Path, monkeypatch
         write_atomically(target, b"new")
     assert target.read_bytes() == b"old"
     assert [p.name for p in tmp_path.iterdir()] == ["x.bin"]  # no temporary file left
+    umask = os.umask(0)
+    os.umask(umask)
+    assert target.stat().st_mode & 0o777 == 0o666 & ~umask  # like any file written here
 
 
 # --- Checkpoint agents ----------------------------------------------------------------------
