@@ -294,7 +294,7 @@ class NetworkAgent:
     ) -> None:
         self.network, self.rules, self.name = network, rules, name
         self.simulations = simulations
-        self.evaluator = NetworkEvaluator(network)
+        self.evaluator = NetworkEvaluator(network, threads=1)  # a few positions per call
         self.search = (
             BatchedPUCT(self.evaluator, simulations, c_puct=c_puct, seed=seed)
             if simulations > 0

@@ -142,12 +142,19 @@ class NetworkEvaluator:
     value, for a batch of leaves in one forward pass (eval mode, no gradients).
 
     The network may be training meanwhile: each call switches it to eval mode and back.
+
+    Args:
+        network: the network to evaluate.
+        threads: torch threads during a call (restored after it); None keeps the process's
+            setting. One suits batches of a few positions (an agent playing one game), where
+            more threads only add overhead, and oversubscribed cores slow them a lot.
     """
 
     planes = PLANES
 
-    def __init__(self, network: DraughtsNet) -> None:
+    def __init__(self, network: DraughtsNet, threads: int | None = None) -> None:
         self.network = network
+        self.threads = threads
         self.calls = 0
         self.positions = 0
 
@@ -159,6 +166,9 @@ class NetworkEvaluator:
         net = self.network
         training = net.training
         device = net.policy.weight.device
+        threads = torch.get_num_threads()
+        if self.threads:
+            torch.set_num_threads(self.threads)
         net.eval()
         try:
             obs = torch.from_numpy(np.ascontiguousarray(observations)).to(device)
@@ -166,6 +176,7 @@ class NetworkEvaluator:
             priors = torch.softmax(logits.float(), dim=1)
         finally:
             net.train(training)
+            torch.set_num_threads(threads)
         self.calls += 1
         self.positions += len(observations)
         return priors.cpu().numpy(), values.float().cpu().numpy()
