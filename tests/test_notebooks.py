@@ -42,7 +42,11 @@ def test_notebook_runs(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MPLBACKEND", "Agg")
     nb = nbformat.read(path, as_version=4)
     client = nbclient.NotebookClient(
-        nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+        nb,
+        timeout=300,
+        startup_timeout=180,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(path.parent)}},
     )
     client.execute()  # raises CellExecutionError naming the failing cell
     errors = [
