@@ -98,7 +98,12 @@ class DraughtsGymEnv(gymnasium.Env[np.ndarray, np.int64]):
             channels_last=channels_last,
             **rule_overrides,
         )
-        self._policy, self.opponent_name = _opponent_policy(opponent, self._random_action)
+        self._policy, self.opponent_name = opponent_policy(
+            opponent,
+            self._random_action,
+            "a callable f(observation_dict) -> int, or an object with "
+            "act(observation, position, hops) -> int",
+        )
         self._opponent = opponent
         if callable(getattr(opponent, "act", None)):  # the Agent protocol: give it the position
             raw = self._aec.unwrapped
@@ -207,8 +212,12 @@ class DraughtsGymEnv(gymnasium.Env[np.ndarray, np.int64]):
         return info
 
 
-def _opponent_policy(opponent: Any, random_policy: Policy) -> tuple[Policy, str]:
-    """Returns the opponent's policy function and a name for error messages."""
+def opponent_policy(opponent: Any, random_policy: Any, accepted: str) -> tuple[Any, str]:
+    """Returns an opponent's policy function and a name for error messages.
+
+    ``"random"`` gives `random_policy`; an object with ``act`` gives that method; a callable
+    is used as it is. `accepted` says what else is accepted, for the TypeError.
+    """
     if isinstance(opponent, str):
         if opponent != "random":
             raise ValueError(f"the only opponent given by name is 'random', not {opponent!r}")
@@ -218,7 +227,4 @@ def _opponent_policy(opponent: Any, random_policy: Policy) -> tuple[Policy, str]
         return act, f"{type(opponent).__name__}.act"
     if callable(opponent):
         return opponent, getattr(opponent, "__qualname__", repr(opponent))
-    raise TypeError(
-        "opponent must be 'random', a callable f(observation_dict) -> int, or an object with "
-        f"act(observation, position, hops) -> int; got {type(opponent).__name__}"
-    )
+    raise TypeError(f"opponent must be 'random', {accepted}; got {type(opponent).__name__}")

@@ -60,7 +60,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from .encoding import other_view
-from .single_agent import OpponentError
+from .single_agent import OpponentError, opponent_policy
 from .vector import REASONS, DraughtsBatchEnv
 
 __all__ = ["DraughtsVectorEnv"]
@@ -134,7 +134,12 @@ class DraughtsVectorEnv(gymnasium.vector.VectorEnv[np.ndarray, np.ndarray, np.nd
             fens=fens,
             **rule_overrides,
         )
-        self._policy, self.opponent_name = _batch_policy(opponent)
+        self._policy, self.opponent_name = opponent_policy(
+            opponent,
+            None,  # the compiled random policy
+            "a callable f(observations, masks) -> actions, or an object with "
+            "act(observations, masks) -> actions",
+        )
         self.num_envs = num_envs
         self.play_as = play_as
         self.copy = copy
@@ -312,20 +317,3 @@ def _final_info(record: _StepRecord) -> dict[str, Any]:
         "learner": record.final_learner,
         "_learner": ended.copy(),
     }
-
-
-def _batch_policy(opponent: Any) -> tuple[BatchPolicy | None, str]:
-    """Returns the opponent's batch policy (None: the compiled random one) and its name."""
-    if isinstance(opponent, str):
-        if opponent != "random":
-            raise ValueError(f"the only opponent given by name is 'random', not {opponent!r}")
-        return None, "'random'"
-    act = getattr(opponent, "act", None)
-    if callable(act):
-        return act, f"{type(opponent).__name__}.act"
-    if callable(opponent):
-        return opponent, getattr(opponent, "__qualname__", repr(opponent))
-    raise TypeError(
-        "opponent must be 'random', a callable f(observations, masks) -> actions, or an "
-        f"object with act(observations, masks) -> actions; got {type(opponent).__name__}"
-    )
