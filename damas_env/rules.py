@@ -22,6 +22,8 @@ Only the engine reads these switches; everything else calls the engine.
 from __future__ import annotations
 
 import dataclasses
+import os
+import re
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -35,6 +37,9 @@ __all__ = [
     "ruleset_names",
     "load_ruleset_file",
     "RULES_DIR",
+    "MAX_REPETITION_COUNT",
+    "MAX_NO_PROGRESS_PLIES",
+    "MAX_PLY_LIMIT",
 ]
 
 CapturePrecedence = Literal["free", "most_pieces"]
@@ -46,6 +51,21 @@ Colour = Literal["white", "black"]
 
 #: Folder of the rules presets shipped with the project (``configs/rules``).
 RULES_DIR = Path(__file__).resolve().parent.parent / "configs" / "rules"
+
+#: Largest accepted ``repetition_count``: no rulebook asks for more than three occurrences.
+MAX_REPETITION_COUNT = 100
+#: Largest accepted ``no_progress_plies``: the hash ring holds this window (Pool: 100).
+MAX_NO_PROGRESS_PLIES = 1000
+#: Largest accepted ``ply_limit`` (seed 002: 200).
+MAX_PLY_LIMIT = 100_000
+#: Largest rules file :func:`load_ruleset_file` reads; the presets are under 2 kB.
+MAX_RULES_FILE_BYTES = 64 * 1024
+
+_LIMITS = {
+    "repetition_count": MAX_REPETITION_COUNT,
+    "no_progress_plies": MAX_NO_PROGRESS_PLIES,
+    "ply_limit": MAX_PLY_LIMIT,
+}
 
 
 class RulesetError(ValueError):
@@ -111,11 +131,12 @@ class Ruleset:
 
     repetition_count: int = 3
     """A position (same pieces, same player to move) occurring this many times is a draw
-    (FMJD art. 6: three times). 0 turns the rule off."""
+    (FMJD art. 6: three times). 0 turns the rule off; at most ``MAX_REPETITION_COUNT`` (100)."""
 
     no_progress_plies: int = 50
     """Plies without progress after which the game is a draw (FMJD art. 6: 25 moves each
-    with only kings moved and no capture = 50 plies). 0 turns the rule off."""
+    with only kings moved and no capture = 50 plies). 0 turns the rule off; at most
+    ``MAX_NO_PROGRESS_PLIES`` (1000), the window the position-hash history must hold."""
 
     progress: Progress = "capture_or_man_move"
     """What resets the no-progress count: "capture_or_man_move" (FMJD art. 6, EDA
@@ -130,7 +151,7 @@ class Ruleset:
 
     ply_limit: int = 0
     """Plies after which the game stops (seed 002: "automatically drawn ... after 200 moves
-    (100 each)"). 0 means no limit."""
+    (100 each)"). 0 means no limit; at most ``MAX_PLY_LIMIT`` (100000)."""
 
     ply_limit_result: PlyLimitResult = "draw"
     """Result of a game stopped at the ply limit: "draw", or "material" (seed 004: more pieces
@@ -139,9 +160,15 @@ class Ruleset:
     colour_names: tuple[str, str] = ("white", "black")
     """Display names of (White's side, Black's side); seed 002 plays white against red."""
 
+    def __new__(cls, *args: Any, **switches: Any) -> Ruleset:
+        # A misspelt switch gets the same RulesetError as replace(), listing the known ones,
+        # instead of the generated __init__'s bare TypeError.
+        _check_known(switches)
+        return super().__new__(cls)
+
     def __post_init__(self) -> None:
         for problem in _problems(self):
-            raise RulesetError(f"ruleset {self.name!r}: {problem}")
+            raise RulesetError(f"ruleset {_shown(self.name)}: {problem}")
 
     @property
     def squares(self) -> int:
@@ -150,9 +177,7 @@ class Ruleset:
 
     def replace(self, **changes: Any) -> Ruleset:
         """Returns a copy with the given switches changed, checked like a new ruleset."""
-        unknown = sorted(set(changes) - _FIELD_NAMES)
-        if unknown:
-            raise RulesetError(f"unknown rule switch(es) {unknown}; known: {sorted(_FIELD_NAMES)}")
+        _check_known(changes)
         return replace(self, **changes)
 
     def to_dict(self) -> dict[str, Any]:
@@ -163,6 +188,21 @@ class Ruleset:
 
 
 _FIELD_NAMES = frozenset(f.name for f in fields(Ruleset))
+
+
+def _check_known(switches: dict[str, Any]) -> None:
+    """Raises RulesetError naming the switches that are not fields of Ruleset."""
+    unknown = sorted(k if len(k) <= 60 else k[:57] + "..." for k in set(switches) - _FIELD_NAMES)
+    if unknown:
+        raise RulesetError(f"unknown rule switch(es) {unknown}; known: {sorted(_FIELD_NAMES)}")
+
+
+def _shown(value: object, limit: int = 60) -> str:
+    """Returns ``repr(value)`` cut to `limit` characters, for error messages about input."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 _CHOICES: dict[str, tuple[str, ...]] = {
     "first_player": ("white", "black"),
     "capture_precedence": ("free", "most_pieces"),
@@ -193,6 +233,9 @@ def _problems(r: Ruleset) -> list[str]:
     for key in ("no_progress_plies", "ply_limit"):
         if getattr(r, key) < 0:
             problems.append(f"{key} must be 0 (off) or positive, not {getattr(r, key)}")
+    for key, most in _LIMITS.items():
+        if getattr(r, key) > most:
+            problems.append(f"{key} must be at most {most}, not {_shown(getattr(r, key))}")
     if r.king_landing == "immediate" and not r.flying_kings:
         problems.append("king_landing='immediate' only applies to flying kings")
     if r.promotion_in_capture == "pass_through" and not r.men_capture_backward:
@@ -224,7 +267,7 @@ def _type_problems(r: Ruleset) -> list[str]:
         else:  # a Literal of strings
             ok = isinstance(value, str)
         if not ok:
-            problems.append(f"{f.name} must be {f.type}, not {value!r}")
+            problems.append(f"{f.name} must be {f.type}, not {_shown(value)}")
     return problems
 
 
@@ -292,15 +335,31 @@ _ALIASES = {
 
 def ruleset_names() -> list[str]:
     """Returns the names :func:`get_ruleset` accepts: variants, aliases and presets."""
-    presets = sorted(p.stem for p in RULES_DIR.glob("*.yaml")) if RULES_DIR.is_dir() else []
-    return sorted(_NAMED) + sorted(_ALIASES) + presets
+    return sorted(_NAMED) + sorted(_ALIASES) + sorted(_presets())
 
 
-def get_ruleset(variant: str | Ruleset = "international", **overrides: Any) -> Ruleset:
-    """Returns a named ruleset, a preset from ``configs/rules`` or a rules YAML file.
+def _presets() -> dict[str, Path]:
+    """Returns the rules presets shipped in ``configs/rules``, by name."""
+    if not RULES_DIR.is_dir():
+        return {}
+    return {p.stem: p for p in RULES_DIR.glob("*.yaml") if _PRESET_NAME.fullmatch(p.stem)}
+
+
+_PRESET_NAME = re.compile(r"[a-z0-9_]+")
+
+
+def get_ruleset(
+    variant: str | os.PathLike | Ruleset = "international", **overrides: Any
+) -> Ruleset:
+    """Returns a named ruleset, a preset from ``configs/rules`` or the ruleset of a rules file.
+
+    A string is only ever a name: text from a game file, a checkpoint or a config cannot make
+    the library open a file. A rules file is read only when the caller passes a path object
+    (``pathlib.Path``) or calls :func:`load_ruleset_file`.
 
     Args:
-        variant: a name from :func:`ruleset_names`, a path to a YAML file, or a Ruleset.
+        variant: a name from :func:`ruleset_names`, a ``pathlib.Path`` to a rules YAML file,
+            or a Ruleset.
         **overrides: switches to change, e.g. ``ply_limit=200``.
 
     Raises:
@@ -309,46 +368,80 @@ def get_ruleset(variant: str | Ruleset = "international", **overrides: Any) -> R
     """
     if isinstance(variant, Ruleset):
         base = variant
-    elif not isinstance(variant, str):
-        raise RulesetError(f"variant must be a name or a path, not {type(variant).__name__}")
-    elif variant.lower() in _NAMED or variant.lower() in _ALIASES:
-        key = variant.lower()
-        base = _NAMED[_ALIASES.get(key, key)]
-    elif variant.endswith((".yaml", ".yml")) or "/" in variant:
+    elif isinstance(variant, os.PathLike):
         base = load_ruleset_file(variant)
-    elif (RULES_DIR / f"{variant}.yaml").is_file():
-        base = load_ruleset_file(RULES_DIR / f"{variant}.yaml")
+    elif isinstance(variant, str):
+        base = _named(variant)
     else:
-        raise RulesetError(f"unknown variant {variant!r}; known: {', '.join(ruleset_names())}")
+        raise RulesetError(
+            f"variant must be a ruleset name, a pathlib.Path or a Ruleset, "
+            f"not {type(variant).__name__}"
+        )
     return base.replace(**overrides) if overrides else base
 
 
-def load_ruleset_file(path: str | Path) -> Ruleset:
+def _named(name: str) -> Ruleset:
+    """Returns the named ruleset, alias or preset called `name` (any case)."""
+    key = name.lower()
+    if key in _NAMED or key in _ALIASES:
+        return _NAMED[_ALIASES.get(key, key)]
+    presets = _presets()
+    if key in presets:
+        return load_ruleset_file(presets[key])
+    hint = ""
+    if name.endswith((".yaml", ".yml")) or "/" in name or os.sep in name:
+        hint = " (a rules file is read only from a pathlib.Path or load_ruleset_file)"
+    raise RulesetError(f"unknown variant {_shown(name)}{hint}; known: {', '.join(ruleset_names())}")
+
+
+def load_ruleset_file(path: str | os.PathLike) -> Ruleset:
     """Returns the ruleset a YAML file describes.
 
     The file is a mapping of switches; an optional ``base`` names the ruleset the others
-    change (default ``international``). Unknown keys are an error.
+    change (default ``international``). Unknown keys are an error. Error messages name the
+    file and the problem but never repeat its contents.
 
     Raises:
-        RulesetError: the file is missing, not YAML, or describes a bad ruleset.
+        RulesetError: the file is missing, too large, not YAML, or describes a bad ruleset.
     """
     path = Path(path)
-    try:
-        data = yaml.safe_load(path.read_text())
-    except OSError as e:
-        raise RulesetError(f"cannot read rules file {path}: {e.strerror}") from None
-    except yaml.YAMLError as e:
-        raise RulesetError(f"rules file {path} is not valid YAML: {e}") from None
-    if not isinstance(data, dict):
-        raise RulesetError(f"rules file {path} must hold a mapping of rule switches")
-    data = dict(data)
+    data = _read_mapping(path)
     base_name = data.pop("base", "international")
-    if base_name not in _NAMED and base_name not in _ALIASES:
-        raise RulesetError(f"{path}: unknown base {base_name!r}; known: {sorted(_NAMED)}")
+    if not isinstance(base_name, str) or (
+        base_name.lower() not in _NAMED and base_name.lower() not in _ALIASES
+    ):
+        raise RulesetError(f"{path}: unknown base {_shown(base_name)}; known: {sorted(_NAMED)}")
     if "colour_names" in data and isinstance(data["colour_names"], list):
         data["colour_names"] = tuple(data["colour_names"])
     data.setdefault("name", path.stem)
     try:
-        return get_ruleset(base_name).replace(**data)
+        return _named(base_name).replace(**data)
     except RulesetError as e:
         raise RulesetError(f"{path}: {e}") from None
+
+
+def _read_mapping(path: Path, max_bytes: int = MAX_RULES_FILE_BYTES) -> dict[str, Any]:
+    """Returns the mapping a small YAML file holds, with string keys.
+
+    Raises:
+        RulesetError: the file cannot be read, is larger than `max_bytes`, is not YAML, or is
+            not a mapping; the message gives the line of a YAML error, not its text.
+    """
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(max_bytes + 1)
+    except OSError as e:
+        raise RulesetError(f"cannot read rules file {path}: {e.strerror}") from None
+    if len(raw) > max_bytes:
+        raise RulesetError(f"rules file {path} is larger than {max_bytes} bytes")
+    try:
+        data = yaml.safe_load(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise RulesetError(f"rules file {path} is not UTF-8 text") from None
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        raise RulesetError(f"rules file {path} is not valid YAML{where}") from None
+    if not isinstance(data, dict) or not all(isinstance(k, str) for k in data):
+        raise RulesetError(f"rules file {path} must hold a mapping of rule switches")
+    return dict(data)

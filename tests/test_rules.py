@@ -53,7 +53,7 @@ def test_seed004_preset_switches() -> None:
 @pytest.mark.parametrize("name", PRESETS)
 def test_presets_load_by_path_and_name_alike(name: str) -> None:
     assert load_ruleset_file(RULES_DIR / f"{name}.yaml") == get_ruleset(name)
-    assert get_ruleset(str(RULES_DIR / f"{name}.yaml")) == get_ruleset(name)
+    assert get_ruleset(RULES_DIR / f"{name}.yaml") == get_ruleset(name)
 
 
 def test_overrides_change_one_switch() -> None:
@@ -92,15 +92,15 @@ def test_bad_yaml_files(tmp_path: Path) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text("base: english\nflying: true\n")
     with pytest.raises(RulesetError, match="bad.yaml.*unknown rule switch"):
-        get_ruleset(str(bad))
+        get_ruleset(bad)
     bad.write_text("base: chess\n")
     with pytest.raises(RulesetError, match="unknown base 'chess'"):
-        get_ruleset(str(bad))
+        get_ruleset(bad)
     bad.write_text("[1, 2")
     with pytest.raises(RulesetError, match="not valid YAML"):
-        get_ruleset(str(bad))
+        get_ruleset(bad)
     with pytest.raises(RulesetError, match="cannot read"):
-        get_ruleset(str(tmp_path / "missing.yaml"))
+        get_ruleset(tmp_path / "missing.yaml")
 
 
 def test_yaml_round_trip(tmp_path: Path) -> None:
@@ -109,4 +109,4 @@ def test_yaml_round_trip(tmp_path: Path) -> None:
     r = get_ruleset("russian", ply_limit=300)
     path = tmp_path / "mine.yaml"
     path.write_text(yaml.safe_dump(r.to_dict()))
-    assert get_ruleset(str(path)) == r
+    assert get_ruleset(path) == r
