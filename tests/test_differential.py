@@ -11,11 +11,15 @@ adapters in damas_env.peers merge them).
 
 Positions come from seeded random games and from seeded random placements with kings
 (random games rarely reach the flying-king captures that are hardest to get right).
+
+Every compared position is tallied by peer and variant (``COMPARED``); ``conftest.py``
+prints the tally at the end of the run, workers included.
 """
 
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -26,6 +30,15 @@ from damas_env.peers import OpenSpielCheckersPeer, PydraughtsPeer
 pytest.importorskip("draughts")
 
 VARIANTS = ["international", "english", "brazilian", "russian"]
+
+#: Positions compared in this process, by "peer variant"; printed by conftest.py.
+COMPARED: Counter[str] = Counter()
+
+
+def assert_same_moves(pos: Position, peer_moves: set, peer: str) -> None:
+    """Asserts our legal moves equal a peer's, and tallies the comparison."""
+    assert our_moves(pos) == peer_moves, f"{peer} {pos.rules.name} {pos.fen()}"
+    COMPARED[f"{peer} {pos.rules.name}"] += 1
 
 
 def our_moves(pos: Position) -> set[tuple[int, int, frozenset[int]]]:
@@ -60,7 +73,7 @@ def _compare_game(variant: str, seed: int, plies: int) -> int:
     compared = 0
     for _ in range(plies):
         ours = our_moves(pos)
-        assert ours == peer.moves(), f"{variant} {pos.fen()}"
+        assert_same_moves(pos, peer.moves(), "pydraughts")
         compared += 1
         if not ours:
             break
@@ -81,7 +94,7 @@ def test_random_placements_against_pydraughts(variant: str) -> None:
     rng = random.Random(variant)
     for _ in range(250):
         pos = random_placement(variant, rng)
-        assert our_moves(pos) == PydraughtsPeer(variant, pos.fen()).moves(), pos.fen()
+        assert_same_moves(pos, PydraughtsPeer(variant, pos.fen()).moves(), "pydraughts")
 
 
 @pytest.mark.slow
@@ -90,7 +103,14 @@ def test_many_random_placements_against_pydraughts(variant: str) -> None:
     rng = random.Random(f"slow-{variant}")
     for _ in range(3000):
         pos = random_placement(variant, rng)
-        assert our_moves(pos) == PydraughtsPeer(variant, pos.fen()).moves(), pos.fen()
+        assert_same_moves(pos, PydraughtsPeer(variant, pos.fen()).moves(), "pydraughts")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_many_random_games_against_pydraughts(variant: str) -> None:
+    compared = sum(_compare_game(variant, 1000 + seed, 200) for seed in range(200))
+    assert compared > 10_000
 
 
 def _compare_openspiel(seed: int) -> int:
@@ -101,7 +121,7 @@ def _compare_openspiel(seed: int) -> int:
     compared = 0
     while not peer.is_terminal():
         ours = our_moves(pos)
-        assert ours == peer.moves(), pos.fen()
+        assert_same_moves(pos, peer.moves(), "openspiel")
         assert pos.fen() == Position.from_fen(peer.fen(), "english").fen()
         compared += 1
         move = rng.choice(sorted(ours, key=lambda m: (m[0], m[1], sorted(m[2]))))
@@ -112,3 +132,8 @@ def _compare_openspiel(seed: int) -> int:
 
 def test_random_games_against_openspiel() -> None:
     assert sum(_compare_openspiel(seed) for seed in range(40)) > 1000
+
+
+@pytest.mark.slow
+def test_many_random_games_against_openspiel() -> None:
+    assert sum(_compare_openspiel(1000 + seed) for seed in range(1000)) > 25_000

@@ -1,0 +1,45 @@
+"""Shared pytest hooks: the differential tally printed at the end of a run.
+
+``tests/test_differential.py`` counts the positions it compared against each peer, by
+variant. Under pytest-xdist each worker sends its counts back through
+``config.workeroutput``; the controller adds them up and prints one table.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import pytest
+
+_TALLY: Counter[str] = Counter()
+
+
+def _local_tally() -> Counter[str]:
+    import sys
+
+    module = sys.modules.get("test_differential") or sys.modules.get("tests.test_differential")
+    return Counter(getattr(module, "COMPARED", {}))
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:  # an xdist worker: hand the counts to the controller
+        workeroutput["differential"] = dict(_local_tally())
+    else:
+        _TALLY.update(_local_tally())
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    _TALLY.update(getattr(node, "workeroutput", {}).get("differential", {}))
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    if not _TALLY:
+        return
+    terminalreporter.section("differential positions compared")
+    for key in sorted(_TALLY):
+        peer, variant = key.split(" ", 1)
+        terminalreporter.write_line(f"{peer:>10} {variant:<14} {_TALLY[key]:>9,}")
+    terminalreporter.write_line(f"{'total':>25} {sum(_TALLY.values()):>9,}")
