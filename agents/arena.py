@@ -573,7 +573,7 @@ def play_match(
 
     Args:
         agent_a, agent_b: spec strings, agents, or factories (see :data:`AgentSource`).
-        variant: a ruleset name, rules YAML path or Ruleset.
+        variant: a ruleset name, a ``pathlib.Path`` to a rules YAML, or a Ruleset.
         games: games to play; each opening is played twice, colours swapped.
         seed: decides the openings and the agents' seeds; same seed, same match.
         workers: processes to play in (the result does not depend on it). They are

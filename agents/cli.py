@@ -19,6 +19,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from damas_env.cli import variant_arg
+
 from .specs import make_agent, spec_usage
 
 __all__ = ["main", "build_parser"]
@@ -31,7 +33,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Plays agents against each other: a match of two, or a round robin.",
         epilog=f"agent specs: {spec_usage()}",
     )
-    parser.add_argument("--variant", default="english", help="ruleset name or rules YAML")
+    parser.add_argument(
+        "--variant", type=variant_arg, default="english", help="ruleset name or rules YAML path"
+    )
     parser.add_argument(
         "--agents", nargs="+", required=True, metavar="SPEC", help="two or more agent specs"
     )

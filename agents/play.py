@@ -36,12 +36,13 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from damas_env import Colour, IllegalMoveError, Move
+from damas_env.cli import variant_arg
 from damas_env.draughts_v0 import raw_env
 from damas_env.encoding import actions_to_move, move_to_actions
 from damas_env.game import Game
 from damas_env.notation import NotationError, format_move, read_pdn, write_pdn
 from damas_env.render import NEW_GAME, UNDO, Highlights, ansi
-from damas_env.rules import get_ruleset
+from damas_env.rules import Ruleset, get_ruleset
 
 from .base import Agent, play_hop
 from .specs import make_agent, spec_usage
@@ -66,7 +67,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Plays a game against an agent, in a window or (--text) in the terminal.",
         epilog=f"agent specs: {spec_usage()}",
     )
-    parser.add_argument("--variant", default="english", help="ruleset name or rules YAML")
+    parser.add_argument(
+        "--variant", type=variant_arg, default="english", help="ruleset name or rules YAML path"
+    )
     parser.add_argument("--opponent", default="alphabeta:depth=4", metavar="SPEC")
     parser.add_argument(
         "--as", dest="side", choices=("first", "second"), default="first", help="you move first"
@@ -97,7 +100,7 @@ def _env_over(raw: Any) -> bool:
     return any(raw.terminations.values()) or any(raw.truncations.values())
 
 
-def _env_for(variant: str, game: Game) -> raw_env:
+def _env_for(variant: str | Ruleset, game: Game) -> raw_env:
     """Returns a bare env of the variant that has played the game's moves (history included)."""
     env = raw_env(variant)
     _replay(env, game)
@@ -158,7 +161,9 @@ def game_start_turn(game: Game) -> Colour:
 class _TextSession:
     """A terminal game: the Game is the record, a bare env feeds the agent its observations."""
 
-    def __init__(self, variant: str, agent: Agent, human_first: bool, out: TextIO) -> None:
+    def __init__(
+        self, variant: str | Ruleset, agent: Agent, human_first: bool, out: TextIO
+    ) -> None:
         self.variant, self.agent, self.out = variant, agent, out
         self.game = Game(get_ruleset(variant))
         self.human = self.game.turn if human_first else self.game.turn.opponent
@@ -254,7 +259,7 @@ class _TextSession:
 
 
 def play_text(
-    variant: str,
+    variant: str | Ruleset,
     opponent: str | Agent,
     human_first: bool = True,
     lines: TextIO | None = None,
@@ -300,7 +305,7 @@ def _prompted(lines: TextIO, out: TextIO, session: _TextSession) -> Iterator[str
 
 
 def play_window(
-    variant: str,
+    variant: str | Ruleset,
     opponent: str | Agent,
     human_first: bool = True,
     seed: int | None = None,
@@ -422,13 +427,13 @@ def _window_reason(raw: Any, closed: bool) -> str:
 
 def run(args: argparse.Namespace) -> None:
     """Plays the game the arguments ask for and saves it if asked."""
-    get_ruleset(args.variant)  # fail now on an unknown variant
+    rules = get_ruleset(args.variant)  # fail now on an unknown variant
     agent = make_agent(args.opponent, args.seed)  # and on a bad spec
     first = args.side == "first"
     if args.text:
-        game, result = play_text(args.variant, agent, first, seed=args.seed)
+        game, result = play_text(rules, agent, first, seed=args.seed)
     else:
-        game, result = play_window(args.variant, agent, first, args.seed, args.time, args.increment)
+        game, result = play_window(rules, agent, first, args.seed, args.time, args.increment)
     if args.pdn:
         human = game_start_turn(game) if first else game_start_turn(game).opponent
         names = {human: "you", human.opponent: agent.name}

@@ -377,3 +377,19 @@ def test_damas_env_cli_does_not_import_agents() -> None:
     code = "import sys, damas_env.cli; print('agents' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_cli_variant_reads_a_rules_file_only_as_a_path(
+    capsys: pytest.CaptureFixture[str], random_spec: str
+) -> None:
+    preset = str(
+        Path(__file__).parent.parent / "configs" / "rules" / "seed002_website_checkers.yaml"
+    )
+    status, out, _ = arena(
+        capsys, "--variant", preset, "--agents", random_spec, random_spec, "--games", "2", "--json"
+    )
+    assert status == 0 and json.loads(out)["variant"] == "seed002_website_checkers"
+    status, _, err = arena(
+        capsys, "--variant", "no_such_rules", "--agents", random_spec, random_spec
+    )
+    assert status == 2 and "unknown variant 'no_such_rules'" in err
