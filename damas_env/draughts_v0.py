@@ -63,7 +63,17 @@ from .engine import Colour, Position
 from .game import Reason
 from .notation import format_move
 from .rules import get_ruleset
-from .turn import HOP_ILLEGAL, MOVE_DONE, T_SIDE, Turn
+from .turn import (
+    HOP_ILLEGAL,
+    MOVE_DONE,
+    T_SIDE,
+    Turn,
+    checked_bool,
+    checked_int,
+    checked_options,
+    checked_seed,
+    position_from_fen,
+)
 
 __all__ = ["env", "raw_env", "IllegalActionError", "IllegalActionLoses", "INFO_REASONS"]
 
@@ -101,7 +111,7 @@ def env(variant: str = "international", *, illegal_action: str = "raise", **kwar
         **kwargs: passed to :class:`raw_env` (render_mode, max_plies, channels_last,
             numeric_infos, and any rule switch).
     """
-    if illegal_action not in ("raise", "lose"):
+    if not isinstance(illegal_action, str) or illegal_action not in ("raise", "lose"):
         raise ValueError(f"illegal_action must be 'raise' or 'lose', not {illegal_action!r}")
     inner: AECEnv = raw_env(variant, **kwargs)
     if illegal_action == "lose":
@@ -132,17 +142,14 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
             self, variant, render_mode, max_plies, channels_last, numeric_infos, **rule_overrides
         )
         super().__init__()
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode must be one of {self.metadata['render_modes']}, not {render_mode!r}"
-            )
-        if max_plies is not None and (not isinstance(max_plies, int) or max_plies <= 0):
-            raise ValueError(f"max_plies must be a positive int or None, not {max_plies!r}")
+        modes = self.metadata["render_modes"]
+        if render_mode is not None and not (isinstance(render_mode, str) and render_mode in modes):
+            raise ValueError(f"render_mode must be one of {modes} or None, not {render_mode!r}")
         self.rules = get_ruleset(variant, **rule_overrides)
         self.render_mode = render_mode
-        self.max_plies = max_plies
-        self.channels_last = channels_last
-        self.numeric_infos = numeric_infos
+        self.max_plies = None if max_plies is None else checked_int("max_plies", max_plies, 1)
+        self.channels_last = checked_bool("channels_last", channels_last)
+        self.numeric_infos = checked_bool("numeric_infos", numeric_infos)
         self._turn = Turn(self.rules)
         self._layout = action_layout(self.rules.board_size)
         first = Colour.WHITE if self.rules.first_player == "white" else Colour.BLACK
@@ -177,18 +184,17 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        """Starts a game from the start position, or from ``options={"fen": FEN}``."""
+        """Starts a game from the start position, or from ``options={"fen": FEN}``.
+
+        Raises:
+            TypeError: seed is not an int, options not a dict or the FEN not a string.
+            ValueError: seed is negative.
+            NotationError: the FEN is malformed (an empty one included); nothing changes.
+        """
+        seed, start = checked_seed(seed), self._start(checked_options(options))
         if seed is not None:
             for i, agent in enumerate(self.possible_agents):
                 self.action_spaces[agent].seed(seed + i)
-        options = options or {}
-        unknown = set(options) - {"fen"}
-        if unknown:  # PettingZoo's api_test passes arbitrary options: warn, do not fail
-            warnings.warn(
-                f"reset ignores unknown options {sorted(unknown)}; known: ['fen']", stacklevel=2
-            )
-        fen = options.get("fen")
-        start = Position.from_fen(fen, self.rules) if fen else Position.start(self.rules)
         self._turn.reset(start.board, start.turn)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -205,7 +211,14 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
             self.render()
 
     def step(self, action: Any) -> None:
-        """Plays one hop of the agent to move (None for an agent whose game has ended)."""
+        """Plays one hop of the agent to move (None for an agent whose game has ended).
+
+        Raises:
+            IllegalActionError: the action is illegal, out of range or not an integer;
+                nothing changes.
+            RuntimeError: reset() was never called.
+        """
+        self._require_reset()
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -228,6 +241,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """Returns the agent's observation and action mask (computed once per hop)."""
+        self._require_reset()
         cached = self._cache.get(agent)
         if cached is not None and cached[0] == self._version:
             return cached[1]
@@ -315,8 +329,13 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
 
         The target is 0 for a hop off the board (such actions are never legal).
         """
-        colour = self._colour[agent or self.agent_selection]
-        origin, target = self._layout.hop_squares(self._checked_action(action), colour)
+        if agent is None:
+            self._require_reset()
+            agent = self.agent_selection
+        elif agent not in self.possible_agents:
+            raise ValueError(f"agent must be one of {self.possible_agents}, not {agent!r}")
+        hop = self._checked_action(action)
+        origin, target = self._layout.hop_squares(hop, self._colour[agent])
         return origin + 1, target + 1
 
     def wait_for_human(self) -> int | None:
@@ -343,6 +362,22 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
             self.render()
 
     # --- Internals --------------------------------------------------------------------------
+
+    def _require_reset(self) -> None:
+        if not self._has_reset:
+            raise RuntimeError("call reset() before step() or observe()")
+
+    def _start(self, options: dict[str, Any]) -> Position:
+        """Returns the start position of reset's options: only a missing or None "fen" means
+        the start (an empty string is a malformed FEN, not a request for the start)."""
+        unknown = set(options) - {"fen"}
+        if unknown:  # PettingZoo's api_test passes arbitrary options: warn, do not fail
+            warnings.warn(
+                f"reset ignores unknown options {sorted(unknown)}; known: ['fen']", stacklevel=3
+            )
+        if options.get("fen") is None:
+            return Position.start(self.rules)
+        return position_from_fen("options['fen']", options["fen"], self.rules)
 
     def _colour_name(self, agent: str) -> str:
         return self.rules.colour_names[int(self._colour[agent])]

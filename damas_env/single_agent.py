@@ -47,6 +47,7 @@ import numpy as np
 from gymnasium import spaces
 
 from . import draughts_v0
+from .turn import checked_options, checked_seed
 
 __all__ = ["DraughtsGymEnv", "OpponentError"]
 
@@ -87,9 +88,11 @@ class DraughtsGymEnv(gymnasium.Env[np.ndarray, np.int64]):
             channels_last: observations as (N, N, 8) instead of (8, N, N).
             illegal_action: "raise" (IllegalActionError, nothing changes) or "lose" (-1, end).
             **rule_overrides: rule switches of the ruleset to change.
+
+        Raises:
+            TypeError, ValueError: a bad argument, named (see draughts_v0.raw_env).
         """
-        if play_as not in (*AGENTS, "random"):
-            raise ValueError(f"play_as must be 'player_0', 'player_1' or 'random', not {play_as!r}")
+        self.play_as = checked_play_as(play_as)
         self._aec = draughts_v0.env(
             illegal_action=illegal_action,
             variant=variant,
@@ -108,7 +111,6 @@ class DraughtsGymEnv(gymnasium.Env[np.ndarray, np.int64]):
         if callable(getattr(opponent, "act", None)):  # the Agent protocol: give it the position
             raw = self._aec.unwrapped
             self._policy = lambda view: opponent.act(view, raw.position, raw.hops_played)
-        self.play_as = play_as
         self.render_mode = render_mode
         self.learner = AGENTS[0] if play_as == "random" else play_as
         self.observation_space = self._aec.observation_space(AGENTS[0])["observation"]
@@ -124,9 +126,13 @@ class DraughtsGymEnv(gymnasium.Env[np.ndarray, np.int64]):
             options: passed to the AEC env's reset (``{"fen": FEN}`` starts from a position).
 
         Raises:
-            ValueError: the game ends before the learner's first move (a FEN of a finished
-                game, or one the opponent wins at once): Gymnasium has no terminal reset.
+            TypeError: seed is not an int, options not a dict or the FEN not a string.
+            NotationError: the FEN is malformed (an empty one included).
+            ValueError: seed is negative, or the game ends before the learner's first move
+                (a FEN of a finished game, or one the opponent wins at once): Gymnasium has
+                no terminal reset.
         """
+        seed, options = checked_seed(seed), checked_options(options)
         super().reset(seed=seed)
         if self.play_as == "random":
             self.learner = AGENTS[int(self.np_random.integers(2))]
@@ -210,6 +216,17 @@ class DraughtsGymEnv(gymnasium.Env[np.ndarray, np.int64]):
         info["action_mask"] = self._aec.observe(self.learner)["action_mask"].copy()
         info["play_as"] = self.learner
         return info
+
+
+def checked_play_as(play_as: Any) -> str:
+    """Returns the learner's agent argument: "player_0", "player_1" or "random".
+
+    Raises:
+        ValueError: play_as is none of these.
+    """
+    if not isinstance(play_as, str) or play_as not in (*AGENTS, "random"):
+        raise ValueError(f"play_as must be 'player_0', 'player_1' or 'random', not {play_as!r}")
+    return play_as
 
 
 def opponent_policy(opponent: Any, random_policy: Any, accepted: str) -> tuple[Any, str]:

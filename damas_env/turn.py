@@ -28,12 +28,15 @@ The encoding (actions and planes) is documented in :mod:`damas_env.encoding`.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from . import kernels as K
 from .encoding import PLANES, action_layout
-from .engine import Colour, Engine, Move, move_from_row
+from .engine import Colour, Engine, Move, Position, move_from_row
 from .kernels import kernel
+from .notation import NotationError
 from .rules import Ruleset
 
 T_SIDE, T_HOP, T_RESULT, T_REASON, T_REPS, T_HLEN, T_LAST, T_NROUTES, T_NLEGAL = range(9)
@@ -117,29 +120,55 @@ def _listed(board, st, cache, scratch, ray, rules, ws):
 
 
 @kernel()
-def play_hop(
-    board, st, hist, cur, last, cache, action, action_of, keys, side_key, ray, rules, scratch, ws
-):
-    """Plays one hop; returns HOP_ILLEGAL or HOP_OVERFLOW (nothing changed), HOP_PLAYED or
-    MOVE_DONE."""
+def _find_route(board, st, cur, cache, action, action_of, ray, rules, scratch, ws):
+    """Returns (in cache, the first route in play whose next hop is `action`), the route
+    HOP_ILLEGAL if there is none and HOP_OVERFLOW if the scratch list is too small."""
     num_actions = rules[K.R_SQUARES] * 4 * (rules[K.R_SIZE] - 1)
     if st[T_RESULT] != K.ONGOING or action < 0 or action >= num_actions:
-        return HOP_ILLEGAL
+        return True, HOP_ILLEGAL
     in_cache, n = _listed(board, st, cache, scratch, ray, rules, ws)
     if n < 0:
-        return HOP_OVERFLOW
+        return in_cache, HOP_OVERFLOW
     routes = cache if in_cache else scratch
     squares, k, flip = rules[K.R_SQUARES], st[T_HOP], st[T_SIDE] == K.BLACK
-    found = -1
     for r in range(n):
         if (
             _in_play(routes, r, st, cur)
             and hop_action(routes, r, k, flip, squares, action_of) == action
         ):
-            found = r
-            break
+            return in_cache, r
+    return in_cache, HOP_ILLEGAL
+
+
+@kernel()
+def check_hop(board, st, cur, cache, legal, action, action_of, ray, rules, scratch, ws):
+    """Returns HOP_PLAYED if `action` is a legal next hop, else HOP_ILLEGAL (or HOP_OVERFLOW
+    if the scratch list is too small to tell); plays nothing.
+
+    Reads the hops listed with the mask (``legal``), or the routes when they were too many
+    to list, never the mask itself: the caller may have written into that.
+    """
+    n = st[T_NLEGAL]
+    if n < 0 or st[T_RESULT] != K.ONGOING:
+        found = _find_route(board, st, cur, cache, action, action_of, ray, rules, scratch, ws)[1]
+        return found if found < 0 else HOP_PLAYED
+    for i in range(n):
+        if legal[i] == action:
+            return HOP_PLAYED
+    return HOP_ILLEGAL
+
+
+@kernel()
+def play_hop(
+    board, st, hist, cur, last, cache, action, action_of, keys, side_key, ray, rules, scratch, ws
+):
+    """Plays one hop; returns HOP_ILLEGAL or HOP_OVERFLOW (nothing changed), HOP_PLAYED or
+    MOVE_DONE."""
+    in_cache, found = _find_route(board, st, cur, cache, action, action_of, ray, rules, scratch, ws)
     if found < 0:
-        return HOP_ILLEGAL
+        return found
+    routes = cache if in_cache else scratch
+    k = st[T_HOP]
     cur[CUR_ORIGIN] = routes[found, K.M_FROM]
     cur[CUR_PATH + k] = routes[found, K.M_PATH + k]
     cur[CUR_CAPS + k] = routes[found, K.M_CAPS + k]
@@ -267,6 +296,77 @@ def history_size(rules: Ruleset) -> int:
     """
     window = rules.no_progress_plies + 2 if rules.no_progress_plies else 1024
     return 1 << int(np.ceil(np.log2(max(window, 4))))
+
+
+# --- Arguments of the envs ------------------------------------------------------------------
+# The envs check their callers' arguments here, so that every env names a bad one the same way.
+
+INT64_MAX = int(np.iinfo(np.int64).max)
+
+
+def checked_int(name: str, value: Any, low: int, high: int = INT64_MAX) -> int:
+    """Returns an integer argument (a Python or numpy integer, not a bool) as an int.
+
+    Raises:
+        TypeError: value is not an integer.
+        ValueError: value is outside [low, high].
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an int, not {type(value).__name__} {value!r}")
+    if not low <= value <= high:
+        bounds = f">= {low}" if high >= INT64_MAX else f"in [{low}, {high}]"
+        raise ValueError(f"{name} must be an int {bounds}, not {value}")
+    return int(value)
+
+
+def checked_bool(name: str, value: Any) -> bool:
+    """Returns a bool argument (True, False or a numpy bool) as a bool.
+
+    Raises:
+        TypeError: value is not a bool (a truthy string or int is refused, not guessed).
+    """
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, not {type(value).__name__} {value!r}")
+    return bool(value)
+
+
+def checked_seed(seed: Any) -> int | None:
+    """Returns a seed argument: None, or an int >= 0 (what numpy's SeedSequence takes).
+
+    Raises:
+        TypeError: seed is neither None nor an integer.
+        ValueError: seed is negative.
+    """
+    return None if seed is None else checked_int("seed", seed, 0, high=2**128 - 1)
+
+
+def checked_options(options: Any) -> dict[str, Any]:
+    """Returns reset's options: a dict, empty for None.
+
+    Raises:
+        TypeError: options is neither None nor a dict.
+    """
+    if options is None:
+        return {}
+    if not isinstance(options, dict):
+        raise TypeError(f"options must be a dict or None, not {type(options).__name__}")
+    return options
+
+
+def position_from_fen(name: str, fen: Any, rules: Ruleset) -> Position:
+    """Returns the position of a FEN argument (only None means the start position, and
+    that is the caller's choice, not this function's).
+
+    Raises:
+        TypeError: fen is not a string.
+        NotationError: the string is not a FEN of this board (an empty one included).
+    """
+    if not isinstance(fen, str):
+        raise TypeError(f"{name} must be a PDN FEN string, not {type(fen).__name__} {fen!r}")
+    try:
+        return Position.from_fen(fen, rules)
+    except NotationError as e:
+        raise NotationError(f"{name}: {e}") from None
 
 
 class Turn:

@@ -52,8 +52,13 @@ from .turn import (
     T_REASON,
     T_RESULT,
     T_SIDE,
+    check_hop,
+    checked_bool,
+    checked_int,
+    checked_seed,
     history_size,
     play_hop,
+    position_from_fen,
     reset_state,
     write_mask,
     write_planes,
@@ -76,6 +81,8 @@ _MAX_PLIES_REASON = 7
 _MAX_THREADS: int = numba.config.NUMBA_NUM_THREADS  # type: ignore[attr-defined]
 _SCRATCH_ROWS = 1 << 12  # routes one thread lists at once; a step that needs more grows it
 _MASK_OVERFLOW = -3  # status of a game whose new mask needs a larger scratch list
+_MAX_ENVS = 1 << 24  # about 10 kB a game on 10x10: 160 GB
+_OBS_DTYPES = ("float32", "uint8")
 
 
 class Tables:
@@ -311,17 +318,33 @@ def _run_batch(mode, actions, active, state, out, tab, scratch, ws):
 
 
 @kernel()
-def _validate(actions, active, masks, num_actions):
-    """Returns (0, -1) if every active game's action is legal, else (1 out of range or 2
-    illegal, first such game)."""
-    for g in range(actions.shape[0]):
+def _check_batch(actions, active, state, tab, scratch, ws, status):
+    """Writes check_hop's verdict on each active game's action into status (0 elsewhere);
+    returns how many were refused or need a larger scratch list. Plays nothing.
+
+    The verdict comes from the games' own state, never from the masks handed to the caller.
+    """
+    boards, st, hist, cur, last, cache, legal, rng = state
+    action_of, _, _, _, _, ray, rules = tab[:7]
+    refused = 0
+    for g in range(active.shape[0]):
+        status[g] = 0
         if active[g] == 1:
-            a = actions[g]
-            if a < 0 or a >= num_actions:
-                return 1, g
-            if masks[g, a] != 1:
-                return 2, g
-    return 0, -1
+            status[g] = check_hop(
+                boards[g],
+                st[g],
+                cur[g],
+                cache[g],
+                legal[g],
+                actions[g],
+                action_of,
+                ray,
+                rules,
+                scratch,
+                ws,
+            )
+            refused += 1 if status[g] < 0 else 0
+    return refused
 
 
 def _random_batch(masks, st, legal, rng, out):
@@ -329,7 +352,9 @@ def _random_batch(masks, st, legal, rng, out):
         n = st[g, T_NLEGAL]
         if n > 0:  # the legal hops were listed with the mask
             out[g] = legal[g, np.int64(_next_random(rng, g) % np.uint64(n))]
-        else:
+        elif n == 0:
+            out[g] = -1
+        else:  # too many to list: drawn from the mask
             out[g] = _random_from_mask(masks[g], rng, g)
 
 
@@ -365,17 +390,25 @@ class DraughtsBatchEnv:
     """Many games of one ruleset, stepped together (see the module docstring).
 
     Args:
-        num_envs: games in the batch (B).
+        num_envs: games in the batch (B), 1 to 2**24; a Python or numpy int.
         variant: a ruleset name or rules YAML path; ``**rule_overrides`` change switches.
         seed: seed of the per-game random streams (openings, start positions,
-            random_actions); None draws one.
-        num_threads: threads for the compiled loops (default: numba's, all cores).
+            random_actions), an int >= 0; None draws one.
+        num_threads: threads for the compiled loops, 1 to numba's maximum (None: all cores).
         max_plies: truncate a game after this many plies (None: only the rules end games).
         opening_plies: random plies played from the start position at each reset.
-        fens: start positions (PDN FEN) to draw from at each reset, instead of the start.
-        obs_dtype: dtype of the observation planes (float32 default; uint8 halves the
+        fens: a list of start positions (PDN FEN) to draw from at each reset (None: the
+            start position); a single FEN goes in a list of one.
+        obs_dtype: dtype of the observation planes, float32 (default) or uint8 (halves the
             memory traffic but turns the two counter planes into 0/1).
         as_torch: return torch tensors sharing the numpy buffers (needs torch).
+
+    Raises:
+        TypeError: an argument of the wrong type (a bool where an int is due, a string
+            for ``fens``...); the message names it.
+        ValueError: an argument out of range, or an empty ``fens``.
+        NotationError: a malformed FEN in ``fens``.
+        RulesetError: an unknown variant or rule switch.
     """
 
     def __init__(
@@ -391,37 +424,35 @@ class DraughtsBatchEnv:
         as_torch: bool = False,
         **rule_overrides: Any,
     ) -> None:
-        if not isinstance(num_envs, int) or num_envs < 1:
-            raise ValueError(f"num_envs must be a positive int, not {num_envs!r}")
-        if max_plies is not None and (not isinstance(max_plies, int) or max_plies < 1):
-            raise ValueError(f"max_plies must be a positive int or None, not {max_plies!r}")
-        if not isinstance(opening_plies, int) or opening_plies < 0:
-            raise ValueError(f"opening_plies must be an int >= 0, not {opening_plies!r}")
+        self.num_envs = checked_int("num_envs", num_envs, 1, _MAX_ENVS)
+        self.num_threads = (
+            _MAX_THREADS
+            if num_threads is None
+            else checked_int("num_threads", num_threads, 1, _MAX_THREADS)
+        )
+        self.max_plies = 0 if max_plies is None else checked_int("max_plies", max_plies, 1)
+        self.opening_plies = checked_int("opening_plies", opening_plies, 0)
+        self.as_torch = checked_bool("as_torch", as_torch)
+        dtype, seed = _checked_obs_dtype(obs_dtype), checked_seed(seed)
         self.rules = get_ruleset(variant, **rule_overrides)
-        self.num_envs = num_envs
-        self.num_threads = num_threads or _MAX_THREADS
-        if not 1 <= self.num_threads <= _MAX_THREADS:
-            raise ValueError(f"num_threads must be 1..{_MAX_THREADS}, not {num_threads}")
-        self.max_plies = max_plies or 0
-        self.opening_plies = opening_plies
-        self.as_torch = as_torch
         first = Colour.WHITE if self.rules.first_player == "white" else Colour.BLACK
         self._t = Tables(self.rules, int(first))
         self.layout = action_layout(self.rules.board_size)
         self.num_actions = self.layout.num_actions
         self._starts, self._start_sides = self._start_positions(fens)
-        self._allocate(np.dtype(obs_dtype))
+        self._allocate(dtype)
         self.seed(seed)
         self.reset()
 
     # --- Setup ------------------------------------------------------------------------------
 
-    def _start_positions(self, fens: list[str] | None) -> tuple[np.ndarray, np.ndarray]:
-        positions = (
-            [Position.from_fen(f, self.rules) for f in fens]
-            if fens
-            else [Position.start(self.rules)]
-        )
+    def _start_positions(self, fens: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Returns the boards and sides to move of the start positions (only None: the start)."""
+        if fens is None:
+            positions = [Position.start(self.rules)]
+        else:
+            fens = _checked_fens(fens)
+            positions = [position_from_fen(f"fens[{i}]", f, self.rules) for i, f in enumerate(fens)]
         boards = np.stack([p.board for p in positions]).astype(np.int8)
         return boards, np.array([int(p.turn) for p in positions], dtype=np.int64)
 
@@ -501,14 +532,24 @@ class DraughtsBatchEnv:
         }
 
     def seed(self, seed: int | None) -> None:
-        """Seeds every game's random stream (distinct, non-zero, from one SeedSequence)."""
-        seq = np.random.SeedSequence(seed)
+        """Seeds every game's random stream (distinct, non-zero, from one SeedSequence).
+
+        Raises:
+            TypeError: seed is neither None nor an int.
+            ValueError: seed is negative.
+        """
+        seq = np.random.SeedSequence(checked_seed(seed))
         self.rng[:] = seq.generate_state(self.num_envs, np.uint64) | np.uint64(1)
 
     # --- API --------------------------------------------------------------------------------
 
     def reset(self, seed: int | None = None) -> tuple[Any, Any, Any]:
-        """Starts every game; returns (observations, masks, to_play)."""
+        """Starts every game; returns (observations, masks, to_play).
+
+        Raises:
+            TypeError: seed is neither None nor an int.
+            ValueError: seed is negative.
+        """
         if seed is not None:
             self.seed(seed)
         if self._run(RESET, self._all):
@@ -528,27 +569,24 @@ class DraughtsBatchEnv:
 
         Raises:
             ValueError: actions of the wrong shape or type, out of range, or illegal in some
-                game (the message names the first such game); no game changes.
+                game (the message names the first such game); no game changes. Legality is
+                read from the games' own state, so writing into the returned masks cannot
+                let an illegal action through.
         """
         acts = self._checked_actions(actions)
         active = self._checked_games(games)
+        self._check_legal(acts, active, actions)
         if games is not None:  # the games left out this step report nothing
             idle = active == 0
             self.rewards[idle] = 0.0
             self.terminated[idle] = False
             self.truncated[idle] = False
-        problem, game = _validate(acts, active, self.masks, self.num_actions)
-        if problem:
-            self._refuse(int(problem), int(game), acts)
         if self._run(STEP, active, acts):
             self._retry_overflows(acts)
             refused = (self._status == HOP_ILLEGAL) & (active == 1)
-            if refused.any():
+            if refused.any():  # _check_legal asks the same kernels: this is a bug
                 bad = int(np.flatnonzero(refused)[0])
-                raise RuntimeError(
-                    f"game {bad}: action {int(acts[bad])} was refused by the engine although "
-                    "the mask allowed it; was the masks array written to?"
-                )
+                raise RuntimeError(f"game {bad}: the engine refused a checked action")
         return (
             self._out(self.obs),
             self._out(self.masks),
@@ -571,8 +609,14 @@ class DraughtsBatchEnv:
         return self._out(self._actions)
 
     def position(self, game: int) -> Position:
-        """Returns the position at the start of the current turn of one game."""
-        return Position(self.rules, self.boards[game], int(self.states[game, T_SIDE]))
+        """Returns the position at the start of the current turn of one game.
+
+        Raises:
+            TypeError: game is not an int.
+            ValueError: game is not in [0, num_envs).
+        """
+        g = checked_int("game", game, 0, self.num_envs - 1)
+        return Position(self.rules, self.boards[g], int(self.states[g, T_SIDE]))
 
     def _kernel(self, fn: Any, games: int | None = None) -> Any:
         """Returns the threaded or the serial build of a batch kernel, for this many games."""
@@ -591,6 +635,16 @@ class DraughtsBatchEnv:
         )
         return bool(self._trouble.any())
 
+    def _check_legal(self, acts: np.ndarray, active: np.ndarray, actions: Any) -> None:
+        """Raises the ValueError for the first active game whose action is not legal there,
+        before any game moves (`actions` as the caller gave them, for the message)."""
+        while _check_batch(
+            acts, active, self._games, self._tables, self._scratch[0], self._ws[0], self._status
+        ):
+            if not (self._status == HOP_OVERFLOW).any():
+                self._refuse(int(np.flatnonzero(self._status == HOP_ILLEGAL)[0]), actions)
+            self._grow_scratch()
+
     def _retry_overflows(self, acts: np.ndarray | None) -> None:
         """Replays the games whose routes did not fit the scratch lists, with larger ones.
 
@@ -602,50 +656,63 @@ class DraughtsBatchEnv:
             mask = self._status == _MASK_OVERFLOW
             if not (hop.any() or mask.any()):
                 return
-            rows = 4 * self._scratch.shape[1]
-            self._scratch = np.zeros((self.num_threads, rows, K.MOVE_WIDTH), np.int16)
+            self._grow_scratch()
             if hop.any() and acts is not None:
                 self._run(STEP, hop.astype(np.uint8), acts)
             if mask.any():
                 self._run(ENCODE, mask.astype(np.uint8))
 
+    def _grow_scratch(self) -> None:
+        """Makes every thread's route scratch list four times larger."""
+        rows = 4 * self._scratch.shape[1]
+        self._scratch = np.zeros((self.num_threads, rows, K.MOVE_WIDTH), np.int16)
+
     # --- Checks -----------------------------------------------------------------------------
 
     def _checked_actions(self, actions: Any) -> np.ndarray:
+        """Returns the actions as an int64 array of shape (B,), or raises the ValueError.
+
+        A uint64 beyond int64 becomes negative here, so it is refused as out of range (its
+        message shows the value given).
+        """
         if type(actions) is np.ndarray and actions.dtype == np.int64 and actions.ndim == 1:
             arr = actions  # the fast path: what random_actions returns
         else:
-            if hasattr(actions, "detach"):  # a torch tensor: no torch import needed
-                actions = actions.detach().cpu().numpy()
-            arr = np.asarray(actions)
+            arr = _as_array("actions", actions)
             if arr.dtype.kind not in "iu":
-                raise ValueError(f"actions must be integers, not {arr.dtype}")
+                raise ValueError(f"actions must be integers, not {arr.dtype} {_sample(arr)}")
         if arr.shape != (self.num_envs,):
             raise ValueError(f"actions must have shape ({self.num_envs},), not {arr.shape}")
         return arr.astype(np.int64, copy=False)
 
     def _checked_games(self, games: Any) -> np.ndarray:
+        """Returns the games to step as a uint8 array of shape (B,) (all for None)."""
         if games is None:
             return self._all
-        if hasattr(games, "detach"):
-            games = games.detach().cpu().numpy()
-        arr = np.asarray(games)
+        arr = _as_array("games", games)
         if arr.shape != (self.num_envs,) or arr.dtype != np.bool_:
-            raise ValueError(f"games must be a bool array of shape ({self.num_envs},)")
+            raise ValueError(
+                f"games must be a bool array of shape ({self.num_envs},), not {arr.dtype} "
+                f"of shape {arr.shape}"
+            )
         return arr.astype(np.uint8)
 
-    def _refuse(self, problem: int, g: int, acts: np.ndarray) -> None:
-        """Raises the ValueError for game g's action: out of range (1) or illegal (2)."""
-        if problem == 1:
+    def _refuse(self, g: int, actions: Any) -> None:
+        """Raises the ValueError for game g's action, out of range or illegal there (the
+        legal hops from the game's state: the masks may have been written to)."""
+        given = _as_array("actions", actions)[g].item()  # the value given, not its int64
+        if not 0 <= given < self.num_actions:
             raise ValueError(
-                f"game {g}: action {int(acts[g])} is out of range [0, {self.num_actions})"
+                f"game {g}: action {given} is out of range [0, {self.num_actions}); no game changed"
             )
-        a, b = self.layout.hop_squares(int(acts[g]), Colour(int(self.states[g, T_SIDE])))
+        side = int(self.states[g, T_SIDE])
+        a, b = self.layout.hop_squares(given, Colour(side))
         hop = f"{a + 1}->{b + 1}" if b >= 0 else f"{a + 1} off the board"
-        legal_hops = np.flatnonzero(self.masks[g]).tolist()
+        n = int(self.states[g, T_NLEGAL])
+        legal = sorted(self.legal[g, :n].tolist()) if n >= 0 else f"more than {LEGAL_CAP}"
         raise ValueError(
-            f"game {g}: illegal action {int(acts[g])} (hop {hop}) for player "
-            f"{int(self.to_play[g])}; legal actions there: {legal_hops}; no game changed"
+            f"game {g}: illegal action {given} (hop {hop}) for player "
+            f"{0 if side == self._t.first else 1}; legal actions there: {legal}; no game changed"
         )
 
     def _out(self, array: np.ndarray) -> Any:
@@ -656,5 +723,58 @@ class DraughtsBatchEnv:
         return torch.from_numpy(array)
 
     def reason_name(self, code: int) -> str:
-        """Returns the name of a reason code of info["reason"] or info["final_reason"]."""
-        return REASONS[int(code)]
+        """Returns the name of a reason code of info["reason"] or info["final_reason"].
+
+        Raises:
+            TypeError: code is not an int.
+            ValueError: code is not one of REASONS' indices.
+        """
+        return REASONS[checked_int("code", code, 0, len(REASONS) - 1)]
+
+
+def _checked_obs_dtype(obs_dtype: Any) -> np.dtype:
+    """Returns the observation dtype, one of _OBS_DTYPES.
+
+    Raises:
+        TypeError: obs_dtype is not a dtype at all.
+        ValueError: obs_dtype is a dtype the planes are not written in.
+    """
+    try:
+        dtype = np.dtype(obs_dtype)
+    except (TypeError, ValueError):
+        raise TypeError(f"obs_dtype must be a numpy dtype, not {obs_dtype!r}") from None
+    if obs_dtype is None or dtype.name not in _OBS_DTYPES:
+        raise ValueError(f"obs_dtype must be one of {list(_OBS_DTYPES)}, not {obs_dtype!r}")
+    return dtype
+
+
+def _checked_fens(fens: Any) -> list[Any] | tuple[Any, ...]:
+    """Returns fens if it is a non-empty list or tuple (its items are checked one by one).
+
+    Raises:
+        TypeError: fens is not a list or tuple (a single FEN string included).
+        ValueError: fens is empty (None, not [], asks for the start position).
+    """
+    if not isinstance(fens, (list, tuple)):
+        hint = "; put a single FEN in a list: fens=[fen]" if isinstance(fens, str) else ""
+        raise TypeError(
+            f"fens must be a list of FEN strings or None, not {type(fens).__name__}{hint}"
+        )
+    if not fens:
+        raise ValueError("fens is empty: give at least one FEN, or None for the start position")
+    return fens
+
+
+def _as_array(name: str, values: Any) -> np.ndarray:
+    """Returns a numpy array of values given as an array, a torch tensor or a sequence."""
+    if hasattr(values, "detach"):  # a torch tensor: no torch import needed
+        values = values.detach().cpu().numpy()
+    try:
+        return np.asarray(values)
+    except (TypeError, ValueError) as e:  # ragged nested sequences
+        raise ValueError(f"{name} must be an array of shape (num_envs,): {e}") from None
+
+
+def _sample(arr: np.ndarray) -> str:
+    """Returns a short view of an array's first values, for error messages."""
+    return np.array2string(arr.ravel()[:4], threshold=4)

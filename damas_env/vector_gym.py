@@ -60,7 +60,8 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from .encoding import other_view
-from .single_agent import OpponentError, opponent_policy
+from .single_agent import OpponentError, checked_play_as, opponent_policy
+from .turn import checked_bool, checked_options, checked_seed
 from .vector import REASONS, DraughtsBatchEnv
 
 __all__ = ["DraughtsVectorEnv"]
@@ -121,9 +122,12 @@ class DraughtsVectorEnv(gymnasium.vector.VectorEnv[np.ndarray, np.ndarray, np.nd
             fens: start positions (PDN FEN) drawn at each game start, instead of the start.
             copy: return copies of the observations (False: the batch env's buffers, which
                 the next step overwrites).
+
+        Raises:
+            TypeError, ValueError: a bad argument, named (see DraughtsBatchEnv).
         """
-        if play_as not in (*AGENTS, "random"):
-            raise ValueError(f"play_as must be 'player_0', 'player_1' or 'random', not {play_as!r}")
+        self.play_as = checked_play_as(play_as)
+        self.copy = checked_bool("copy", copy)
         self._batch = DraughtsBatchEnv(
             num_envs,
             variant=variant,
@@ -140,9 +144,7 @@ class DraughtsVectorEnv(gymnasium.vector.VectorEnv[np.ndarray, np.ndarray, np.nd
             "a callable f(observations, masks) -> actions, or an object with "
             "act(observations, masks) -> actions",
         )
-        self.num_envs = num_envs
-        self.play_as = play_as
-        self.copy = copy
+        self.num_envs = self._batch.num_envs
         self._first_seed = seed
         self.learner = np.zeros(num_envs, np.int64)
         self.single_observation_space = spaces.Box(0.0, 1.0, self._batch.obs.shape[1:], np.float32)
@@ -159,11 +161,14 @@ class DraughtsVectorEnv(gymnasium.vector.VectorEnv[np.ndarray, np.ndarray, np.nd
 
         Args:
             seed: seeds the games' random streams and the ``play_as="random"`` draws.
-            options: unused (part of Gymnasium's signature).
+            options: unused (part of Gymnasium's signature); a dict or None.
 
         Raises:
-            ValueError: a game ends before the learner's first move.
+            TypeError: seed is not an int or options not a dict; nothing changes.
+            ValueError: seed is negative (nothing changes), or a game ends before the
+                learner's first move.
         """
+        seed, _ = checked_seed(seed), checked_options(options)
         if seed is None:  # the constructor's seed, on the first reset only
             seed = self._first_seed
         self._first_seed = None

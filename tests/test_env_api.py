@@ -154,7 +154,7 @@ def test_max_plies_truncates() -> None:
 def test_bad_constructor_arguments() -> None:
     with pytest.raises(ValueError, match="render_mode must be one of"):
         draughts_v0.env(render_mode="video")
-    with pytest.raises(ValueError, match="max_plies must be a positive int"):
+    with pytest.raises(ValueError, match="max_plies must be an int >= 1"):
         draughts_v0.env(max_plies=0)
     with pytest.raises(ValueError, match="unknown rule switch"):
         draughts_v0.env(variant="english", flying=True)
