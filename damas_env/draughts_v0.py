@@ -443,7 +443,17 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         this; it sets rewards, terminations and ``infos[agent]["reason"]`` and refreshes the
         observations. With ``loser_only`` (PettingZoo's illegal-move convention) the winner
         gets 0 instead of +1.
+
+        Raises:
+            ValueError: winner is neither None nor an agent.
+            TypeError: reason is not a string.
         """
+        if winner is not None and winner not in self.possible_agents:
+            raise ValueError(
+                f"winner must be None or one of {self.possible_agents}, not {winner!r}"
+            )
+        if not isinstance(reason, str):
+            raise TypeError(f"reason must be a string, not {type(reason).__name__}")
         for agent in self.agents:
             if winner is None:
                 reward = 0.0

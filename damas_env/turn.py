@@ -408,7 +408,15 @@ class Turn:
         self.routes = K.new_move_buffer(4 * self.routes.shape[0])
 
     def play(self, action: int) -> int:
-        """Plays one hop; returns HOP_ILLEGAL (nothing changed), HOP_PLAYED or MOVE_DONE."""
+        """Plays one hop; returns HOP_ILLEGAL (nothing changed), HOP_PLAYED or MOVE_DONE.
+
+        Raises:
+            TypeError: action is not an int (a float would compile another kernel).
+        """
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            raise TypeError(f"action must be an int, not {type(action).__name__} {action!r}")
+        if not 0 <= action < self.layout.num_actions:  # also keeps it within int64
+            return HOP_ILLEGAL
         e = self.engine
         while True:
             status = int(

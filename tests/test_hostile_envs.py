@@ -18,8 +18,10 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from damas_env import draughts_v0
+from damas_env.engine import Position
 from damas_env.notation import NotationError
 from damas_env.single_agent import DraughtsGymEnv
+from damas_env.turn import HOP_ILLEGAL
 from damas_env.vector import DraughtsBatchEnv
 from damas_env.vector_gym import DraughtsVectorEnv
 
@@ -322,6 +324,29 @@ def test_the_raw_env_asks_for_a_reset_first() -> None:
     env.reset()
     with pytest.raises(ValueError, match="agent must be one of"):
         env.decode_action(0, "player_9")
+
+
+def test_end_game_names_a_bad_winner_or_reason() -> None:
+    env = draughts_v0.raw_env(variant="english")
+    env.reset()
+    before = aec_snapshot(env)
+    with pytest.raises(ValueError, match="winner must be None or one of"):
+        env.end_game("player_9", "time")
+    with pytest.raises(TypeError, match="reason must be a string"):
+        env.end_game("player_0", None)
+    assert_same(before, aec_snapshot(env))
+
+
+def test_the_turn_state_refuses_wrong_types_and_huge_hops() -> None:
+    turn = draughts_v0.raw_env(variant="english")._turn
+    turn.reset(np.array(Position.start("english").board), Position.start("english").turn)
+    st_before = turn.st.copy()
+    for action in (2**64 - 1, np.uint64(2**64 - 1), -(2**70), 896):
+        assert turn.play(action) == HOP_ILLEGAL
+    for action in (3.0, None, "3", True):
+        with pytest.raises(TypeError, match="action must be an int"):
+            turn.play(action)
+    assert np.array_equal(st_before, turn.st)
 
 
 def test_a_refused_learner_action_changes_no_game_of_the_vector_view() -> None:
