@@ -20,7 +20,10 @@ last position (in the view of the player who would have moved), reason and lengt
 
 Every output lives in a preallocated numpy array that ``step`` overwrites in place (copy
 what you keep); ``torch.from_numpy`` shares them without copying, and ``as_torch=True``
-returns such tensors directly. Actions may be numpy arrays, torch tensors or sequences.
+returns such tensors directly. Actions may be numpy arrays, torch tensors or sequences of
+integers. A bad action raises a ValueError naming the game, and no game changes: legality
+is read from each game's own state, never from the masks handed out, so writing into those
+cannot let an illegal hop through.
 Games run in parallel over ``num_threads`` threads (numba ``prange``); each game has its own
 random stream, so results depend on the seed only, not on the thread count.
 """
@@ -683,7 +686,10 @@ class DraughtsBatchEnv:
                 raise ValueError(f"actions must be integers, not {arr.dtype} {_sample(arr)}")
         if arr.shape != (self.num_envs,):
             raise ValueError(f"actions must have shape ({self.num_envs},), not {arr.shape}")
-        return arr.astype(np.int64, copy=False)
+        if arr.dtype == np.int64 and arr.flags.c_contiguous and arr.flags.writeable:
+            return arr
+        # a strided or read-only array would make numba compile the kernels again (minutes)
+        return np.array(arr, dtype=np.int64, order="C")
 
     def _checked_games(self, games: Any) -> np.ndarray:
         """Returns the games to step as a uint8 array of shape (B,) (all for None)."""

@@ -139,6 +139,20 @@ def test_a_uint64_action_is_reported_as_given(batch: DraughtsBatchEnv) -> None:
         raw.step(np.uint64(2**64 - 1))
 
 
+def test_strided_read_only_and_listed_actions_play_like_int64(batch: DraughtsBatchEnv) -> None:
+    boards = []
+    for form in ("int64", "strided", "read-only", "list"):
+        batch.reset(seed=6)
+        actions = batch.random_actions().copy()
+        if form == "strided":
+            actions = np.stack([actions, actions], axis=1)[:, 0]
+        elif form == "read-only":
+            actions.flags.writeable = False
+        batch.step(actions.tolist() if form == "list" else actions)
+        boards.append(batch.boards.copy())
+    assert all(np.array_equal(boards[0], b) for b in boards)
+
+
 # --- Item 10: an empty FEN is a malformed FEN, not the start position ----------------------
 
 
