@@ -20,20 +20,30 @@ Writes go to a temporary file in the same directory, are flushed to disk, then r
 the target: a run killed at any moment leaves the previous checkpoint or the new one, never
 a torn file.
 
+A checkpoint may come from someone else, so reading verifies it in full before anything is
+built from it: every zip record against its CRC, then every field (types, ranges, finite
+tensors, the weights against the config's bounded network, built on the meta device).
+:func:`restore_trainer` also checks the optimiser and the algorithm's state against the
+trainer's own before loading any part, so a refused restore changes nothing.
+
     save_checkpoint(path, trainer, history)       # atomically
-    checkpoint = read_checkpoint(path)           # checked; CheckpointError if not usable
+    checkpoint = read_checkpoint(path)           # verified; CheckpointError if not usable
     agent = load_agent("runs/x/checkpoints/latest.pt", sims=64)   # an arena agent
     # or from the command line:  damas arena checkpoint:runs/x/checkpoints/latest.pt greedy
 """
 
 from __future__ import annotations
 
+import copy
 import io
+import math
 import os
 import pickle
 import random
+import reprlib
 import tempfile
-from collections.abc import Sequence
+import zipfile
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +55,7 @@ from damas_env.rules import Ruleset
 from damas_env.turn import HOP_ILLEGAL, Turn
 
 from .base import Observation
-from .config import Config, ConfigError, config_from_dict, config_to_dict, fingerprint_mismatches
+from .config import Config, config_from_dict, config_to_dict, fingerprint_mismatches
 from .network import DraughtsNet, NetworkEvaluator
 from .puct import BatchedPUCT, select_action
 from .trainer import Trainer
@@ -66,7 +76,17 @@ __all__ = [
 
 FORMAT = "damas-env checkpoint"
 VERSION = 1
-_KEYS = ("algorithm", "config", "fingerprint", "iteration", "model", "optimizer", "trainer")
+_KEYS = (
+    "algorithm",
+    "config",
+    "fingerprint",
+    "iteration",
+    "model",
+    "optimizer",
+    "trainer",
+    "rng",
+    "history",
+)
 
 
 class CheckpointError(ValueError):
@@ -121,16 +141,6 @@ def _plain(state: dict[str, Any]) -> dict[str, Any]:
     return {**state, "state": inner}
 
 
-def _set_rng_state(state: dict[str, Any]) -> None:
-    torch.set_rng_state(state["torch"])
-    numpy_state = dict(state["numpy"])
-    inner = dict(numpy_state["state"])
-    inner["key"] = np.array(inner["key"], dtype=np.uint32)
-    np.random.set_state({**numpy_state, "state": inner})
-    version, internal, gauss = state["python"]
-    random.setstate((version, tuple(internal), gauss))
-
-
 def checkpoint_dict(
     trainer: Trainer, history: Sequence[dict[str, float]] = (), with_trainer: bool = True
 ) -> dict[str, Any]:
@@ -172,48 +182,355 @@ def save_checkpoint(
 
 # --- Reading --------------------------------------------------------------------------------
 
+#: Deepest nesting of dicts, lists and tuples in a checkpoint (ours go 4 deep).
+_MAX_DEPTH = 16
+#: Plain values a checkpoint may hold besides containers and tensors.
+_LEAVES = (type(None), bool, int, float, str)
+
+
+class _FieldError(ValueError):
+    """A checkpoint field that fails a check; the message starts with the field's name."""
+
 
 def read_checkpoint(path: str | Path) -> dict[str, Any]:
-    """Returns a checkpoint's contents, loaded safely and checked.
+    """Returns a checkpoint's contents, verified in full before anything is built from them.
+
+    Every record of the zip archive is read back against its CRC before the pickle is loaded
+    with ``weights_only=True``. Then every field is checked: its type and range, finite
+    tensors everywhere (weights and optimiser state included), random states that load (tried
+    on fresh generators), and the weights against the config's network, whose shape is
+    bounded by the config's checks and then built on the meta device, so nothing is
+    allocated. The run's :class:`Config` is added as ``checkpoint["config_obj"]``.
 
     Raises:
-        CheckpointError: the file is missing, is not a torch file (corrupt or truncated),
-            holds objects other than tensors and plain values (refused unread), or is not a
-            damas-env checkpoint of a known version. The message names the file.
+        CheckpointError: the file is missing, is not a torch zip archive or is damaged
+            (corrupt or truncated), holds objects other than tensors and plain values (refused
+            unread), is not a damas-env checkpoint of a known version, or has a field of the
+            wrong type, out of range or not finite. The message names the file and the field.
     """
     path = Path(path)
     if not path.is_file():
         raise CheckpointError(f"no checkpoint file at {str(path)!r}")
     try:
-        data = torch.load(path, map_location="cpu", weights_only=True)
-    except pickle.UnpicklingError as error:
-        raise CheckpointError(
-            f"{path}: refused: it holds objects other than tensors and plain values, which "
-            f"could run code when loaded ({_first_line(error)})"
-        ) from error
-    except Exception as error:  # a torn file fails anywhere in the zip reader or unpickler
-        raise CheckpointError(
-            f"{path}: not a readable checkpoint (corrupt or truncated?): {_first_line(error)}"
-        ) from error
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise CheckpointError(f"{path}: not a damas-env checkpoint (no {FORMAT!r} marker)")
-    if data.get("version") != VERSION:
-        raise CheckpointError(
-            f"{path}: checkpoint version {data.get('version')!r}; this damas-env reads {VERSION}"
-        )
-    missing = [key for key in _KEYS if key not in data]
-    if missing:
-        raise CheckpointError(f"{path}: checkpoint lacks {', '.join(missing)}")
+        raw = path.read_bytes()
+    except OSError as error:
+        raise CheckpointError(f"cannot read checkpoint {str(path)!r}: {error.strerror}") from error
+    data = _unpickle(raw, path)
     try:
-        data["config_obj"] = config_from_dict(data["config"])
-    except ConfigError as error:
-        raise CheckpointError(f"{path}: its config is not valid here: {error}") from error
+        config = _verify(data, budget=len(raw))
+    except _FieldError as error:
+        raise CheckpointError(f"{path}: {error}") from None
+    data["config_obj"] = config
     return data
 
 
-def _first_line(error: BaseException) -> str:
-    text = str(error).strip().splitlines()
-    return text[0] if text else type(error).__name__
+def _unpickle(raw: bytes, path: Path) -> Any:
+    """Returns what a checkpoint's bytes hold, once every record of its archive checks out."""
+    problem = _zip_problem(raw)
+    if problem is not None:
+        raise CheckpointError(
+            f"{path}: not a readable checkpoint (corrupt or truncated?): {problem}"
+        )
+    try:
+        return torch.load(io.BytesIO(raw), map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError as error:
+        raise CheckpointError(
+            f"{path}: refused unread: it holds objects other than tensors and plain values, "
+            f"which could run code when loaded ({_unpickler_reason(error)})"
+        ) from error
+    except Exception as error:  # a crafted archive can fail anywhere in torch's reader
+        raise CheckpointError(
+            f"{path}: not a readable checkpoint (corrupt or truncated?): {_first_line(error)}"
+        ) from error
+
+
+def _zip_problem(raw: bytes) -> str | None:
+    """Returns what is wrong with a checkpoint's zip archive, or None if every record is stored
+    as torch.save stores them (uncompressed, so reading cannot blow up) and matches its CRC.
+
+    torch's own reader does not check every CRC, so each record is read through here first.
+    """
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(raw))
+    except Exception as error:  # zipfile raises several kinds for bytes that are no archive
+        return f"not a zip archive as torch.save writes ({_first_line(error)})"
+    with archive:
+        for info in archive.infolist():
+            name = _show(info.filename)
+            if info.compress_type != zipfile.ZIP_STORED:
+                return f"record {name} is compressed, which torch.save never does"
+            try:
+                with archive.open(info) as record:
+                    while record.read(1 << 20):
+                        pass
+            except Exception as error:  # a damaged record fails anywhere in the zip reader
+                return f"record {name} is damaged ({_first_line(error)})"
+    return None
+
+
+def _unpickler_reason(error: BaseException) -> str:
+    """Returns the weights-only unpickler's own reason, without torch's advice around it."""
+    _, found, reason = str(error).partition("WeightsUnpickler error: ")
+    return _first_line(reason) if found else _first_line(error)
+
+
+def _first_line(error: BaseException | str) -> str:
+    lines = str(error).strip().splitlines()
+    text = lines[0] if lines else type(error).__name__
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
+def _show(value: Any) -> str:
+    """Returns a short description of a value read from a file (a long one is cut)."""
+    if isinstance(value, torch.Tensor):
+        return f"a {str(value.dtype).removeprefix('torch.')} tensor of shape {tuple(value.shape)}"
+    try:
+        return reprlib.repr(value)
+    except ValueError:  # an int with more digits than Python prints
+        return f"a {type(value).__name__} too large to show"
+
+
+def _child(where: str, key: Any) -> str:
+    """Returns the name of item `key` of the field named `where`."""
+    if isinstance(key, str):
+        return f"{where}.{key if len(key) <= 60 else key[:57] + '...'}"
+    return f"{where}[{_show(key)}]"
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+# --- Checking the fields --------------------------------------------------------------------
+
+
+def _verify(data: Any, budget: int) -> Config:
+    """Returns the config of a loaded checkpoint once every field checks out.
+
+    Args:
+        data: what the file held.
+        budget: the file's size: a bound on the values it can hold, each tensor element
+            and each other value counting for a byte.
+    """
+    _check_header(data)
+    left = [budget]
+    for key, value in data.items():
+        _check_tree(value, key, left)
+    config = _check_config(data["config"])
+    _check_run(data, config)
+    _check_model(data["model"], _network_tensors(config))
+    _check_optimizer_form(data["optimizer"])
+    if not isinstance(data["trainer"], dict):
+        raise _FieldError(f"trainer: {_show(data['trainer'])}, not a mapping (empty in snapshots)")
+    _check_rng(data["rng"])
+    _check_history(data["history"])
+    return config
+
+
+def _check_header(data: Any) -> None:
+    """Checks the format marker, the version and the set of fields."""
+    marker = data.get("format") if isinstance(data, dict) else None
+    if not (isinstance(marker, str) and marker == FORMAT):
+        raise _FieldError(f"not a damas-env checkpoint (no {FORMAT!r} marker)")
+    version = data.get("version")
+    if not (_is_int(version) and version == VERSION):
+        raise _FieldError(f"checkpoint version {_show(version)}; this damas-env reads {VERSION}")
+    missing = [key for key in _KEYS if key not in data]
+    if missing:
+        raise _FieldError(f"checkpoint lacks {', '.join(missing)}")
+    unknown = [key for key in data if key not in (*_KEYS, "format", "version")]
+    if unknown:
+        raise _FieldError(f"unknown field(s) {_show(unknown)}")
+
+
+def _check_tree(value: Any, where: str, left: list[int], depth: int = 0) -> None:
+    """Raises _FieldError unless `value` holds only plain values, dicts (keyed by str or int),
+    lists, tuples and finite dense tensors, at most _MAX_DEPTH deep, and no more of them than
+    the file has bytes (pickle can refer to one object many times: a small file must not
+    stand for a huge tree)."""
+    left[0] -= 1 + (value.numel() * value.element_size() if isinstance(value, torch.Tensor) else 0)
+    if left[0] < 0:
+        raise _FieldError(
+            f"{where}: refers to the same values over and over (more than the file holds)"
+        )
+    if isinstance(value, torch.Tensor):
+        _check_tensor(value, where)
+    elif isinstance(value, dict | list | tuple):
+        if depth >= _MAX_DEPTH:
+            raise _FieldError(f"{where}: nested more than {_MAX_DEPTH} deep")
+        items = value.items() if isinstance(value, dict) else enumerate(value)
+        for key, item in items:
+            if not (isinstance(key, str) or _is_int(key)):
+                raise _FieldError(f"{where}: a key {_show(key)}, not a str or an int")
+            _check_tree(item, _child(where, key), left, depth + 1)
+    elif not isinstance(value, _LEAVES):
+        raise _FieldError(f"{where}: a {type(value).__name__}, not a plain value or a tensor")
+
+
+def _check_tensor(tensor: torch.Tensor, where: str) -> None:
+    if tensor.layout != torch.strided or tensor.is_quantized or tensor.device.type != "cpu":
+        raise _FieldError(
+            f"{where}: a {tensor.layout} tensor on {tensor.device}; only dense CPU ones"
+        )
+    if (tensor.is_floating_point() or tensor.is_complex()) and not torch.isfinite(tensor).all():
+        raise _FieldError(f"{where}: {_show(tensor)} holding NaN or infinite values")
+
+
+def _check_config(value: Any) -> Config:
+    """Returns the checkpoint's config, checked like a config file (which bounds the network's
+    shape, :data:`agents.config.MAX_CHANNELS` and the like)."""
+    if not isinstance(value, dict):
+        raise _FieldError(f"config: {_show(value)}, not a mapping")
+    try:
+        config = config_from_dict(value)
+    except (ValueError, TypeError) as error:  # ConfigError is a ValueError
+        raise _FieldError(f"config: not valid here: {_first_line(error)}") from None
+    return config
+
+
+def _check_run(data: dict[str, Any], config: Config) -> None:
+    """Checks the fields that describe the run against its config: algorithm, fingerprint and
+    iteration (an int from 0 to ``train.iterations``)."""
+    algorithm = data["algorithm"]
+    if not (isinstance(algorithm, str) and algorithm == config.algorithm):
+        raise _FieldError(f"algorithm: {_show(algorithm)}, but its config has {config.algorithm!r}")
+    fingerprint = data["fingerprint"]
+    sections = fingerprint.values() if _is_str_mapping(fingerprint) else [None]
+    if not all(_is_str_mapping(s) for s in sections) or _holds_tensor(fingerprint):
+        raise _FieldError(f"fingerprint: {_show(fingerprint)}, not sections of plain values")
+    iteration, total = data["iteration"], config.train.iterations
+    if not (_is_int(iteration) and 0 <= iteration <= total):
+        raise _FieldError(
+            f"iteration: {_show(iteration)}, not an int from 0 to {total} (train.iterations)"
+        )
+
+
+def _is_str_mapping(value: Any) -> bool:
+    return isinstance(value, dict) and all(isinstance(key, str) for key in value)
+
+
+def _holds_tensor(value: Any) -> bool:
+    if isinstance(value, dict):
+        return any(_holds_tensor(v) for v in value.values())
+    if isinstance(value, list | tuple):
+        return any(_holds_tensor(v) for v in value)
+    return isinstance(value, torch.Tensor)
+
+
+def _network_tensors(config: Config) -> dict[str, torch.Tensor]:
+    """Returns the state dict of the config's network built on the meta device: names, shapes
+    and dtypes without memory (only buffers computed from the board, the squares' cells, are
+    real). The config's shape was bounded first, so building it is quick."""
+    with torch.device("meta"):
+        network = DraughtsNet(config.network, config.env.ruleset().board_size)
+    return network.state_dict()
+
+
+def _check_model(model: Any, expected: dict[str, torch.Tensor]) -> None:
+    """Raises _FieldError unless `model` holds the tensors of `expected` (a network's state dict):
+    the same names, shapes and dtypes, and the same values for the integer buffers the network
+    computes itself (BatchNorm's batch counters aside)."""
+    if not isinstance(model, dict):
+        raise _FieldError(f"model: {_show(model)}, not a state dict of tensors")
+    missing = sorted(set(expected) - set(model))
+    unexpected = [key for key in model if key not in expected]
+    if missing or unexpected:
+        raise _FieldError(
+            f"model: not the tensors of its config's network (missing {_show(missing)}, "
+            f"unexpected {_show(unexpected)})"
+        )
+    for name, want in expected.items():
+        value, where = model[name], f"model.{name}"
+        fits = isinstance(value, torch.Tensor) and value.shape == want.shape
+        if not (fits and value.dtype == want.dtype):
+            raise _FieldError(f"{where}: {_show(value)}, where its network has {_show(want)}")
+        counter = name.endswith("num_batches_tracked")  # BatchNorm's count of batches seen
+        computed = not (want.is_meta or want.is_floating_point() or counter)
+        if computed and not torch.equal(value, want.cpu()):
+            raise _FieldError(f"{where}: not the values its network computes for this board")
+
+
+def _check_optimizer_form(value: Any) -> None:
+    """Raises _FieldError unless `value` is empty (a snapshot) or has the form of an optimiser's
+    state dict: ``state`` maps parameter numbers to dicts, ``param_groups`` is a list of
+    dicts, each listing its parameter numbers under ``params``."""
+    if isinstance(value, dict) and not value:
+        return
+    if not (isinstance(value, dict) and set(value) == {"state", "param_groups"}):
+        shown = _show(sorted(map(str, value))) if isinstance(value, dict) else _show(value)
+        raise _FieldError(
+            f"optimizer: {shown}, not an optimiser state dict (keys 'state', 'param_groups')"
+        )
+    groups, state = value["param_groups"], value["state"]
+    if not (isinstance(groups, list) and all(_is_group(g) for g in groups)):
+        raise _FieldError(
+            "optimizer.param_groups: not a list of parameter groups, each a dict listing its "
+            "parameter numbers under 'params'"
+        )
+    entries = state.items() if isinstance(state, dict) else [(None, None)]
+    if not all(_is_int(k) and isinstance(v, dict) for k, v in entries):
+        raise _FieldError("optimizer.state: not a mapping of parameter numbers to their state")
+
+
+def _is_group(group: Any) -> bool:
+    params = group.get("params") if isinstance(group, dict) else None
+    return isinstance(params, list) and all(_is_int(p) for p in params)
+
+
+def _numpy_state(state: Any) -> dict[str, Any]:
+    """Returns numpy's global generator state from its checkpoint form (key as a list)."""
+    numpy_state = dict(state)
+    inner = dict(numpy_state["state"])
+    inner["key"] = np.array(inner["key"], dtype=np.uint32)
+    return {**numpy_state, "state": inner}
+
+
+def _python_state(state: Any) -> tuple[Any, ...]:
+    """Returns Python's global generator state from its checkpoint form."""
+    version, internal, gauss = state
+    return version, tuple(internal), gauss
+
+
+#: How each global random state of a checkpoint is tried on a fresh generator.
+_RNG_TRIALS = {
+    "torch": lambda state: torch.Generator().set_state(state),
+    "numpy": lambda state: np.random.RandomState().set_state(_numpy_state(state)),
+    "python": lambda state: random.Random().setstate(_python_state(state)),
+}
+
+
+def _check_rng(value: Any) -> None:
+    """Raises _FieldError unless `value` holds torch, numpy and Python random states that load
+    (tried on fresh generators, so the global ones stay as they are)."""
+    if not (isinstance(value, dict) and set(value) == set(_RNG_TRIALS)):
+        raise _FieldError(f"rng: {_show(value)}, not the states of {', '.join(_RNG_TRIALS)}")
+    for name, trial in _RNG_TRIALS.items():
+        try:
+            trial(value[name])
+        except Exception as error:  # any failure of the setter means the state is bad
+            raise _FieldError(f"rng.{name}: not a random state ({_first_line(error)})") from None
+
+
+def _set_rng_state(state: dict[str, Any]) -> None:
+    torch.set_rng_state(state["torch"])
+    np.random.set_state(_numpy_state(state["numpy"]))
+    random.setstate(_python_state(state["python"]))
+
+
+def _check_history(value: Any) -> None:
+    if not isinstance(value, list):
+        raise _FieldError(f"history: {_show(value)}, not a list of metrics")
+    for i, entry in enumerate(value):
+        metrics = entry.items() if isinstance(entry, dict) else [(None, None)]
+        if not all(isinstance(k, str) and _is_number(v) for k, v in metrics):
+            raise _FieldError(f"history[{i}]: {_show(entry)}, not metric names and numbers")
+
+
+# --- Loading --------------------------------------------------------------------------------
 
 
 def check_compatible(checkpoint: dict[str, Any], config: Config, path: str | Path) -> None:
@@ -230,37 +547,233 @@ def check_compatible(checkpoint: dict[str, Any], config: Config, path: str | Pat
 
 
 def restore_trainer(trainer: Trainer, checkpoint: dict[str, Any], path: str | Path) -> None:
-    """Loads a checkpoint into a trainer built from a compatible config (see --resume).
+    """Loads a checkpoint (as :func:`read_checkpoint` returns it) into a trainer built from a
+    compatible config (see --resume).
+
+    Every part is checked against the trainer's own before any is loaded: the network's
+    tensors, the optimiser's groups and per-parameter state, and the algorithm's extra state
+    (the same keys, types and tensor dtypes; numpy generator states tried on fresh ones).
 
     Raises:
-        CheckpointError: the checkpoint does not fit the trainer's config, or its tensors do
-            not fit the network (the trainer is left as it was).
+        CheckpointError: the checkpoint does not fit the trainer's config, or a part of it does
+            not fit the trainer; the trainer is left as it was.
     """
     check_compatible(checkpoint, trainer.config, path)
-    model = {k: v.clone() for k, v in trainer.network.state_dict().items()}
+    own_extra = trainer.extra_state()
     try:
-        trainer.network.load_state_dict(checkpoint["model"])
-        trainer.optimizer.load_state_dict(checkpoint["optimizer"])
-        trainer.load_extra_state(checkpoint["trainer"])
-    except (RuntimeError, KeyError, ValueError, TypeError) as error:
-        trainer.network.load_state_dict(model)
-        raise CheckpointError(f"{path}: cannot restore the trainer: {error}") from error
-    trainer.iteration = int(checkpoint["iteration"])
+        _check_model(checkpoint["model"], trainer.network.state_dict())
+        _check_optimizer(checkpoint["optimizer"], trainer.optimizer)
+        _check_like(checkpoint["trainer"], own_extra, "trainer")
+    except _FieldError as error:
+        raise CheckpointError(f"{path}: cannot restore the trainer: {error}") from None
+    _load_parts(trainer, checkpoint, own_extra, path)
+    trainer.iteration = checkpoint["iteration"]
     _set_rng_state(checkpoint["rng"])
+
+
+def _load_parts(
+    trainer: Trainer, checkpoint: dict[str, Any], own_extra: dict[str, Any], path: str | Path
+) -> None:
+    """Loads the checked network, optimiser and extra state into the trainer; if one fails
+    all the same, puts the trainer's own back (`own_extra`: its extra state before)."""
+    own = (
+        {k: v.clone() for k, v in trainer.network.state_dict().items()},
+        copy.deepcopy(trainer.optimizer.state_dict()),
+        own_extra,
+    )
+    new = (checkpoint["model"], checkpoint["optimizer"], checkpoint["trainer"])
+    try:
+        _load(trainer, *new)
+    except Exception as error:  # a failure the checks did not foresee: undo, then report it
+        _load(trainer, *own)
+        raise CheckpointError(
+            f"{path}: cannot restore the trainer: {_first_line(error)}"
+        ) from error
+
+
+def _load(trainer: Trainer, model: Any, optimizer: Any, extra: Any) -> None:
+    trainer.network.load_state_dict(model)
+    trainer.optimizer.load_state_dict(optimizer)
+    trainer.load_extra_state(extra)
+
+
+#: Optimiser settings with a narrower range than "finite and >= 0": Adam divides by
+#: 1 - beta**step and by sqrt(v) + eps.
+_SETTING_RANGES: dict[str, Callable[[float], bool]] = {
+    "betas": lambda x: x < 1,
+    "eps": lambda x: x > 0,
+}
+#: Per-parameter optimiser state that is never negative: step counts, and second moments
+#: (Adam takes their square root).
+_NON_NEGATIVE_STATE = frozenset({"step", "exp_avg_sq", "max_exp_avg_sq"})
+
+
+def _check_optimizer(saved: dict[str, Any], optimizer: torch.optim.Optimizer) -> None:
+    """Raises _FieldError unless `saved` fits `optimizer`: groups over the same parameters with
+    settings of the same kinds, and per-parameter state like the state one step with those
+    settings makes (see :func:`_check_param_state`)."""
+    if not saved:
+        raise _FieldError(
+            "optimizer: empty: a snapshot to play, not a checkpoint to resume "
+            "(resume from checkpoints/latest.pt)"
+        )
+    own = optimizer.state_dict()["param_groups"]
+    groups, state = saved["param_groups"], saved["state"]
+    if len(groups) != len(own):
+        raise _FieldError(
+            f"optimizer.param_groups: {len(groups)} groups, the trainer's optimiser has {len(own)}"
+        )
+    for i, (group, mine) in enumerate(zip(groups, own, strict=True)):
+        where = f"optimizer.param_groups[{i}]"
+        _check_group(group, mine, where)
+        template = _state_template(optimizer, group, where)
+        params = optimizer.param_groups[i]["params"]
+        for number, param in zip(mine["params"], params, strict=True):
+            if number in state:
+                where = f"optimizer.state[{number}]"
+                _check_param_state(state[number], param.shape, template, where)
+    numbers = {number for group in own for number in group["params"]}
+    unknown = [key for key in state if key not in numbers]
+    if unknown:
+        raise _FieldError(
+            f"optimizer.state: parameter numbers {_show(unknown)} are not the trainer's"
+        )
+
+
+def _check_group(group: dict[str, Any], own: dict[str, Any], where: str) -> None:
+    if set(group) != set(own):
+        raise _FieldError(f"{where}: keys {_show(sorted(map(str, group)))}, not {sorted(own)}")
+    if group["params"] != own["params"]:
+        raise _FieldError(f"{where}.params: {_show(group['params'])}, not {_show(own['params'])}")
+    for key, mine in own.items():
+        if key != "params":
+            _check_setting(group[key], mine, f"{where}.{key}", _SETTING_RANGES.get(key))
+
+
+def _check_setting(
+    value: Any, own: Any, where: str, in_range: Callable[[float], bool] | None = None
+) -> None:
+    """Raises _FieldError unless an optimiser setting is of the kind of the trainer's own: a
+    bool for a bool, a bool or None for None, a finite number >= 0 (and `in_range`) for a
+    number, a sequence of such settings for a sequence."""
+    if isinstance(own, list | tuple) and isinstance(value, list | tuple) and len(value) == len(own):
+        for i, (item, mine) in enumerate(zip(value, own, strict=True)):
+            _check_setting(item, mine, f"{where}[{i}]", in_range)
+        return
+    if own is None or isinstance(own, bool):
+        ok = isinstance(value, bool) or (own is None and value is None)
+    elif _is_number(own):
+        ok = _is_number(value) and math.isfinite(value) and value >= 0
+        ok = ok and (in_range is None or in_range(value))
+    else:
+        ok = isinstance(own, str) and isinstance(value, str)
+    if not ok:
+        raise _FieldError(f"{where}: {_show(value)}, not a setting like {_show(own)}")
+
+
+def _state_template(
+    optimizer: torch.optim.Optimizer, settings: dict[str, Any], where: str
+) -> dict[str, Any]:
+    """Returns the per-parameter state one step of the optimiser's class makes with a group's
+    `settings`, on a one-element trial parameter on the optimiser's device."""
+    device = optimizer.param_groups[0]["params"][0].device
+    param = torch.zeros(1, device=device, requires_grad=True)
+    param.grad = torch.zeros(1, device=device)
+    trial = type(optimizer)([param])
+    trial.param_groups[0].update({k: v for k, v in settings.items() if k != "params"})
+    try:
+        trial.step()
+    except Exception as error:  # the settings make every step fail (a flag for another device)
+        raise _FieldError(f"{where}: its settings cannot step ({_first_line(error)})") from None
+    return dict(trial.state[param])
+
+
+def _check_param_state(
+    entry: dict[Any, Any], shape: torch.Size, template: dict[str, Any], where: str
+) -> None:
+    """Raises _FieldError unless a parameter's optimiser state has the keys of `template`, each a
+    float tensor of the parameter's shape (a scalar one where the template's is, such as the
+    step count), a finite number or None where the template has those; step counts and
+    second moments are >= 0."""
+    if set(entry) != set(template):
+        raise _FieldError(f"{where}: keys {_show(sorted(map(str, entry)))}, not {sorted(template)}")
+    for name, mine in template.items():
+        value, at = entry[name], _child(where, name)
+        if isinstance(mine, torch.Tensor):
+            want = shape if mine.dim() else mine.shape
+            ok = (
+                isinstance(value, torch.Tensor)
+                and value.is_floating_point()
+                and value.shape == want
+            )
+        else:
+            ok = value is None if mine is None else _is_number(value) and math.isfinite(value)
+        if not ok:
+            raise _FieldError(f"{at}: {_show(value)}, for a parameter of shape {tuple(shape)}")
+        if name in _NON_NEGATIVE_STATE and not bool((torch.as_tensor(value) >= 0).all()):
+            raise _FieldError(f"{at}: negative")
+
+
+def _check_like(value: Any, own: Any, where: str) -> None:
+    """Raises _FieldError unless `value` has the form of `own`, the trainer's own extra state: the
+    same keys, leaves of the same types, tensors of the same dtype and row shape (buffers fill
+    up), list items like the first of its own list, numpy generator states that load."""
+    if isinstance(own, dict):
+        if not (isinstance(value, dict) and set(value) == set(own)):
+            shown = _show(sorted(map(str, value))) if isinstance(value, dict) else _show(value)
+            raise _FieldError(f"{where}: {shown}, not a mapping with keys {sorted(own)}")
+        if "bit_generator" in own:
+            _check_bit_generator(value, own["bit_generator"], where)
+            return
+        for key, item in own.items():
+            _check_like(value[key], item, _child(where, key))
+    elif isinstance(own, list | tuple):
+        if not isinstance(value, list | tuple):
+            raise _FieldError(f"{where}: {_show(value)}, not a list")
+        for i, item in enumerate(value if own else ()):
+            _check_like(item, own[0], f"{where}[{i}]")
+    elif not _same_kind(value, own):
+        raise _FieldError(f"{where}: {_show(value)}, not like {_show(own)}")
+
+
+def _same_kind(value: Any, own: Any) -> bool:
+    if isinstance(own, torch.Tensor):
+        return (
+            isinstance(value, torch.Tensor)
+            and value.dtype == own.dtype
+            and value.dim() == own.dim()
+            and value.shape[1:] == own.shape[1:]
+        )
+    if _is_number(own) and not _is_int(own):
+        return _is_number(value)
+    return type(value) is type(own)
+
+
+def _check_bit_generator(value: dict[str, Any], kind: str, where: str) -> None:
+    """Raises _FieldError unless `value` loads into a fresh numpy bit generator of `kind` (the
+    name in the trainer's own state, never one from the file)."""
+    try:
+        getattr(np.random, kind)().state = value
+    except Exception as error:  # any failure of the setter means the state is bad
+        raise _FieldError(f"{where}: not a {kind} generator state ({_first_line(error)})") from None
 
 
 def load_network(
     checkpoint: dict[str, Any] | str | Path, device: str | torch.device = "cpu"
 ) -> tuple[DraughtsNet, Config]:
-    """Returns the trained network of a checkpoint (in eval mode) and the run's config."""
+    """Returns the trained network of a checkpoint (in eval mode) and the run's config.
+
+    Raises:
+        CheckpointError: the file is not a usable checkpoint (see :func:`read_checkpoint`).
+    """
     data = checkpoint if isinstance(checkpoint, dict) else read_checkpoint(checkpoint)
     config: Config = data["config_obj"]
     network = DraughtsNet(config.network, config.env.ruleset().board_size)
-    try:
-        network.load_state_dict(data["model"])
-    except RuntimeError as error:
-        problem = f"the checkpoint's weights do not fit its network: {error}"
-        raise CheckpointError(problem) from error
+    try:  # read_checkpoint checked them against the meta network; this one is real
+        _check_model(data["model"], network.state_dict())
+    except _FieldError as error:
+        raise CheckpointError(f"the checkpoint's weights do not fit its network: {error}") from None
+    network.load_state_dict(data["model"])
     return network.to(device).eval(), config
 
 

@@ -1,0 +1,619 @@
+"""Hostile checkpoints: damaged bytes and crafted fields are CheckpointErrors, never tracebacks.
+
+Issue 12, items 5 and 6. A checkpoint is verified in full (every zip record against its CRC,
+finite tensors, field types and ranges, the weights against the config's network, whose shape
+is bounded and built on the meta device) before anything is built from it, and a refused
+restore leaves the trainer exactly as it was. The property tests replace one field at a time
+with random values, and flip or cut the file's bytes.
+"""
+
+from __future__ import annotations
+
+import builtins
+import copy
+import io
+import math
+import os
+import pathlib
+import random
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import agents.checkpoint
+from agents.alphazero import AlphaZeroTrainer
+from agents.checkpoint import (
+    CheckpointError,
+    load_agent,
+    load_network,
+    read_checkpoint,
+    restore_trainer,
+    save_checkpoint,
+)
+from agents.config import Config, config_from_dict
+from agents.ppo import PPOTrainer
+
+TINY = {
+    "name": "hostile",
+    "env": {"variant": "english", "num_envs": 2, "max_plies": 20},
+    "network": {"channels": 8, "blocks": 1, "value_hidden": 8, "device": "cpu"},
+    "train": {"iterations": 4, "batch_size": 8, "replay_size": 64},
+    "mcts": {"simulations": 2, "leaves_per_game": 1, "steps_per_iteration": 1},
+    "eval": {"every": 0},
+}
+FUZZ = settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None
+)
+
+
+def tiny(**sections: Any) -> Config:
+    return config_from_dict({**TINY, **sections})
+
+
+def trained(trainer: Any) -> Any:
+    """Returns `trainer` after one optimiser step on random gradients, at iteration 1 (fast:
+    no self-play), so that its optimiser has per-parameter state to save."""
+    for param in trainer.network.parameters():
+        param.grad = torch.randn_like(param)
+    trainer.optimizer.step()
+    trainer.optimizer.zero_grad(set_to_none=True)
+    trainer.iteration = 1
+    return trainer
+
+
+def alphazero() -> AlphaZeroTrainer:
+    trainer = trained(AlphaZeroTrainer(tiny()))
+    n, actions = trainer.network.board_size, trainer.network.num_actions
+    rng = np.random.default_rng(0)
+    trainer.replay.add(
+        rng.random((5, 8, n, n)), np.ones((5, actions), bool), np.full((5, actions), 1 / actions),
+        rng.uniform(-1, 1, 5),
+    )  # fmt: skip
+    return trainer
+
+
+class Saved(NamedTuple):
+    """A valid checkpoint: its file, bytes and contents."""
+
+    path: Path
+    raw: bytes
+    data: dict[str, Any]
+
+    def __repr__(self) -> str:  # hypothesis prints fixtures of a failing example
+        return f"Saved({self.path})"
+
+
+@pytest.fixture(autouse=True)
+def _one_torch_thread() -> Any:
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory: pytest.TempPathFactory) -> Saved:
+    path = tmp_path_factory.mktemp("good") / "latest.pt"
+    save_checkpoint(path, alphazero(), [{"iteration": 1.0, "loss/total": 0.5}])
+    raw = path.read_bytes()
+    return Saved(path, raw, torch.load(io.BytesIO(raw), weights_only=True))
+
+
+@pytest.fixture(scope="module")
+def target() -> AlphaZeroTrainer:
+    """The trainer every crafted checkpoint is restored into (built from the same config)."""
+    return AlphaZeroTrainer(tiny())
+
+
+@pytest.fixture(scope="module")
+def scratch(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("crafted") / "crafted.pt"
+
+
+def write(data: Any, path: Path) -> Path:
+    torch.save(data, path)
+    return path
+
+
+def crafted(saved: Saved, scratch: Path, change: Callable[[dict[str, Any]], Any]) -> Path:
+    """Writes the valid checkpoint with `change` applied to a copy of its contents."""
+    data = copy.deepcopy(saved.data)
+    change(data)
+    return write(data, scratch)
+
+
+# --- Comparing states -----------------------------------------------------------------------
+
+
+def same(a: Any, b: Any) -> bool:
+    """Says whether two nests of dicts, lists and tensors are equal (tensors bit for bit)."""
+    if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
+        return isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and torch.equal(a, b)
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, list | tuple):
+        return (
+            isinstance(b, list | tuple)
+            and len(a) == len(b)
+            and all(same(x, y) for x, y in zip(a, b, strict=True))
+        )
+    if isinstance(a, np.ndarray):
+        return np.array_equal(a, b)
+    return bool(a == b)
+
+
+def state_of(trainer: Any) -> tuple[Any, ...]:
+    """Returns everything a restore may change: the trainer's parts and the global RNGs."""
+    return (
+        {k: v.clone() for k, v in trainer.network.state_dict().items()},
+        copy.deepcopy(trainer.optimizer.state_dict()),
+        trainer.extra_state(),
+        trainer.iteration,
+        torch.get_rng_state(),
+        np.random.get_state(legacy=False),
+        random.getstate(),
+    )
+
+
+def refused(path: Path, field: str) -> CheckpointError:
+    """Returns the CheckpointError of reading `path`, checking it names the file and field."""
+    with pytest.raises(CheckpointError) as error:
+        read_checkpoint(path)
+    message = str(error.value)
+    assert str(path) in message and field in message, message
+    return error.value
+
+
+# --- Item 5: corrupt checkpoints ------------------------------------------------------------
+
+
+def test_the_valid_checkpoint_reads_plays_and_restores(saved: Saved) -> None:
+    data = read_checkpoint(saved.path)
+    assert data["iteration"] == 1 and data["config_obj"] == tiny()
+    network, _ = load_network(data)
+    logits, value = network(torch.zeros(1, 8, 8, 8))
+    assert torch.isfinite(logits).all() and torch.isfinite(value).all()
+    trainer = AlphaZeroTrainer(tiny())
+    restore_trainer(trainer, data, saved.path)
+    assert trainer.iteration == 1 and trainer.replay.size == 5
+    assert same(trainer.optimizer.state_dict(), saved.data["optimizer"])
+
+
+def test_flipped_bytes_in_the_optimiser_state_are_refused(saved: Saved, scratch: Path) -> None:
+    """64 flipped bytes inside one optimiser tensor: the zip CRC catches them, so neither the
+    arena nor --resume takes the file."""
+    states = saved.data["optimizer"]["state"].values()
+    exp_avg = next(s["exp_avg"] for s in states if s["exp_avg"].dim() == 1)  # no strides
+    at = saved.raw.find(exp_avg.numpy().tobytes())
+    assert at > 0
+    raw = bytearray(saved.raw)
+    for i in range(at, at + 64):
+        raw[i] ^= 0x5A
+    scratch.write_bytes(raw)
+    error = refused(scratch, "CRC")
+    assert "corrupt" in str(error)
+    with pytest.raises(CheckpointError, match="CRC"):
+        load_agent(scratch)
+
+
+@pytest.mark.parametrize(
+    "part",
+    [
+        lambda d: d["model"]["stem.0.0.weight"],
+        lambda d: d["model"]["value_mlp.2.bias"],
+        lambda d: d["optimizer"]["state"][3]["exp_avg_sq"],
+        lambda d: d["trainer"]["replay"]["values"],
+    ],
+)
+def test_nan_tensors_are_refused(saved: Saved, scratch: Path, part: Callable) -> None:
+    path = crafted(saved, scratch, lambda d: part(d).fill_(math.nan))
+    refused(path, "NaN or infinite")
+    with pytest.raises(CheckpointError, match="NaN or infinite"):
+        load_agent(path)
+
+
+def test_all_nan_weights_never_reach_the_arena(saved: Saved, scratch: Path) -> None:
+    def poison(data: dict[str, Any]) -> None:
+        for tensor in data["model"].values():
+            if tensor.is_floating_point():
+                tensor.fill_(math.nan)
+
+    path = crafted(saved, scratch, poison)
+    with pytest.raises(CheckpointError, match="model.*NaN"):
+        load_agent(path)
+
+
+def test_random_bytes_are_not_a_checkpoint(scratch: Path) -> None:
+    scratch.write_bytes(np.random.default_rng(1).bytes(100_000))
+    error = refused(scratch, "not a zip archive")
+    assert "run code" not in str(error)
+
+
+def test_a_compressed_record_is_refused_unread(saved: Saved, scratch: Path) -> None:
+    """torch.save stores records as they are: a deflated one could be a zip bomb."""
+    import zipfile
+
+    with zipfile.ZipFile(io.BytesIO(saved.raw)) as source:
+        records = [(info.filename, source.read(info)) for info in source.infolist()]
+    with zipfile.ZipFile(scratch, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, content in records:
+            archive.writestr(name, content)
+    refused(scratch, "compressed")
+
+
+# --- Item 6: crafted fields -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        (lambda d: d.update(model=[1, 2]), "model: [1, 2], not a state dict"),
+        (lambda d: d.update(history=5), "history: 5"),
+        (lambda d: d.update(iteration="abc"), "iteration: 'abc', not an int from 0 to 4"),
+        (lambda d: d.update(iteration=10**12), "iteration: 1000000000000"),
+        (lambda d: d.update(iteration=-5), "iteration: -5"),
+        (lambda d: d.update(iteration=True), "iteration: True"),
+        (lambda d: d.update(iteration=2.0), "iteration: 2.0"),
+        (lambda d: d.update(rng={"torch": 1, "numpy": 2, "python": 3}), "rng.torch"),
+        (lambda d: d["rng"].update(torch=torch.zeros(5056, dtype=torch.uint8)), "rng.torch"),
+        (lambda d: d["rng"]["numpy"]["state"].update(key=[-1] * 624), "rng.numpy"),
+        (lambda d: d["rng"].update(python=(3, (1, 2), None)), "rng.python"),
+        (lambda d: d["optimizer"].pop("param_groups"), "optimizer: ['state'], not an optimiser"),
+        (lambda d: d["optimizer"].update(param_groups=[{"lr": 1}]), "optimizer.param_groups"),
+        (lambda d: d.update(fingerprint=[1]), "fingerprint"),
+        (lambda d: d.update(algorithm="ppo"), "algorithm: 'ppo', but its config has"),
+        (lambda d: d.update(version=True), "checkpoint version True"),
+        (lambda d: d.update(extra=1), "unknown field(s) ['extra']"),
+        (lambda d: d.pop("rng"), "checkpoint lacks rng"),
+        (lambda d: d["model"].pop("policy.bias"), "missing ['policy.bias']"),
+        (lambda d: d["model"].update(x=torch.zeros(1)), "unexpected ['x']"),
+        (lambda d: d["model"].update(**{"policy.bias": torch.zeros(3)}), "model.policy.bias"),
+        (lambda d: d["model"]["policy.bias"].resize_(27).zero_(), "model.policy.bias"),
+        (lambda d: d["model"].update(square_cells=d["model"]["square_cells"] * 99), "computes"),
+        (lambda d: d["model"].update(**{"value_mlp.2.bias": torch.zeros(1).double()}), "float64"),
+        (lambda d: d["trainer"].update(replay=[d["model"]] * 2000), "over and over"),
+        (lambda d: d.update(history=nested(40)), "nested more than"),
+        (lambda d: d.update(history=[{"loss": "x"}]), "history[0]"),
+        (lambda d: d["config"]["network"].update(channels=200000, blocks=50), "network.c"),
+        (lambda d: d["config"]["train"].update(iterations="many"), "train.iterations"),
+        (lambda d: d.update(config=None), "config: None, not a mapping"),
+        (lambda d: d.update(trainer=[]), "trainer: [], not a mapping"),
+    ],
+)
+def test_crafted_fields_are_refused_naming_the_field(
+    saved: Saved, scratch: Path, change: Callable, field: str
+) -> None:
+    refused(crafted(saved, scratch, change), field)
+
+
+def test_a_huge_network_is_refused_before_anything_is_built(
+    saved: Saved, scratch: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A config asking for 200000 channels and 50 blocks (1.4 TB) is refused by the config's
+    bounds; one within the bounds that does not fit the weights is built on the meta device
+    only, and refused there."""
+    built = []
+    real = agents.checkpoint.DraughtsNet
+
+    def spy(*args: Any) -> Any:
+        built.append(torch.empty(0).device.type)
+        return real(*args)
+
+    monkeypatch.setattr(agents.checkpoint, "DraughtsNet", spy)
+    refused(crafted(saved, scratch, lambda d: d["config"]["network"].update(channels=200000)), "")
+    assert built == []
+    big = {"channels": 512, "blocks": 40}
+    path = crafted(saved, scratch, lambda d: d["config"]["network"].update(big))
+    refused(path, "model")
+    assert built == ["meta"]
+
+
+def test_a_snapshot_cannot_be_resumed(saved: Saved, scratch: Path, target: Any) -> None:
+    snapshot = crafted(saved, scratch, lambda d: d.update(optimizer={}, trainer={}))
+    load_agent(snapshot)  # it plays
+    before = state_of(target)
+    with pytest.raises(CheckpointError, match="optimizer: empty: a snapshot to play"):
+        restore_trainer(target, read_checkpoint(snapshot), snapshot)
+    assert same(state_of(target), before)
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        (lambda d: d["optimizer"]["state"][0].pop("exp_avg"), "optimizer.state[0]: keys"),
+        (lambda d: d["optimizer"]["state"][0]["exp_avg_sq"].fill_(-1), "exp_avg_sq: negative"),
+        (lambda d: d["optimizer"]["state"][0]["step"].fill_(-3), "step: negative"),
+        (lambda d: d["optimizer"]["state"][0].update(exp_avg=torch.zeros(3)), "exp_avg"),
+        (lambda d: d["optimizer"]["state"].update({99: {}}), "numbers [99] are not"),
+        (lambda d: d["optimizer"]["param_groups"][0].update(betas=(0.9, 1.0)), "betas[1]"),
+        (lambda d: d["optimizer"]["param_groups"][0].update(lr=-1.0), "lr: -1.0"),
+        (lambda d: d["optimizer"]["param_groups"][0].update(eps=0.0), "eps: 0.0"),
+        (lambda d: d["optimizer"]["param_groups"][0].update(amsgrad="yes"), "amsgrad"),
+        (lambda d: d["optimizer"]["param_groups"][0].update(amsgrad=True), "state[0]: keys"),
+        (lambda d: d["optimizer"]["param_groups"][0].update(capturable=True), "cannot step"),
+        (lambda d: d["optimizer"]["param_groups"][0]["params"].pop(), "params"),
+        (lambda d: d["optimizer"]["param_groups"].append({"params": []}), "2 groups"),
+        (lambda d: d["trainer"].pop("search_rng"), "trainer: ['replay', 'rng']"),
+        (lambda d: d["trainer"]["replay"].update(obs=torch.zeros(3, 8, 8)), "trainer.replay.obs"),
+        (lambda d: d["trainer"]["replay"].update(added="x"), "trainer.replay.added"),
+        (lambda d: d["trainer"]["rng"].update(state=5), "trainer.rng: not a PCG64"),
+        (lambda d: d["trainer"]["rng"].update(bit_generator="MT19937"), "trainer.rng"),
+    ],
+)
+def test_a_refused_restore_changes_nothing(
+    saved: Saved, scratch: Path, target: Any, change: Callable, field: str
+) -> None:
+    """Parts that only a trainer can check (the optimiser against its parameters, the
+    algorithm's extra state) are all checked before any part is loaded."""
+    path = crafted(saved, scratch, change)
+    data = read_checkpoint(path)
+    before = state_of(target)
+    with pytest.raises(CheckpointError) as error:
+        restore_trainer(target, data, path)
+    assert str(path) in str(error.value) and field in str(error.value), str(error.value)
+    assert same(state_of(target), before)
+
+
+def test_a_failure_after_the_checks_is_undone(
+    saved: Saved, target: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The last line of defence: a part that fails to load although it was checked puts the
+    parts loaded before it back."""
+    before = state_of(target)
+    real = target.load_extra_state
+    calls = []
+
+    def fail_once(state: dict[str, Any]) -> None:
+        calls.append(state)
+        if len(calls) == 1:
+            raise RuntimeError("unforeseen")
+        real(state)
+
+    monkeypatch.setattr(target, "load_extra_state", fail_once)
+    with pytest.raises(CheckpointError, match="unforeseen"):
+        restore_trainer(target, read_checkpoint(saved.path), saved.path)
+    monkeypatch.undo()
+    assert same(state_of(target)[:4], before[:4])
+
+
+def test_a_ppo_checkpoint_with_its_pool_round_trips(tmp_path: Path) -> None:
+    data = {**TINY, "algorithm": "ppo", "ppo": {"rollout_steps": 4, "pool_size": 2}}
+    trainer = trained(PPOTrainer(config_from_dict(data)))
+    trainer.pool.add(trainer.network)
+    save_checkpoint(tmp_path / "ppo.pt", trainer)
+    resumed = PPOTrainer(config_from_dict(data))
+    restore_trainer(resumed, read_checkpoint(tmp_path / "ppo.pt"), tmp_path / "ppo.pt")
+    assert resumed.pool.ids == trainer.pool.ids and resumed.iteration == 1
+    bad = torch.load(tmp_path / "ppo.pt", weights_only=True)
+    bad["trainer"]["pool"]["weights"][0]["policy.bias"] = torch.zeros(3)
+    write(bad, tmp_path / "bad.pt")
+    fresh = PPOTrainer(config_from_dict(data))
+    before = state_of(fresh)
+    # A fresh pool is empty, so nothing shows the form of a snapshot's weights before they
+    # are loaded: the load fails and is undone (the games in progress restart).
+    with pytest.raises(CheckpointError, match="cannot restore the trainer: Error"):
+        restore_trainer(fresh, read_checkpoint(tmp_path / "bad.pt"), tmp_path / "bad.pt")
+    after = state_of(fresh)
+    assert same(after[:2], before[:2]) and after[3] == 0 and fresh.pool.ids == []
+
+
+@pytest.mark.parametrize("variant", ["/etc/passwd", "../x.yaml"])
+def test_a_checkpoint_variant_never_reads_a_file(
+    saved: Saved, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, variant: str
+) -> None:
+    """A checkpoint's config.env.variant is a ruleset name, never a file to open (issue 12,
+    item 2). Here ../x.yaml exists and holds a valid ruleset."""
+    (tmp_path / "x.yaml").write_text("board_size: 8\n", encoding="utf-8")
+    (tmp_path / "run").mkdir()
+    monkeypatch.chdir(tmp_path / "run")
+    data = copy.deepcopy(saved.data)
+    data["config"]["env"]["variant"] = variant
+    path = write(data, tmp_path / "run" / "crafted.pt")
+    opened: list[str] = []
+
+    def watch(real: Callable) -> Callable:
+        def opener(file: Any, *args: Any, **kwargs: Any) -> Any:
+            name = os.fspath(file) if isinstance(file, str | os.PathLike) else ""
+            if name.endswith(("passwd", "x.yaml")):
+                opened.append(name)
+            return real(file, *args, **kwargs)
+
+        return opener
+
+    monkeypatch.setattr(builtins, "open", watch(builtins.open))
+    monkeypatch.setattr(io, "open", watch(io.open))
+    monkeypatch.setattr(pathlib.Path, "open", watch(pathlib.Path.open))
+    monkeypatch.setattr(pathlib.Path, "read_text", watch(pathlib.Path.read_text))
+    with pytest.raises(CheckpointError, match="variant"):
+        read_checkpoint(path)
+    assert opened == []
+
+
+# --- Property tests -------------------------------------------------------------------------
+
+#: Fields replaced one at a time, as key paths into the checkpoint dict.
+FIELDS = [
+    ("format",),
+    ("version",),
+    ("algorithm",),
+    ("config",),
+    ("config", "name"),
+    ("config", "env"),
+    ("config", "env", "variant"),
+    ("config", "env", "rules"),
+    ("config", "network", "channels"),
+    ("config", "network", "blocks"),
+    ("config", "network", "norm"),
+    ("config", "train", "iterations"),
+    ("config", "train", "lr"),
+    ("fingerprint",),
+    ("fingerprint", "network"),
+    ("fingerprint", "rules"),
+    ("iteration",),
+    ("model",),
+    ("model", "stem.0.0.weight"),
+    ("model", "stem.0.1.running_var"),
+    ("model", "stem.0.1.num_batches_tracked"),
+    ("model", "square_cells"),
+    ("model", "value_mlp.2.bias"),
+    ("optimizer",),
+    ("optimizer", "state"),
+    ("optimizer", "state", 0),
+    ("optimizer", "state", 0, "step"),
+    ("optimizer", "state", 0, "exp_avg"),
+    ("optimizer", "state", 0, "exp_avg_sq"),
+    ("optimizer", "param_groups"),
+    ("optimizer", "param_groups", 0),
+    ("optimizer", "param_groups", 0, "lr"),
+    ("optimizer", "param_groups", 0, "betas"),
+    ("optimizer", "param_groups", 0, "params"),
+    ("optimizer", "param_groups", 0, "foreach"),
+    ("trainer",),
+    ("trainer", "replay"),
+    ("trainer", "replay", "obs"),
+    ("trainer", "replay", "masks"),
+    ("trainer", "replay", "values"),
+    ("trainer", "replay", "added"),
+    ("trainer", "rng"),
+    ("trainer", "rng", "state"),
+    ("trainer", "search_rng", "state", "inc"),
+    ("rng",),
+    ("rng", "torch"),
+    ("rng", "numpy"),
+    ("rng", "numpy", "state", "key"),
+    ("rng", "numpy", "gauss"),
+    ("rng", "python"),
+    ("history",),
+    ("history", 0),
+    ("history", 0, "loss/total"),
+]
+DTYPES = [torch.float32, torch.float16, torch.float64, torch.int64, torch.uint8, torch.bool]
+
+
+@st.composite
+def tensors(draw: st.DrawFn) -> torch.Tensor:
+    shape = draw(st.lists(st.integers(0, 4), max_size=3))
+    tensor = torch.full(shape, draw(st.integers(-3, 3))).to(draw(st.sampled_from(DTYPES)))
+    if tensor.is_floating_point() and tensor.numel() and draw(st.booleans()):
+        tensor.view(-1)[0] = draw(st.sampled_from([math.nan, math.inf, -math.inf]))
+    return tensor
+
+
+LEAVES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.sampled_from([-5, -1, 0, 2**31, 2**63, 2**64, 10**12, 10**400]),
+    st.integers(4400, 4500).map(lambda digits: -(10**digits)),  # too long for repr()
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=12),
+    tensors(),
+)
+VALUES = st.recursive(
+    LEAVES,
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(st.text(max_size=8) | st.integers(-2, 20), inner, max_size=4)
+    ),
+    max_leaves=8,
+)
+
+
+def mutations(original: Any) -> st.SearchStrategy[Any]:
+    """Returns values close to `original`: NaN, wrong dtype or shape, a key more or fewer."""
+    near: list[Any] = [None, [original], {"x": original}]
+    if isinstance(original, torch.Tensor):
+        near += [original.double(), original.long(), original.unsqueeze(0), original.flatten()]
+        near += [original.reshape(-1)[:0], -original.long() - 1, original.float() * 1e30]
+        if original.is_floating_point():
+            near += [torch.full_like(original, math.nan), torch.full_like(original, -math.inf)]
+    elif isinstance(original, dict):
+        near += [{}, {**original, "extra": 1}, dict(list(original.items())[1:]), list(original)]
+    elif isinstance(original, list | tuple):
+        near += [[], original[:-1], [*original, original[0] if original else 0], tuple(original)]
+    elif isinstance(original, str):
+        near += ["", original + "x", original.upper(), original * 1000]
+    elif isinstance(original, bool | int | float):
+        near += [-original - 1, original * 10**9, float(original), str(original), not original]
+    return st.sampled_from(near)
+
+
+def nested(depth: int) -> Any:
+    value: Any = 1
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def get(data: Any, keys: tuple[Any, ...]) -> Any:
+    for key in keys:
+        data = data[key]
+    return data
+
+
+@FUZZ
+@given(draw=st.data())
+def test_one_fuzzed_field_is_refused_or_loads_cleanly(
+    saved: Saved, target: Any, scratch: Path, draw: st.DataObject
+) -> None:
+    """Any field replaced with any value: read_checkpoint, load_agent and restore_trainer
+    either refuse it with a CheckpointError naming the file, or load it; and a refused
+    restore changes nothing."""
+    keys = draw.draw(st.sampled_from(FIELDS), label="field")
+    data = copy.deepcopy(saved.data)
+    parent = get(data, keys[:-1])
+    if draw.draw(st.integers(0, 9), label="delete?") == 0:
+        del parent[keys[-1]]
+    else:
+        parent[keys[-1]] = draw.draw(VALUES | mutations(parent[keys[-1]]), label="value")
+    write(data, scratch)
+    try:
+        checkpoint = read_checkpoint(scratch)
+    except CheckpointError as error:
+        assert str(scratch) in str(error)
+        return
+    try:
+        load_agent(scratch)
+    except CheckpointError as error:
+        assert str(scratch) in str(error)
+    before = state_of(target)
+    try:
+        restore_trainer(target, checkpoint, scratch)
+    except CheckpointError as error:
+        assert str(scratch) in str(error)
+        assert same(state_of(target), before)
+
+
+@FUZZ
+@given(flips=st.lists(st.tuples(st.integers(0, 2**40), st.integers(1, 255)), min_size=1))
+def test_flipped_bytes_are_refused_or_read_the_same(
+    saved: Saved, scratch: Path, flips: list[tuple[int, int]]
+) -> None:
+    """Flipped bytes are caught (by the zip CRCs or the checks) or fell on bytes that mean
+    nothing (a record's timestamp, alignment padding): the contents read are the original."""
+    raw = bytearray(saved.raw)
+    for at, mask in flips:
+        raw[at % len(raw)] ^= mask
+    scratch.write_bytes(raw)
+    try:
+        data = read_checkpoint(scratch)
+    except CheckpointError as error:
+        assert str(scratch) in str(error)
+        return
+    del data["config_obj"]
+    assert same(data, saved.data)
+
+
+@FUZZ
+@given(draw=st.data())
+def test_a_cut_file_is_refused(saved: Saved, scratch: Path, draw: st.DataObject) -> None:
+    size = draw.draw(st.integers(0, len(saved.raw) - 1), label="size")
+    scratch.write_bytes(saved.raw[:size])
+    with pytest.raises(CheckpointError, match="corrupt or truncated"):
+        read_checkpoint(scratch)
