@@ -160,14 +160,14 @@ def test_an_empty_fen_is_refused_everywhere() -> None:
     env = draughts_v0.env(variant="english")
     env.reset(seed=0, options={"fen": "W:W27:B23"})
     before = aec_snapshot(env)
-    with pytest.raises(NotationError, match=r"options\['fen'\]: bad FEN ''"):
+    with pytest.raises(NotationError, match=r"options\['fen'\]: .*FEN"):
         env.reset(options={"fen": ""})
     assert_same(before, aec_snapshot(env))
     with pytest.raises(NotationError, match=r"options\['fen'\]"):
         DraughtsGymEnv(variant="english").reset(options={"fen": "  "})
     with pytest.raises(ValueError, match="fens is empty"):
         DraughtsBatchEnv(2, variant="english", fens=[])
-    with pytest.raises(NotationError, match=r"fens\[1\]: bad FEN ''"):
+    with pytest.raises(NotationError, match=r"fens\[1\]: .*FEN"):
         DraughtsBatchEnv(2, variant="english", fens=["W:W27:B23", ""])
     with pytest.raises(ValueError, match="fens is empty"):
         DraughtsVectorEnv(2, variant="english", fens=[])
@@ -287,7 +287,7 @@ def test_numpy_integers_and_bools_are_accepted_by_the_aec_env() -> None:
         ({"options": {"fen": b"W:W27:B23"}}, TypeError, r"options\['fen'\] must be a PDN FEN"),
         ({"options": "x"}, TypeError, "options must be a dict or None"),
         ({"options": [("fen", "W:W27:B23")]}, TypeError, "options must be a dict or None"),
-        ({"options": {"fen": "W:W99:B1"}}, NotationError, r"options\['fen'\]: bad FEN"),
+        ({"options": {"fen": "W:W99:B1"}}, NotationError, r"options\['fen'\]: "),
         ({"seed": "abc"}, TypeError, "seed must be an int"),
         ({"seed": 1.0}, TypeError, "seed must be an int"),
         ({"seed": True}, TypeError, "seed must be an int"),
