@@ -679,7 +679,8 @@ def _state_template(
     device = optimizer.param_groups[0]["params"][0].device
     param = torch.zeros(1, device=device, requires_grad=True)
     param.grad = torch.zeros(1, device=device)
-    trial = type(optimizer)([param])
+    kind: Any = type(optimizer)  # AdamW and the like take (params) with defaults
+    trial = kind([param])
     trial.param_groups[0].update({k: v for k, v in settings.items() if k != "params"})
     try:
         trial.step()
