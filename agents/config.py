@@ -12,10 +12,16 @@ A config is a tree of frozen dataclasses, one per section, with a docstring per 
     eval:     {every: 10, games: 40, opponents: [random, greedy]}
     distributed: {backend: ray, workers: 4}                  # self-play in Ray actors
 
-Every key may be left out (the field's default is used). Unknown keys and values of the
-wrong type are :class:`ConfigError` s naming the key path (``train.lr must be float, not
-'fast'``). ``env.rules`` holds rule switch overrides of the variant and is checked by the
-engine (:func:`damas_env.rules.get_ruleset`); the trainer never interprets them itself.
+Every key may be left out (the field's default is used), but an empty file is an error.
+Unknown keys and values of the wrong type are :class:`ConfigError` s naming the key path
+(``train.lr must be float, not 'fast'``). Floats must be finite and every number within its
+field's range: the fields that size a buffer or the network have maxima (:data:`MAX_CHANNELS`,
+:data:`MAX_BLOCKS`...), checked before anything is allocated, also for a checkpoint's config.
+The run name is a plain directory name (the run stays under ``runs/``), and each of
+``eval.opponents`` a valid agent spec (:func:`agents.specs.parse_spec`). ``env.variant`` names
+a registered ruleset, never a file, and ``env.rules`` holds rule switch overrides of it,
+checked by the engine (:func:`damas_env.rules.get_ruleset`); the trainer never interprets
+them itself. A device is checked when a run starts (:func:`agents.trainer.check_device`).
 
 Usage::
 
@@ -32,7 +38,9 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import math
 import re
+import reprlib
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,7 +50,13 @@ import yaml
 
 from damas_env.rules import Ruleset, RulesetError, get_ruleset
 
+from .specs import parse_spec
+
 __all__ = [
+    "MAX_BLOCKS",
+    "MAX_CHANNELS",
+    "MAX_INT",
+    "MAX_VALUE_HIDDEN",
     "Config",
     "ConfigError",
     "DistributedConfig",
@@ -74,7 +88,7 @@ class EnvConfig:
     """The game played and the batch of self-play games."""
 
     variant: str = "english"
-    """Ruleset name (``damas rules`` lists them) or a rules YAML path."""
+    """Name of a registered ruleset (``damas rules`` lists them); never a file path."""
 
     rules: dict[str, Any] = field(default_factory=dict)
     """Rule switch overrides of the variant (fields of :class:`damas_env.rules.Ruleset`)."""
@@ -316,6 +330,35 @@ class Config:
 
 # --- Positive and bounded fields ------------------------------------------------------------
 
+#: Largest network shape a config (or a checkpoint's config) may describe, checked before any
+#: tensor is allocated: 512 channels and 40 blocks make about 190 M parameters (0.75 GB).
+MAX_CHANNELS = 512
+MAX_BLOCKS = 40
+MAX_VALUE_HIDDEN = 4096
+
+#: Largest value of any integer field (a 32-bit int: seeds, counts and plies all fit).
+MAX_INT = 2**31 - 1
+
+#: Upper bounds of the fields that size buffers, so that no config allocates terabytes.
+_MAXIMA = {
+    "network.channels": MAX_CHANNELS,
+    "network.blocks": MAX_BLOCKS,
+    "network.value_hidden": MAX_VALUE_HIDDEN,
+    "env.num_envs": 16_384,
+    "env.opening_plies": 60,  # a random opening that ends the game is drawn again
+    "train.replay_size": 5_000_000,
+    "train.batch_size": 65_536,
+    "train.torch_threads": 1024,
+    "mcts.simulations": 100_000,
+    "mcts.leaves_per_game": 1024,
+    "ppo.rollout_steps": 8192,
+    "ppo.pool_size": 1000,
+    "distributed.workers": 1024,
+}
+
+#: Most positions one PPO rollout holds (``env.num_envs * ppo.rollout_steps``).
+MAX_ROLLOUT_POSITIONS = 2**22
+
 #: Fields that must be > 0 (others ints must be >= 0), by key path.
 _POSITIVE = frozenset(
     {
@@ -349,16 +392,23 @@ _FRACTIONS = frozenset(
     {"mcts.dirichlet_fraction", "ppo.gamma", "ppo.gae_lambda", "ppo.self_play_fraction"}
 )
 
+#: A run name: a plain directory name under ``runs/`` (no path, not hidden).
+_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,99}")
 
-def _check_range(value: Any, path: str) -> None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return
+
+def _check_range(value: int | float, path: str) -> None:
+    """Raises a ConfigError if a number is not finite or outside its field's range."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ConfigError(f"{path} must be a finite number, not {_shown(value)}")
     if path in _POSITIVE and value <= 0:
-        raise ConfigError(f"{path} must be > 0, not {value!r}")
+        raise ConfigError(f"{path} must be > 0, not {_shown(value)}")
     if path in _FRACTIONS and not 0 <= value <= 1:
-        raise ConfigError(f"{path} must be in [0, 1], not {value!r}")
+        raise ConfigError(f"{path} must be in [0, 1], not {_shown(value)}")
     if value < 0:
-        raise ConfigError(f"{path} must be >= 0, not {value!r}")
+        raise ConfigError(f"{path} must be >= 0, not {_shown(value)}")
+    top = _MAXIMA.get(path, MAX_INT)
+    if isinstance(value, int) and value > top:
+        raise ConfigError(f"{path} must be at most {top}, not {_shown(value)}")
 
 
 # --- From plain values ----------------------------------------------------------------------
@@ -374,16 +424,38 @@ def _type_name(hint: Any) -> str:
     return getattr(hint, "__name__", str(hint))
 
 
+# reprlib bounds the depth and width shown: YAML aliases can make a value exponentially big.
+_REPR = reprlib.Repr()
+_REPR.maxlevel, _REPR.maxlist, _REPR.maxdict = 2, 4, 4
+_REPR.maxstring = _REPR.maxother = _REPR.maxlong = 60
+
+
+def _shown(value: Any, limit: int = 100) -> str:
+    """Returns a short repr of a value for a message (at most `limit` characters)."""
+    try:
+        text = _REPR.repr(value)
+    except ValueError:  # an int of more than 4300 digits
+        text = f"<a {type(value).__name__}>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _as_float(value: int | float, path: str) -> float:
+    try:
+        return float(value)
+    except OverflowError:
+        raise ConfigError(f"{path} must be a finite number, not {_shown(value)}") from None
+
+
 def _convert(value: Any, hint: Any, path: str) -> Any:
     """Returns `value` checked (and, for floats and lists, converted) against a field's type."""
     origin = typing.get_origin(hint)
     if dataclasses.is_dataclass(hint):
         return _build(hint, value, path)  # type: ignore[arg-type]
     if origin is Literal:
-        ok = value in typing.get_args(hint) and isinstance(value, str)
+        ok = isinstance(value, str) and value in typing.get_args(hint)
     elif origin is tuple:
         if not isinstance(value, list | tuple):
-            raise ConfigError(f"{path} must be {_type_name(hint)}, not {value!r}")
+            raise ConfigError(f"{path} must be {_type_name(hint)}, not {_shown(value)}")
         item = typing.get_args(hint)[0]
         return tuple(_convert(v, item, f"{path}[{i}]") for i, v in enumerate(value))
     elif origin is dict:
@@ -391,21 +463,22 @@ def _convert(value: Any, hint: Any, path: str) -> Any:
         value = dict(value) if ok else value
     elif hint is float:
         ok = isinstance(value, int | float) and not isinstance(value, bool)
-        value = float(value) if ok else value
+        value = _as_float(value, path) if ok else value
     elif hint is int:
         ok = isinstance(value, int) and not isinstance(value, bool)
     else:
         ok = isinstance(value, hint)
     if not ok:
-        raise ConfigError(f"{path} must be {_type_name(hint)}, not {value!r}")
-    _check_range(value, path)
+        raise ConfigError(f"{path} must be {_type_name(hint)}, not {_shown(value)}")
+    if isinstance(value, int | float):
+        _check_range(value, path)
     return value
 
 
 def _unknown_key(key: str, known: list[str], path: str) -> ConfigError:
     close = difflib.get_close_matches(key, known, n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
-    return ConfigError(f"unknown key {path!r}{hint}; known keys here: {', '.join(known)}")
+    return ConfigError(f"unknown key {_shown(path)}{hint}; known keys here: {', '.join(known)}")
 
 
 def _build(cls: type, data: Any, prefix: str) -> Any:
@@ -414,7 +487,7 @@ def _build(cls: type, data: Any, prefix: str) -> Any:
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        raise ConfigError(f"{where} must be a mapping of keys to values, not {data!r}")
+        raise ConfigError(f"{where} must be a mapping of keys to values, not {_shown(data)}")
     hints = typing.get_type_hints(cls)
     known = [f.name for f in dataclasses.fields(cls)]
     values = {}
@@ -444,6 +517,34 @@ def _check_rules(env: EnvConfig) -> None:
         raise ConfigError(f"env.rules: {error}") from error
 
 
+def _check_name(name: str) -> None:
+    """Raises a ConfigError unless the run name is a plain directory name (stays in runs/)."""
+    if not _NAME.fullmatch(name):
+        raise ConfigError(
+            f"name must be a plain name of at most 100 letters, digits, '.', '_' and '-', "
+            f"not starting with '.', not {_shown(name)}"
+        )
+
+
+def _check_opponents(config: EvalConfig) -> None:
+    """Raises a ConfigError naming the entry if an opponent is not a valid agent spec."""
+    for i, spec in enumerate(config.opponents):
+        try:
+            parse_spec(spec)
+        except ValueError as error:
+            raise ConfigError(f"eval.opponents[{i}]: {error}") from error
+
+
+def _check_rollout(config: Config) -> None:
+    """Raises a ConfigError if one PPO rollout would hold too many positions."""
+    positions = config.env.num_envs * config.ppo.rollout_steps
+    if config.algorithm == "ppo" and positions > MAX_ROLLOUT_POSITIONS:
+        raise ConfigError(
+            f"env.num_envs * ppo.rollout_steps must be at most {MAX_ROLLOUT_POSITIONS} "
+            f"positions per rollout, not {positions}"
+        )
+
+
 def config_from_dict(data: Any) -> Config:
     """Returns the config a plain mapping (as read from YAML) describes.
 
@@ -451,8 +552,16 @@ def config_from_dict(data: Any) -> Config:
         ConfigError: an unknown key, a value of the wrong type or out of range, or a ruleset
             the engine refuses; the message names the key path.
     """
+    if data is None:
+        raise ConfigError(
+            "the config is empty: it must be a mapping of keys to values "
+            "(see configs/quickstart.yaml)"
+        )
     config = _build(Config, data, "")
+    _check_name(config.name)
     _check_rules(config.env)
+    _check_opponents(config.eval)
+    _check_rollout(config)
     return config
 
 
@@ -487,10 +596,14 @@ _Loader.add_implicit_resolver(
 )
 
 
+#: Longest config file read (a real one is a few hundred characters).
+MAX_CONFIG_CHARS = 1 << 20
+
+
 def _parse_yaml(text: str, source: str) -> Any:
     try:
         return yaml.load(text, Loader=_Loader)  # a SafeLoader subclass: no object tags
-    except yaml.YAMLError as error:
+    except (yaml.YAMLError, ValueError, RecursionError) as error:  # huge ints, deep nesting
         raise ConfigError(f"{source}: not valid YAML: {error}") from error
 
 
@@ -503,9 +616,14 @@ def load_config(path: str | Path) -> Config:
     """
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open(encoding="utf-8") as file:
+            text = file.read(MAX_CONFIG_CHARS + 1)
     except OSError as error:
         raise ConfigError(f"cannot read config {str(path)!r}: {error.strerror}") from error
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"{path}: not a text file (not UTF-8): {error.reason}") from error
+    if len(text) > MAX_CONFIG_CHARS:
+        raise ConfigError(f"{path}: a config file is at most {MAX_CONFIG_CHARS} characters")
     try:
         return config_from_dict(_parse_yaml(text, str(path)))
     except ConfigError as error:

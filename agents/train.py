@@ -24,6 +24,12 @@ Ctrl-C) the checkpoint is written atomically. With ``distributed.backend: ray`` 
 self-play of each iteration runs in Ray workers (:mod:`agents.distributed`). ``--resume``
 continues from ``checkpoints/latest.pt``: iterations after it are run again, and the logs are
 cut back to it.
+
+A run resumes after a kill at any moment (Ctrl-C, a crash, kill -9): config.yaml and an
+iteration-0 ``latest.pt`` are written before self-play starts, every file is replaced
+atomically, a snapshot is written before the ``latest.pt`` of its iteration, and a start
+removes the temporary files of writes a kill cut short. A loss or weight that becomes NaN or
+infinite stops the run (exit status 1) without saving it.
 """
 
 from __future__ import annotations
@@ -39,9 +45,16 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from .config import Config, ConfigError, apply_overrides, load_config, save_config
+from .config import Config, ConfigError, apply_overrides, config_to_yaml, load_config
 
-__all__ = ["TrainResult", "evaluate", "main", "run_training"]
+__all__ = [
+    "DivergenceError",
+    "TrainResult",
+    "check_time_budget",
+    "evaluate",
+    "main",
+    "run_training",
+]
 
 
 @dataclass
@@ -154,8 +167,52 @@ def summary_line(metrics: dict[str, float], total: int, latest_eval: dict[str, f
     return " | ".join(parts)
 
 
+# --- The run directory (resumable from a kill at any moment: see the module docstring) ------
+
+
+class DivergenceError(RuntimeError):
+    """The loss or the network's weights became NaN or infinite; nothing more is saved."""
+
+
+def _resume_config(run_dir: Path) -> Config:
+    """Returns the config a run directory was started with (its config.yaml)."""
+    path = run_dir / "config.yaml"
+    if not path.is_file():
+        raise ConfigError(
+            f"{run_dir} is not a run directory (no config.yaml): nothing to resume; "
+            f"start the run there with: damas train CONFIG --out {run_dir}"
+        )
+    return load_config(path)
+
+
+def check_time_budget(seconds: float | None) -> None:
+    """Raises ValueError unless a time budget is None or a finite number of seconds > 0."""
+    if seconds is not None and not (math.isfinite(seconds) and seconds > 0):
+        raise ValueError(f"the time budget must be a finite number of seconds > 0, not {seconds}")
+
+
+def _snapshot(run_dir: Path, iteration: int) -> Path:
+    return run_dir / "checkpoints" / f"iter_{iteration:06d}.pt"
+
+
+def _has_snapshot(config: Config, iteration: int) -> bool:
+    """Says whether the run writes a snapshot of the network at this iteration."""
+    every, total = config.train.checkpoint_every, config.train.iterations
+    return iteration > 0 and (iteration % every == 0 or iteration == total)
+
+
+def _remove_temporaries(run_dir: Path) -> None:
+    """Deletes what writes cut short by a kill left (``.latest.pt.*.tmp``...)."""
+    for folder in (run_dir, run_dir / "checkpoints"):
+        if folder.is_dir():
+            for tmp in folder.glob(".*.tmp"):
+                tmp.unlink(missing_ok=True)
+
+
 def _cut_metrics(path: Path, iteration: int) -> None:
     """Drops the lines of iterations after `iteration` (to be run again after a resume)."""
+    from .checkpoint import write_atomically
+
     if not path.exists():
         return
     kept = []
@@ -163,9 +220,28 @@ def _cut_metrics(path: Path, iteration: int) -> None:
         try:
             if json.loads(line).get("iteration", 0) <= iteration:
                 kept.append(line)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, AttributeError, TypeError):
             continue  # a line torn by a kill
-    path.write_text("".join(k + "\n" for k in kept), encoding="utf-8")
+    write_atomically(path, "".join(k + "\n" for k in kept).encode("utf-8"))
+
+
+def _check_finite(trainer: Any, metrics: dict[str, float]) -> None:
+    """Raises DivergenceError if a loss of the iteration or a weight is NaN or infinite."""
+    import torch
+
+    bad = [
+        f"{key} is {value}"
+        for key, value in metrics.items()
+        if key.startswith("loss/") and not math.isfinite(value)
+    ]
+    weights = (t for t in trainer.network.state_dict().values() if t.is_floating_point())
+    if not all(bool(torch.isfinite(t).all()) for t in weights):
+        bad.append("the network's weights are not finite")
+    if bad:
+        raise DivergenceError(
+            f"training diverged at iteration {trainer.iteration}: {', '.join(bad)}; "
+            "checkpoints/latest.pt keeps the last checkpoint before it (try a lower train.lr)"
+        )
 
 
 # --- The loop -------------------------------------------------------------------------------
@@ -173,31 +249,63 @@ def _cut_metrics(path: Path, iteration: int) -> None:
 
 def _prepare(
     config: Config | None, run_dir: Path | None, resume: Path | None
-) -> tuple[Config, Path, Any, list[dict[str, float]]]:
-    """Returns (config, run dir, trainer, history), restored from a checkpoint on resume."""
-    from .checkpoint import read_checkpoint, restore_trainer
-    from .trainer import make_trainer
+) -> tuple[Config, Path, dict[str, Any] | None]:
+    """Returns (config, run dir, checkpoint to resume or None), checked before any write."""
+    from .checkpoint import check_compatible, read_checkpoint
+    from .trainer import check_device
 
-    history: list[dict[str, float]] = []
+    checkpoint = None
     if resume is not None:
         latest = resume / "checkpoints" / "latest.pt"
-        checkpoint = read_checkpoint(latest)
+        checkpoint = read_checkpoint(latest) if latest.exists() else None
         if config is None:
-            config = checkpoint["config_obj"]
-        assert config is not None
-        trainer = make_trainer(config)
-        restore_trainer(trainer, checkpoint, latest)
-        history = [dict(h) for h in checkpoint.get("history", [])]
-        return config, resume, trainer, history
-    if config is None:
+            config = checkpoint["config_obj"] if checkpoint else _resume_config(resume)
+        if checkpoint is not None:  # before config.yaml is rewritten with this config
+            check_compatible(checkpoint, config, latest)
+        run_dir = resume
+    elif config is None:
         raise ConfigError("a config is needed unless resuming")
-    run_dir = run_dir or default_run_dir(config)
-    if (run_dir / "checkpoints" / "latest.pt").exists():
-        raise FileExistsError(
-            f"{run_dir} already holds a run; continue it with --resume {run_dir} "
-            "or choose another --out"
-        )
-    return config, run_dir, make_trainer(config), history
+    else:
+        run_dir = run_dir or default_run_dir(config)
+        if (run_dir / "checkpoints" / "latest.pt").exists():
+            raise FileExistsError(
+                f"{run_dir} already holds a run; continue it with --resume {run_dir} "
+                "or choose another --out"
+            )
+    assert config is not None
+    check_device(config)
+    return config, run_dir, checkpoint
+
+
+def _open_run_dir(config: Config, path: Path) -> None:
+    """Creates the run directory, removes stale temporary files and writes config.yaml."""
+    from .checkpoint import write_atomically
+
+    path.mkdir(parents=True, exist_ok=True)
+    _remove_temporaries(path)
+    write_atomically(path / "config.yaml", config_to_yaml(config).encode("utf-8"))
+    (path / "games").mkdir(exist_ok=True)
+
+
+def _start(
+    config: Config, path: Path, checkpoint: dict[str, Any] | None
+) -> tuple[Any, list[dict[str, float]]]:
+    """Returns (trainer, history): restored from the checkpoint, or fresh and saved at once."""
+    from .checkpoint import restore_trainer, save_checkpoint
+    from .trainer import make_trainer
+
+    trainer = make_trainer(config)
+    latest = path / "checkpoints" / "latest.pt"
+    if checkpoint is None:
+        save_checkpoint(latest, trainer)  # iteration 0: from now on a kill resumes from here
+        return trainer, []
+    restore_trainer(trainer, checkpoint, latest)
+    i = trainer.iteration
+    if _has_snapshot(config, i) and not _snapshot(path, i).exists():
+        # Ctrl-C cut the snapshot short (or an older damas wrote latest.pt first): the
+        # trainer is at its iteration now, the only moment it can be written.
+        save_checkpoint(_snapshot(path, i), trainer, with_trainer=False)
+    return trainer, [dict(h) for h in checkpoint.get("history", [])]
 
 
 def run_training(
@@ -211,31 +319,34 @@ def run_training(
     """Trains until ``train.iterations`` (or `time_budget` seconds); returns the run.
 
     Args:
-        config: the run's config (None when resuming: the checkpoint's config is used).
+        config: the run's config (None when resuming: the run's own config is used).
         run_dir: where the run goes (default ``runs/<name>-<timestamp>``).
-        resume: a run directory to continue from its ``checkpoints/latest.pt``.
+        resume: a run directory to continue from its ``checkpoints/latest.pt``; with no
+            checkpoint there yet (a kill came first), the run starts there from iteration 0.
         progress: show a progress bar on stderr (tqdm).
         out: where summary lines go (default stdout); they also go to ``train.log``.
         time_budget: stop (with an evaluation and a checkpoint) after this many seconds.
 
     Raises:
-        ConfigError: no config and nothing to resume.
+        ConfigError: no config and nothing to resume, or a device that is not there.
         CheckpointError: the checkpoint to resume is unusable or does not fit the config.
         FileExistsError: `run_dir` already holds a run (resume it instead).
+        DivergenceError: a loss or a weight became NaN or infinite (nothing NaN is saved).
+        ValueError: `time_budget` is not a finite number of seconds > 0.
     """
     import torch
 
     from .checkpoint import save_checkpoint
 
     out = out or sys.stdout
-    config, path, trainer, history = _prepare(
+    check_time_budget(time_budget)
+    config, path, checkpoint = _prepare(
         config, Path(run_dir) if run_dir else None, Path(resume) if resume else None
     )
     if config.train.torch_threads:
         torch.set_num_threads(config.train.torch_threads)
-    path.mkdir(parents=True, exist_ok=True)
-    save_config(config, path / "config.yaml")
-    (path / "games").mkdir(exist_ok=True)
+    _open_run_dir(config, path)
+    trainer, history = _start(config, path, checkpoint)
     metrics_path, log_path = path / "metrics.jsonl", path / "train.log"
     _cut_metrics(metrics_path, trainer.iteration)
     latest = path / "checkpoints" / "latest.pt"
@@ -253,6 +364,7 @@ def run_training(
         log.flush()
 
     def save() -> None:
+        _check_finite(trainer, {})
         save_checkpoint(latest, trainer, history)
 
     emit(
@@ -263,6 +375,7 @@ def run_training(
         while trainer.iteration < total:
             t0 = time.perf_counter()
             metrics = step()
+            _check_finite(trainer, metrics)
             seconds = time.perf_counter() - t0
             i = trainer.iteration
             metrics["iteration"] = float(i)
@@ -284,11 +397,13 @@ def run_training(
                 with metrics_path.open("a", encoding="utf-8") as file:
                     file.write(json.dumps(metrics) + "\n")
                 emit(summary_line(metrics, total, latest_eval))
-            if i % config.train.checkpoint_every == 0 or last:
+            if _has_snapshot(config, i) or out_of_time:
+                # The snapshot first, latest.pt last. A snapshot can only be written from the
+                # state of its own iteration: a kill before latest.pt moves on resumes from
+                # the checkpoint before and writes this snapshot again, so latest.pt at a
+                # snapshot's iteration means the snapshot is there (_start mends Ctrl-C).
+                save_checkpoint(_snapshot(path, i), trainer, with_trainer=False)
                 save()
-                save_checkpoint(
-                    path / "checkpoints" / f"iter_{i:06d}.pt", trainer, with_trainer=False
-                )
             if bar is not None:
                 bar.update(1)
             if out_of_time:
@@ -375,12 +490,30 @@ def _parser() -> argparse.ArgumentParser:
         help="override config fields, e.g. --set train.lr=3e-4 mcts.simulations=64",
     )
     p.add_argument("--out", help="run directory (default runs/<config name>-<timestamp>)")
-    p.add_argument("--resume", help="continue the run in this directory from its latest checkpoint")
+    p.add_argument(
+        "--resume",
+        help="continue the run in this directory from its latest checkpoint (after Ctrl-C, a "
+        "crash or kill -9); with CONFIG, start it there if it holds no checkpoint yet",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument(
-        "--time-budget", type=float, help="stop after this many seconds (evaluate, checkpoint)"
+        "--time-budget",
+        type=_seconds,
+        help="stop after this many seconds (evaluate, checkpoint)",
     )
     return p
+
+
+def _seconds(text: str) -> float:
+    """Returns a ``--time-budget`` value, checked (argparse reports the error)."""
+    try:
+        seconds = float(text)
+        check_time_budget(seconds)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"must be a finite number of seconds > 0, not {text!r}"
+        ) from None
+    return seconds
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -390,7 +523,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     args = _parser().parse_args(argv)
     if args.resume and args.out:
-        print("damas train: --out and --resume are exclusive (a resume stays in its dir)")
+        print(
+            "damas train: --out and --resume are exclusive (a resume stays in its dir)",
+            file=sys.stderr,
+        )
         return 2
     try:
         config = load_config(args.config) if args.config else None
@@ -409,7 +545,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ConfigError, CheckpointError, FileExistsError) as error:
         print(f"damas train: {error}", file=sys.stderr)
         return 2
-    except WorkersLostError as error:
+    except (WorkersLostError, DivergenceError, OSError) as error:
         print(f"damas train: {error}", file=sys.stderr)
         return 1
     except ModuleNotFoundError as error:
@@ -423,11 +559,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     return 0
-
-
-def _resume_config(run_dir: Path) -> Config:
-    """Returns the config a run directory was started with (its config.yaml)."""
-    path = run_dir / "config.yaml"
-    if not path.exists():
-        raise ConfigError(f"{run_dir} is not a run directory (no config.yaml)")
-    return load_config(path)

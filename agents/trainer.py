@@ -37,10 +37,10 @@ from typing import Any, NamedTuple, Protocol, runtime_checkable
 import numpy as np
 import torch
 
-from .config import Config
+from .config import Config, ConfigError
 from .network import DraughtsNet, device_from
 
-__all__ = ["ALGORITHMS", "Learner", "Trainer", "make_learner", "make_trainer"]
+__all__ = ["ALGORITHMS", "Learner", "Trainer", "check_device", "make_learner", "make_trainer"]
 
 #: Where each ``config.algorithm`` is implemented (``module:Class``).
 ALGORITHMS = {
@@ -121,9 +121,27 @@ class Learner(NamedTuple):
     optimizer: torch.optim.Optimizer
 
 
+def check_device(config: Config) -> None:
+    """Raises ConfigError if ``network.device`` asks for CUDA and torch has no CUDA device.
+
+    A check at start-up, not when a config is read: a checkpoint trained on a GPU still
+    loads (and plays in the arena) on a machine without one.
+    """
+    if config.network.device == "cuda" and not torch.cuda.is_available():
+        raise ConfigError(
+            f"network.device is 'cuda' but torch {torch.__version__} sees no CUDA device; "
+            "use network.device=auto or cpu (--set network.device=cpu)"
+        )
+
+
 def make_learner(config: Config) -> Learner:
     """Seeds torch with ``train.seed`` and returns the run's numpy generator (same seed), the
-    device, a fresh network for the ruleset's board (eval mode) and its AdamW optimiser."""
+    device, a fresh network for the ruleset's board (eval mode) and its AdamW optimiser.
+
+    Raises:
+        ConfigError: the config asks for CUDA and there is none.
+    """
+    check_device(config)
     torch.manual_seed(config.train.seed)
     device = device_from(config.network)
     network = DraughtsNet(config.network, config.env.ruleset().board_size).to(device).eval()

@@ -55,8 +55,14 @@ def test_load_example(tmp_path: Path) -> None:
     assert config.env.ruleset().board_size == 8
 
 
-def test_empty_file_is_the_defaults(tmp_path: Path) -> None:
-    assert load_config(write(tmp_path, "")) == Config()
+@pytest.mark.parametrize("text", ["", "# only a comment\n", "---\n"])
+def test_empty_file_is_refused(tmp_path: Path, text: str) -> None:
+    with pytest.raises(ConfigError, match="the config is empty: it must be a mapping"):
+        load_config(write(tmp_path, text))
+
+
+def test_empty_mapping_is_the_defaults(tmp_path: Path) -> None:
+    assert load_config(write(tmp_path, "{}")) == Config()
 
 
 def test_sections_are_frozen() -> None:
