@@ -8,27 +8,44 @@
     damas train configs/quickstart.yaml [--set train.lr=3e-4] [--out DIR] [--resume DIR]
 
 ``--variant`` takes a ruleset name (``damas variants`` lists them) or a rules YAML path.
-``--json`` prints one JSON object on stdout. Errors go to stderr with exit status 2.
+``--fen`` defaults to the start position; an empty ``--fen ""`` is an error. ``--depth`` runs
+from 1 to 30 (``MAX_PERFT_DEPTH``). ``--json`` prints one JSON object on stdout. Errors go
+to stderr with exit status 2; Ctrl-C stops a command with exit status 130.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
-from .engine import Position
+from .engine import MAX_PERFT_DEPTH, Position
 from .notation import format_move
 from .rules import get_ruleset, ruleset_names
 
-__all__ = ["main"]
+__all__ = ["main", "variant_arg"]
+
+
+def variant_arg(text: str) -> str | Path:
+    """Returns a ``--variant`` argument as a ruleset name, or as a Path if it names a file.
+
+    A rules file typed on the command line is explicit, so it is passed on as a Path, the
+    only form :func:`~damas_env.rules.get_ruleset` reads a file from: a ``.yaml``/``.yml``
+    name or anything with a path separator. Every other text stays a name.
+    """
+    separators = tuple(sep for sep in ("/", os.sep, os.altsep) if sep)
+    if text.endswith((".yaml", ".yml")) or any(sep in text for sep in separators):
+        return Path(text)
+    return text
 
 
 def _position(args: argparse.Namespace) -> Position:
     rules = get_ruleset(args.variant)
-    return Position.from_fen(args.fen, rules) if args.fen else Position.start(rules)
+    return Position.start(rules) if args.fen is None else Position.from_fen(args.fen, rules)
 
 
 def _emit(args: argparse.Namespace, data: dict, text: str) -> None:
@@ -37,9 +54,11 @@ def _emit(args: argparse.Namespace, data: dict, text: str) -> None:
 
 def cmd_perft(args: argparse.Namespace) -> None:
     """Prints the perft count (and, with --divide, the count below each move)."""
+    if not 1 <= args.depth <= MAX_PERFT_DEPTH:
+        raise ValueError(
+            f"--depth must be at least 1 and at most {MAX_PERFT_DEPTH}, not {args.depth}"
+        )
     pos = _position(args)
-    if args.depth < 1:
-        raise ValueError(f"--depth must be at least 1, not {args.depth}")
     pos.perft(1)  # compile (or load from cache) before timing
     start = time.perf_counter()
     divide: dict[str, int] = {}
@@ -115,10 +134,17 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--json", action="store_true", help="print one JSON object")
         if name == "variants":
             continue
-        p.add_argument("--variant", default="international", help="ruleset name or rules YAML")
+        p.add_argument(
+            "--variant",
+            type=variant_arg,
+            default="international",
+            help="ruleset name or rules YAML",
+        )
         p.add_argument("--fen", help="PDN FEN of the position (default: the start position)")
         if name == "perft":
-            p.add_argument("--depth", type=int, required=True, help="plies to search")
+            p.add_argument(
+                "--depth", type=int, required=True, help=f"plies to search (1-{MAX_PERFT_DEPTH})"
+            )
             p.add_argument("--divide", action="store_true", help="show the count below each move")
     sub.add_parser("arena", help="play agents against each other (damas arena --help)")
     sub.add_parser("play", help="play against an agent (damas play --help)")
@@ -127,7 +153,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Runs the command line; returns the exit status (2 on a usage or input error)."""
+    """Runs the command line; returns the exit status: 2 on a bad input, 130 on Ctrl-C."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["arena"]:  # the agents package is imported only for this command
         from agents.cli import main as arena_main
@@ -148,6 +174,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ValueError, OverflowError) as e:  # RulesetError, NotationError, bad depth
         print(f"damas {args.command}: error: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl-C: a perft stops between compiled calls
+        print(f"damas {args.command}: interrupted", file=sys.stderr)
+        return 130
     return 0
 
 

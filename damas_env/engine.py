@@ -13,6 +13,7 @@ numbers (1-based) appear only in :mod:`damas_env.notation`.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from enum import IntEnum
@@ -24,7 +25,16 @@ from . import kernels as K
 from .geometry import Geometry, geometry
 from .rules import Ruleset, get_ruleset
 
-__all__ = ["Colour", "Move", "Position", "Engine", "IllegalMoveError", "rules_array"]
+__all__ = [
+    "Colour",
+    "Move",
+    "Position",
+    "Engine",
+    "IllegalMoveError",
+    "rules_array",
+    "MAX_PERFT_DEPTH",
+    "check_perft_depth",
+]
 
 
 class Colour(IntEnum):
@@ -113,6 +123,32 @@ def rules_array(rules: Ruleset) -> np.ndarray:
     return r
 
 
+#: Deepest perft the API counts. Real positions hold more leaves than any machine can count
+#: long before this (international perft(11) is 1.7e9); endgames with few pieces stay
+#: countable deeper. The bound keeps a typo such as ``--depth 20000`` from allocating
+#: gigabytes of move lists.
+MAX_PERFT_DEPTH = 30
+
+#: Seconds a compiled perft call aims to take before Python regains control (and can honour
+#: Ctrl-C); a call may take a few times more where the tree suddenly widens.
+PERFT_CALL_SECONDS = 0.05
+
+
+def check_perft_depth(depth: object) -> int:
+    """Returns a perft depth as an int, checked to lie in 0..MAX_PERFT_DEPTH.
+
+    Raises:
+        TypeError: depth is not an int.
+        ValueError: depth is negative or above MAX_PERFT_DEPTH.
+    """
+    if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)):
+        raise TypeError(f"perft depth must be an int, not {type(depth).__name__}")
+    if not 0 <= depth <= MAX_PERFT_DEPTH:
+        shown = depth if abs(depth) < 1 << 64 else "a larger number"
+        raise ValueError(f"perft depth must be between 0 and {MAX_PERFT_DEPTH}, not {shown}")
+    return int(depth)
+
+
 #: Largest move list the Python API grows to. Merged moves stay far below the kernels'
 #: default (K.MAX_MOVES); capture routes of many flying kings can run into thousands.
 MAX_LIST_ROWS = 1 << 18
@@ -133,6 +169,7 @@ class Engine:
         self.moves = K.new_move_buffer()
         self.workspace = K.new_workspace(rules.board_size)
         self._perft_buffers: np.ndarray | None = None
+        self._perft_chunk = 4  # plies per compiled perft call; adapts (see _perft_walk)
 
     @staticmethod
     @cache
@@ -185,27 +222,65 @@ class Engine:
     def perft(self, board: np.ndarray, side: int, depth: int) -> int:
         """Returns the leaf count of the legal move tree, duplicates merged.
 
-        Runs in one compiled call with a move list per ply; the lists grow (and the count
-        restarts) if a position below has more moves than they hold.
+        The tree is walked in Python down to subtrees that take about PERFT_CALL_SECONDS
+        each in one compiled call, so Ctrl-C (KeyboardInterrupt) stops a deep count within
+        moments. The move lists (one per ply) grow, and the count restarts, if a
+        position has more moves than they hold.
+
+        Raises:
+            TypeError: depth is not an int.
+            ValueError: depth is negative or above MAX_PERFT_DEPTH.
         """
-        if depth < 0:
-            raise ValueError(f"perft depth must be >= 0, not {depth}")
+        depth = check_perft_depth(depth)
         rows = K.MAX_MOVES if self._perft_buffers is None else self._perft_buffers.shape[1]
         while True:
             buffers = self._perft_buffers
             if buffers is None or buffers.shape[0] <= depth or buffers.shape[1] < rows:
                 buffers = np.zeros((depth + 1, rows, K.MOVE_WIDTH), dtype=np.int16)
                 self._perft_buffers = buffers
-            count = int(
-                K.perft(
-                    board.copy(), side, depth, self.ray, self.rule_array, buffers, self.workspace
-                )
-            )
+            self._perft_chunk = 4  # learnt afresh for each tree
+            count = self._perft_walk(board.copy(), side, depth, buffers)
             if count >= 0:
                 return count
             if rows >= MAX_LIST_ROWS:
                 raise OverflowError(f"more than {rows} moves in one position; raise MAX_LIST_ROWS")
             rows = min(4 * rows, MAX_LIST_ROWS)
+
+    def _perft_walk(self, board: np.ndarray, side: int, depth: int, buffers: np.ndarray) -> int:
+        """Returns the perft count below a node, or -1 if a move list overflowed.
+
+        Subtrees up to ``self._perft_chunk`` plies deep are one compiled call; above that,
+        each move is tried in Python. The chunk depth adapts so that a call takes about
+        PERFT_CALL_SECONDS: one ply deeper after a quick call, one shallower after a slow one.
+        """
+        if depth <= self._perft_chunk:
+            start = time.perf_counter()
+            count = int(
+                K.perft(board, side, depth, self.ray, self.rule_array, buffers, self.workspace)
+            )
+            if depth == self._perft_chunk:
+                self._adapt_perft_chunk(time.perf_counter() - start)
+            return count
+        mv = buffers[depth]
+        n = int(K.generate_moves(board, side, self.ray, self.rule_array, mv, True, self.workspace))
+        if n > mv.shape[0]:
+            return -1
+        total = 0
+        for i in range(n):
+            K.apply_move(board, mv, i)
+            below = self._perft_walk(board, 1 - side, depth - 1, buffers)
+            K.undo_move(board, mv, i)
+            if below < 0:
+                return -1
+            total += below
+        return total
+
+    def _adapt_perft_chunk(self, seconds: float) -> None:
+        """Deepens the compiled perft chunk after a quick call, shallows it after a slow one."""
+        if seconds < PERFT_CALL_SECONDS / 16:  # a ply multiplies the time by the branching
+            self._perft_chunk += 1
+        elif seconds > 4 * PERFT_CALL_SECONDS and self._perft_chunk > 2:
+            self._perft_chunk -= 1
 
     def hash(self, board: np.ndarray, side: int) -> int:
         """Returns the Zobrist hash of a position."""
@@ -222,6 +297,26 @@ def move_from_row(row: np.ndarray) -> Move:
         captures=tuple(int(s) for s in row[K.M_CAPS : K.M_CAPS + ncap]),
         crowns=bool(row[K.M_CROWN]),
     )
+
+
+def _board_codes(board: Iterable[int], squares: int) -> np.ndarray:
+    """Returns a board's piece codes as a new int8 array, checked.
+
+    Raises:
+        TypeError: board is not a sequence of integers.
+        ValueError: it has the wrong length or a code other than 0, +-1, +-2.
+    """
+    try:
+        values = np.array(board if isinstance(board, np.ndarray) else list(board))
+    except TypeError:
+        raise TypeError(f"board must be a sequence of ints, not {type(board).__name__}") from None
+    if values.shape != (squares,):
+        raise ValueError(f"board must have {squares} squares, not shape {values.shape}")
+    if values.dtype.kind not in "iu":
+        raise TypeError(f"board codes must be ints, not {values.dtype}")
+    if not np.isin(values, (-2, -1, 0, 1, 2)).all():
+        raise ValueError("board codes must be 0, +-1 (men) or +-2 (kings)")
+    return values.astype(np.int8)
 
 
 def move_to_row(move: Move, board: np.ndarray, row: np.ndarray) -> None:
@@ -247,12 +342,8 @@ class Position:
     __slots__ = ("rules", "_board", "turn")
 
     def __init__(self, rules: Ruleset | str, board: Iterable[int], turn: Colour | int) -> None:
-        self.rules = get_ruleset(rules) if isinstance(rules, str) else rules
-        arr = np.array(list(board) if not isinstance(board, np.ndarray) else board, np.int8)
-        if arr.shape != (self.rules.squares,):
-            raise ValueError(f"board must have {self.rules.squares} squares, not {arr.shape}")
-        if not np.isin(arr, (-2, -1, 0, 1, 2)).all():
-            raise ValueError("board codes must be 0, +-1 (men) or +-2 (kings)")
+        self.rules = get_ruleset(rules)
+        arr = _board_codes(board, self.rules.squares)
         half = self.rules.board_size // 2
         for colour, row, code in (("white", arr[:half], 1), ("black", arr[-half:], -1)):
             if (row == code).any():
@@ -268,16 +359,21 @@ class Position:
     @classmethod
     def start(cls, rules: Ruleset | str = "international") -> Position:
         """Returns the start position of a ruleset (or ruleset name)."""
-        rules = get_ruleset(rules) if isinstance(rules, str) else rules
+        rules = get_ruleset(rules)
         first = Colour.WHITE if rules.first_player == "white" else Colour.BLACK
         return cls(rules, Engine.for_rules(rules).start_board(), first)
 
     @classmethod
     def from_fen(cls, fen: str, rules: Ruleset | str = "international") -> Position:
-        """Returns the position a PDN FEN string describes (see damas_env.notation)."""
+        """Returns the position a PDN FEN string describes (see damas_env.notation).
+
+        Raises:
+            TypeError: fen is not a str.
+            NotationError: the FEN is malformed (an empty string included).
+        """
         from .notation import parse_fen
 
-        rules = get_ruleset(rules) if isinstance(rules, str) else rules
+        rules = get_ruleset(rules)
         board, turn = parse_fen(fen, rules.board_size)
         return cls(rules, board, turn)
 
@@ -303,6 +399,8 @@ class Position:
         """Returns the position after a legal move (a Move or a PDN move string).
 
         Raises:
+            TypeError: move is neither a Move nor a str.
+            NotationError: the string is not a move.
             IllegalMoveError: the move is not legal here; the message lists the legal moves.
         """
         legal = self.find_move(move)
@@ -313,9 +411,17 @@ class Position:
         return Position(self.rules, board, self.turn.opponent)
 
     def find_move(self, move: Move | str) -> Move:
-        """Returns the legal move matching a Move (any route) or a PDN move string."""
+        """Returns the legal move matching a Move (any route) or a PDN move string.
+
+        Raises:
+            TypeError: move is neither a Move nor a str.
+            NotationError: the string is not a move.
+            IllegalMoveError: no legal move matches.
+        """
         from .notation import format_move, parse_move
 
+        if not isinstance(move, (Move, str)):
+            raise TypeError(f"move must be a Move or a PDN move string, not {type(move).__name__}")
         legal = self.legal_moves()
         if isinstance(move, str):  # any capture route names its (merged) move
             key = parse_move(move, self.capture_routes(), self.rules.board_size).key
@@ -330,7 +436,14 @@ class Position:
         )
 
     def perft(self, depth: int) -> int:
-        """Returns the number of leaves of the legal move tree depth plies deep."""
+        """Returns the number of leaves of the legal move tree depth plies deep.
+
+        Ctrl-C stops a long count (KeyboardInterrupt); the position is unchanged.
+
+        Raises:
+            TypeError: depth is not an int.
+            ValueError: depth is negative or above MAX_PERFT_DEPTH (30).
+        """
         return self.engine.perft(self._board, int(self.turn), depth)
 
     def fen(self) -> str:

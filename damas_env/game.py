@@ -19,9 +19,9 @@ from enum import Enum
 import numpy as np
 
 from . import kernels as K
-from .engine import Colour, Move, Position, move_to_row
-from .notation import PdnGame, format_fen, format_move, read_pdn, write_pdn
-from .rules import Ruleset, get_ruleset
+from .engine import Colour, IllegalMoveError, Move, Position, move_to_row
+from .notation import NotationError, PdnGame, format_fen, format_move, read_pdn, write_pdn
+from .rules import Ruleset, RulesetError, get_ruleset
 
 __all__ = ["Game", "Outcome", "Reason"]
 
@@ -80,15 +80,21 @@ class Game:
     """
 
     def __init__(self, rules: Ruleset | str = "international", fen: str | None = None) -> None:
-        self.rules = get_ruleset(rules) if isinstance(rules, str) else rules
-        start = Position.from_fen(fen, self.rules) if fen else Position.start(self.rules)
+        """Starts a game from the start position, or from `fen` if given.
+
+        Raises:
+            TypeError: fen is neither None nor a str.
+            NotationError: fen is malformed; an empty string is not the start position.
+        """
+        self.rules = get_ruleset(rules)
+        start = Position.start(self.rules) if fen is None else Position.from_fen(fen, self.rules)
         self.start_fen = None if fen is None else start.fen()
         self.engine = start.engine
         self.board = start.board.copy()
         self.turn = start.turn
         self.counters = np.zeros(K.G_LEN, dtype=np.int64)
         self.moves: list[Move] = []
-        self._rows = np.zeros((0, K.MOVE_WIDTH), dtype=np.int16)
+        self._rows = np.zeros((64, K.MOVE_WIDTH), dtype=np.int16)  # grows, like _hashes
         self._saved: list[np.ndarray] = []
         self._hashes = np.zeros(64, dtype=np.uint64)  # grows; never wraps
         self._hashes[0] = self.engine.hash(self.board, int(self.turn))
@@ -145,10 +151,12 @@ class Game:
         """Plays a move (a Move, any capture route, or a PDN string); returns the legal Move.
 
         Raises:
-            IllegalMoveError: the move is not legal or the game is over; nothing changes.
-        """
-        from .engine import IllegalMoveError
+            IllegalMoveError: the move is not legal or the game is over.
+            NotationError: the string is not a move.
+            TypeError: move is neither a Move nor a str.
 
+        Whatever the error, nothing changes.
+        """
         if self.is_over:
             raise IllegalMoveError(f"the game is over ({self.outcome()}); no move can be played")
         legal = self.position.find_move(move)
@@ -165,7 +173,9 @@ class Game:
         self._saved.append(self.counters.copy())
         K.after_move(self.counters, self.board, row, 0)
         K.apply_move(self.board, row, 0)
-        self._rows = np.concatenate([self._rows, row])
+        if self.ply >= self._rows.shape[0]:
+            self._rows = np.concatenate([self._rows, np.zeros_like(self._rows)])
+        self._rows[self.ply] = row[0]
         self.turn = self.turn.opponent
         self.moves.append(legal)
         if self.ply >= self._hashes.size:
@@ -182,7 +192,6 @@ class Game:
         if not self.moves:
             raise IndexError("no move to take back")
         K.undo_move(self.board, self._rows, len(self.moves) - 1)
-        self._rows = self._rows[:-1]
         self.counters[:] = self._saved.pop()
         self.turn = self.turn.opponent
         return self.moves.pop()
@@ -219,12 +228,10 @@ class Game:
         else international.
 
         Raises:
-            NotationError: the PDN is malformed.
+            TypeError: text is not a str.
+            NotationError: the PDN is malformed, or its Variant, GameType or FEN tag is bad.
             IllegalMoveError: a move is illegal; the message gives its number.
         """
-        from .engine import IllegalMoveError
-        from .notation import NotationError
-
         games = read_pdn(text)
         if not games:
             raise NotationError("no game found in the PDN text")
@@ -234,7 +241,7 @@ class Game:
             try:
                 game.push(move)
             except IllegalMoveError as e:
-                raise IllegalMoveError(f"PDN move {i + 1} ({move}): {e}") from None
+                raise IllegalMoveError(f"PDN move {i + 1}: {e}") from None  # e quotes it
         return game
 
     def __repr__(self) -> str:
@@ -242,15 +249,25 @@ class Game:
 
 
 def _pdn_rules(pdn: PdnGame, rules: Ruleset | str | None) -> Ruleset:
-    """Returns the ruleset of a PDN game (argument, Variant tag, GameType tag, default)."""
-    if rules is not None:
-        return get_ruleset(rules) if isinstance(rules, str) else rules
-    if "Variant" in pdn.tags:
-        return get_ruleset(pdn.tags["Variant"])
-    by_number = {str(v): k for k, v in GAME_TYPES.items()}
-    game_type = pdn.tags.get("GameType", "20").split(",")[0]
-    from .notation import NotationError
+    """Returns the ruleset of a PDN game (argument, Variant tag, GameType tag, default).
 
+    A ``Variant`` tag is only ever a ruleset name (get_ruleset never opens a file for a str):
+    a game file cannot make the library read local files.
+
+    Raises:
+        NotationError: the Variant or GameType tag names no known ruleset.
+    """
+    if rules is not None:
+        return get_ruleset(rules)
+    if "Variant" in pdn.tags:
+        try:
+            return get_ruleset(pdn.tags["Variant"])
+        except RulesetError as e:
+            raise NotationError(f"PDN Variant tag: {e}") from None
+    by_number = {str(v): k for k, v in GAME_TYPES.items()}
+    game_type = pdn.tags.get("GameType", "20").split(",")[0].strip()
     if game_type not in by_number:
-        raise NotationError(f"unsupported PDN GameType {game_type!r}; known: {sorted(by_number)}")
+        raise NotationError(
+            f"unsupported PDN GameType {game_type[:20]!r}; known: {sorted(by_number)}"
+        )
     return get_ruleset(by_number[game_type])

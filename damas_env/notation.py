@@ -17,8 +17,9 @@ Malformed input raises :class:`NotationError` (a ``ValueError``) saying what and
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import groupby
 
 import numpy as np
 
@@ -56,23 +57,54 @@ def pdn_to_square(number: int, squares: int) -> int:
     return number - 1
 
 
+def _square(digits: str, squares: int) -> int:
+    """Returns the 0-based square of a PDN number written in ASCII digits.
+
+    A number of more than four digits is refused before it is converted: no board is that
+    large, and ``int`` of a long string is slow (or refused outright by Python).
+    """
+    if len(digits) > 4:
+        raise NotationError(f"square {_shown(digits)} is not on the board (1-{squares})")
+    return pdn_to_square(int(digits), squares)
+
+
+def _text(value: object, name: str) -> str:
+    """Returns `value` if it is a str.
+
+    Raises:
+        TypeError: it is not; the message names the argument.
+    """
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str, not {type(value).__name__}")
+    return value
+
+
+def _shown(text: str, limit: int = 60) -> str:
+    """Returns ``repr(text)`` cut to `limit` characters, for messages quoting hostile input."""
+    quoted = repr(text)
+    return quoted if len(quoted) <= limit else quoted[: limit - 4] + "...'"
+
+
 # --- FEN ------------------------------------------------------------------------------------
 
-_FEN_ITEM = re.compile(r"^(K?)(\d+)(?:-(\d+))?$")
+_FEN_ITEM = re.compile(r"(K?)([0-9]+)(?:-([0-9]+))?")  # PDN is ASCII: no other digits
 
 
 def parse_fen(fen: str, board_size: int) -> tuple[np.ndarray, Colour]:
     """Returns (board, colour to move) from a PDN FEN string.
 
     Raises:
+        TypeError: fen is not a str.
         NotationError: the string is malformed, a square is off the board or repeated.
     """
     squares = board_size * board_size // 2
-    text = fen.strip().strip('"').rstrip(".")
+    text = _text(fen, "fen").strip().strip('"').rstrip(".")
+    if not text:
+        raise NotationError("empty FEN: expected 'W:W<white pieces>:B<black pieces>'")
     parts = [p.strip() for p in text.split(":")]
     if len(parts) != 3 or parts[0].upper() not in ("W", "B"):
         raise NotationError(
-            f"bad FEN {fen!r}: expected 'W:W<white pieces>:B<black pieces>' "
+            f"bad FEN {_shown(fen)}: expected 'W:W<white pieces>:B<black pieces>' "
             "with W or B to move first"
         )
     board = np.zeros(squares, dtype=np.int8)
@@ -80,29 +112,33 @@ def parse_fen(fen: str, board_size: int) -> tuple[np.ndarray, Colour]:
     for part in parts[1:]:
         colour = part[:1].upper()
         if colour not in ("W", "B") or colour in seen:
-            raise NotationError(f"bad FEN {fen!r}: section {part!r} must start with W or B once")
+            raise NotationError(
+                f"bad FEN {_shown(fen)}: section {_shown(part)} must start with W or B once"
+            )
         seen.add(colour)
         sign = 1 if colour == "W" else -1
         for item in filter(None, (i.strip() for i in part[1:].split(","))):
             for sq, king in _fen_item(item, fen, squares):
                 if board[sq] != 0:
-                    raise NotationError(f"bad FEN {fen!r}: square {sq + 1} is given twice")
+                    raise NotationError(f"bad FEN {_shown(fen)}: square {sq + 1} is given twice")
                 board[sq] = sign * (2 if king else 1)
     return board, Colour.WHITE if parts[0].upper() == "W" else Colour.BLACK
 
 
 def _fen_item(item: str, fen: str, squares: int) -> list[tuple[int, bool]]:
     """Returns the (square, is_king) pairs of one FEN list item (number, range, K prefix)."""
-    m = _FEN_ITEM.match(item.upper())
+    m = _FEN_ITEM.fullmatch(item.upper())
     if not m:
-        raise NotationError(f"bad FEN {fen!r}: {item!r} is not a square, range or K<square>")
-    first, last = int(m[2]), int(m[3] or m[2])
-    if first > last:
-        raise NotationError(f"bad FEN {fen!r}: range {item!r} runs backwards")
+        raise NotationError(
+            f"bad FEN {_shown(fen)}: {_shown(item)} is not a square, range or K<square>"
+        )
     try:
-        return [(pdn_to_square(n, squares), bool(m[1])) for n in range(first, last + 1)]
+        first, last = _square(m[2], squares), _square(m[3] or m[2], squares)
     except NotationError as e:
-        raise NotationError(f"bad FEN {fen!r}: {e}") from None
+        raise NotationError(f"bad FEN {_shown(fen)}: {e}") from None
+    if first > last:
+        raise NotationError(f"bad FEN {_shown(fen)}: range {_shown(item)} runs backwards")
+    return [(sq, bool(m[1])) for sq in range(first, last + 1)]
 
 
 def format_fen(board: np.ndarray, turn: Colour | int) -> str:
@@ -136,7 +172,7 @@ def _item_order(item: str) -> int:
 
 # --- Moves ----------------------------------------------------------------------------------
 
-_MOVE = re.compile(r"^\d+(?:[-x:]\d+)+$")
+_MOVE = re.compile(r"[0-9]+(?:[-x:][0-9]+)+")  # ASCII digits only
 
 
 def format_move(move: Move, legal: Sequence[Move] = ()) -> str:
@@ -163,14 +199,15 @@ def parse_move(text: str, legal: Sequence[Move], board_size: int) -> Move:
     accepted); more squares must match a capture route's landing squares in order.
 
     Raises:
+        TypeError: text is not a str.
         NotationError: the string is not a move, or names squares off the board.
         IllegalMoveError: no legal move, or more than one, matches; lists the legal moves.
     """
-    token = text.strip().rstrip("!?*+")
-    if not _MOVE.match(token):
-        raise NotationError(f"bad move {text!r}: expected squares joined by '-' or 'x'")
+    token = _text(text, "move").strip().rstrip("!?*+")
+    if not _MOVE.fullmatch(token):
+        raise NotationError(f"bad move {_shown(text)}: expected squares joined by '-' or 'x'")
     squares = board_size * board_size // 2
-    path = [pdn_to_square(int(n), squares) for n in re.split(r"[-x:]", token)]
+    path = [_square(n, squares) for n in re.split(r"[-x:]", token)]
     if len(path) == 2:
         found = [m for m in legal if m.origin == path[0] and m.destination == path[1]]
     else:
@@ -180,7 +217,7 @@ def parse_move(text: str, legal: Sequence[Move], board_size: int) -> Move:
         return found[0]
     names = ", ".join(dict.fromkeys(format_move(m, legal) for m in legal)) or "none"
     why = "is ambiguous" if unique else "is not legal"
-    raise IllegalMoveError(f"move {text!r} {why} here; legal moves: {names}")
+    raise IllegalMoveError(f"move {_shown(text)} {why} here; legal moves: {names}")
 
 
 # --- Text board -----------------------------------------------------------------------------
@@ -204,15 +241,27 @@ def board_text(board: np.ndarray, board_size: int) -> str:
 
 # --- PDN games ------------------------------------------------------------------------------
 
+#: Game termination markers; each ends a game in the movetext (PDN 3.0). ``2-0``, ``0-2`` and
+#: ``1-1`` are the draughts forms (two points a game), ``0-0`` a double loss.
 RESULTS = ("2-0", "0-2", "1-1", "1-0", "0-1", "1/2-1/2", "0-0", "*")
-_TAG = re.compile(r'^\s*\[\s*(\w+)\s+"((?:[^"\\]|\\.)*)"\s*\]\s*$')
+_TAG_NAME = re.compile(r"[A-Za-z0-9_]+")
+_TAG = re.compile(rf'\s*\[\s*({_TAG_NAME.pattern})\s+"((?:[^"\\]|\\.)*)"\s*\]\s*')
+_TAG_ESCAPE = re.compile(r'\\([\\"])')
+# One pass over the movetext, every alternative linear (no backtracking across tokens); an
+# unclosed comment is its own token, reported. Digits are ASCII only.
 _TOKEN = re.compile(
-    r"(?P<result>2-0|0-2|1-1|1-0|0-1|1/2-1/2|0-0|\*)(?=\s|$)"
-    r"|(?P<number>\d+\.+)"
-    r"|(?P<move>\d+(?:[-x:]\d+)+)[!?]*"
-    r"|(?P<nag>\$\d+)"
-    r"|(?P<other>\S+)"
+    r"(?P<comment>\{[^}]*\}|;[^\n]*)"
+    r"|(?P<result>2-0|0-2|1-1|1-0|0-1|1/2-1/2|0-0|\*)(?![^\s(){;])"
+    r"|(?P<number>[0-9]+\.+)"
+    r"|(?P<move>[0-9]+(?:[-x:][0-9]+)+)[!?]*"
+    r"|(?P<nag>\$[0-9]+)"
+    r"|(?P<open>\()"
+    r"|(?P<close>\))"
+    r"|(?P<unclosed>\{)"
+    r"|(?P<other>[^\s(){;]+)"
 )
+_NESTING = frozenset({"open", "close", "unclosed"})
+_SKIPPED = frozenset({"comment", "number", "nag"})
 
 
 @dataclass
@@ -227,75 +276,124 @@ class PdnGame:
 def read_pdn(text: str) -> list[PdnGame]:
     """Returns every game in a PDN text (comments and variations are skipped).
 
+    A game starts with its tag lines or, without tags, after the previous game's result:
+    ``1. 11-15 23-19 1-0 1. 9-13 22-18 0-1`` is two games. Time is linear in the text.
+
     Raises:
+        TypeError: text is not a str.
         NotationError: a tag line is malformed or the movetext has an unknown token; the
             message gives the line number.
     """
     games: list[PdnGame] = []
-    game: PdnGame | None = None
-    in_moves = False
-    movetext: list[tuple[int, str]] = []
-    for lineno, line in enumerate(text.splitlines(), 1):
-        if line.lstrip().startswith("["):
-            if game is None or in_moves:
-                if game is not None:
-                    _read_movetext(game, movetext)
-                game, in_moves, movetext = PdnGame(), False, []
-                games.append(game)
-            m = _TAG.match(line)
-            if not m:
-                raise NotationError(f"PDN line {lineno}: bad tag {line.strip()!r}")
-            game.tags[m[1]] = m[2].replace('\\"', '"')
-        elif line.strip():
-            if game is None:
-                game = PdnGame()
-                games.append(game)
-            in_moves = True
-            movetext.append((lineno, line))
-    if game is not None:
-        _read_movetext(game, movetext)
+    tagged: PdnGame | None = None  # the game whose tags were just read
+    for first, lines, is_tags in _sections(_text(text, "text").splitlines()):
+        if is_tags:
+            if tagged is None:
+                tagged = PdnGame()
+                games.append(tagged)
+            tagged.tags.update(_read_tags(lines, first))
+            tagged.result = _result(None, tagged.tags)
+            continue
+        if not any(line.strip() for line in lines):
+            continue  # blank lines between tag lines keep them in one game
+        for i, (moves, result) in enumerate(_read_movetext("\n".join(lines), first)):
+            if i == 0 and tagged is not None:
+                tagged.moves, tagged.result = moves, _result(result, tagged.tags)
+            elif moves or result:
+                games.append(PdnGame({}, moves, result or "*"))
+        tagged = None
     return games
 
 
-def _read_movetext(game: PdnGame, lines: list[tuple[int, str]]) -> None:
-    """Fills a game's moves and result from its movetext lines.
+def _sections(lines: list[str]) -> Iterator[tuple[int, list[str], bool]]:
+    """Yields (first line number, lines, is_tags) for each run of tag or movetext lines."""
+    numbered = enumerate(lines, 1)
+    for is_tags, run in groupby(numbered, key=lambda item: item[1].lstrip().startswith("[")):
+        block = list(run)
+        yield block[0][0], [line for _, line in block], is_tags
 
+
+def _read_tags(lines: list[str], first: int) -> dict[str, str]:
+    """Returns the tag pairs of consecutive tag lines (``\\"`` and ``\\\\`` unescaped)."""
+    tags = {}
+    for lineno, line in enumerate(lines, first):
+        m = _TAG.fullmatch(line)
+        if not m:
+            raise NotationError(f"PDN line {lineno}: bad tag {_shown(line.strip())}")
+        tags[m[1]] = _TAG_ESCAPE.sub(r"\1", m[2])
+    return tags
+
+
+def _result(marker: str | None, tags: dict[str, str]) -> str:
+    """Returns a game's result: its termination marker, else a valid ``Result`` tag, else *."""
+    if marker not in (None, "*"):
+        return marker
+    return tags["Result"] if tags.get("Result") in RESULTS else "*"
+
+
+def _read_movetext(text: str, first_line: int) -> list[tuple[list[str], str | None]]:
+    """Returns (moves, termination marker) for each game in a stretch of movetext.
+
+    A marker ends a game; the last entry holds the moves after the last marker (None).
     Comments (``{...}``, which may span lines, and ``;`` to the end of a line), variations
     (``(...)``, nested), move numbers and NAGs (``$1``) are skipped.
     """
-    first_line = lines[0][0] if lines else 0
-    text = _COMMENT.sub(lambda m: "\n" * m[0].count("\n"), "\n".join(line for _, line in lines))
-    text = text.replace("(", " ( ").replace(")", " ) ")
+    games: list[tuple[list[str], str | None]] = []
+    moves: list[str] = []
     depth = 0
     for m in _TOKEN.finditer(text):
-        lineno = first_line + text.count("\n", 0, m.start())
-        if m["other"] in ("(", ")"):
-            depth += 1 if m["other"] == "(" else -1
-        elif depth > 0 or m["number"] or m["nag"]:
+        kind = m.lastgroup
+        if kind in _NESTING:
+            depth = _nesting(m, depth, text, first_line)
+        elif depth or kind in _SKIPPED:
             continue
-        elif m["result"]:
-            game.result = m["result"]
-        elif m["move"]:
-            game.moves.append(m["move"])
+        elif kind == "move":
+            moves.append(m[kind])
+        elif kind == "result":
+            games.append((moves, m[kind]))
+            moves = []
         else:
-            raise NotationError(f"PDN line {lineno}: unexpected {m['other']!r} in movetext")
+            raise _movetext_error(f"unexpected {_shown(m[0])} in movetext", m, text, first_line)
     if depth != 0:
         raise NotationError(f"PDN line {first_line}: unbalanced parentheses in movetext")
-    if game.result == "*":
-        game.result = game.tags.get("Result", "*")
+    return [*games, (moves, None)]
 
 
-_COMMENT = re.compile(r"\{[^}]*\}|;[^\n]*")
+def _nesting(m: re.Match[str], depth: int, text: str, first_line: int) -> int:
+    """Returns the variation depth after ``(`` or ``)``; refuses a stray ``)`` or ``{``."""
+    if m.lastgroup == "unclosed":
+        raise _movetext_error("comment '{' is never closed", m, text, first_line)
+    if m.lastgroup == "close" and depth == 0:
+        raise _movetext_error("')' closes no variation", m, text, first_line)
+    return depth + (1 if m.lastgroup == "open" else -1)
+
+
+def _movetext_error(problem: str, m: re.Match[str], text: str, first_line: int) -> NotationError:
+    """Returns the error for a token, with its line number (counted once, on error only)."""
+    return NotationError(f"PDN line {first_line + text.count(chr(10), 0, m.start())}: {problem}")
 
 
 def write_pdn(game: PdnGame) -> str:
-    """Returns the PDN text of a game: tags, then numbered moves ten to a line."""
+    """Returns the PDN text of a game: tags, then numbered moves ten to a line.
+
+    Raises:
+        NotationError: a tag name is not letters, digits and ``_``, or a value spans lines.
+    """
     tags = dict(game.tags)
     tags["Result"] = game.result
-    lines = [f'[{k} "{v}"]' for k, v in tags.items()]
+    lines = [_tag_line(k, v) for k, v in tags.items()]
     words = []
     for i, move in enumerate(game.moves):
         words.append(f"{i // 2 + 1}. {move}" if i % 2 == 0 else move)
     words.append(game.result)
     body = [" ".join(words[i : i + 10]) for i in range(0, len(words), 10)]
     return "\n".join(lines + [""] + body) + "\n"
+
+
+def _tag_line(name: str, value: object) -> str:
+    """Returns one tag line, with ``\\`` and ``"`` escaped in the value."""
+    text = str(value)
+    if not _TAG_NAME.fullmatch(name) or len(f"[{text}]".splitlines()) != 1:
+        raise NotationError(f"PDN tag {_shown(name)} = {_shown(text)} cannot be written")
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
+    return f'[{name} "{escaped}"]'

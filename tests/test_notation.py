@@ -107,7 +107,7 @@ def test_game_pdn_round_trip_reaches_same_position(variant: str) -> None:
 
 
 def test_pdn_illegal_move_names_its_number() -> None:
-    with pytest.raises(IllegalMoveError, match=r"PDN move 2 \(11-15\)"):
+    with pytest.raises(IllegalMoveError, match=r"PDN move 2: move '11-15' is not legal"):
         Game.from_pdn('[GameType "21"]\n1. 11-15 11-15 *')
 
 
