@@ -143,10 +143,11 @@ def check_perft_depth(depth: object) -> int:
     """
     if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)):
         raise TypeError(f"perft depth must be an int, not {type(depth).__name__}")
-    if not 0 <= depth <= MAX_PERFT_DEPTH:
-        shown = depth if abs(depth) < 1 << 64 else "a larger number"
+    value = int(depth)
+    if not 0 <= value <= MAX_PERFT_DEPTH:
+        shown = value if abs(value) < 1 << 64 else "a larger number"
         raise ValueError(f"perft depth must be between 0 and {MAX_PERFT_DEPTH}, not {shown}")
-    return int(depth)
+    return value
 
 
 #: Largest move list the Python API grows to. Merged moves stay far below the kernels'

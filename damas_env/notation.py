@@ -11,7 +11,12 @@ on 8x8, 1-72 on 12x12). Internally squares are 0-based: ``number = index + 1``.
 - PDN games: tag pairs (``[Event "..."]``) then movetext (``1. 32-28 19-23 2. ...``),
   read by :func:`read_pdn` and written by :func:`write_pdn`.
 
-Malformed input raises :class:`NotationError` (a ``ValueError``) saying what and where.
+PDN is ASCII: square numbers are ASCII digits only (``３１`` and ``٣١`` are refused). A game
+ends at its termination marker (``1-0``, ``0-1``, ``1/2-1/2``, ``2-0``, ``0-2``, ``1-1``,
+``0-0``, ``*``), so games without tags may follow one another. Reading is linear in the text.
+
+Malformed input raises :class:`NotationError` (a ``ValueError``) saying what and where,
+quoting at most a few dozen characters of it; input of the wrong type raises ``TypeError``.
 """
 
 from __future__ import annotations
@@ -180,7 +185,12 @@ def format_move(move: Move, legal: Sequence[Move] = ()) -> str:
 
     The full path is written when another legal move has the same origin and destination
     but takes other pieces, and for a king's capture that returns to its own square.
+
+    Raises:
+        TypeError: move is not a Move.
     """
+    if not isinstance(move, Move):
+        raise TypeError(f"move must be a Move, not {type(move).__name__}")
     if not move.captures:
         return f"{move.origin + 1}-{move.destination + 1}"
     ambiguous = any(
@@ -377,8 +387,11 @@ def write_pdn(game: PdnGame) -> str:
     """Returns the PDN text of a game: tags, then numbered moves ten to a line.
 
     Raises:
+        TypeError: game is not a PdnGame.
         NotationError: a tag name is not letters, digits and ``_``, or a value spans lines.
     """
+    if not isinstance(game, PdnGame):
+        raise TypeError(f"game must be a PdnGame, not {type(game).__name__}")
     tags = dict(game.tags)
     tags["Result"] = game.result
     lines = [_tag_line(k, v) for k, v in tags.items()]
