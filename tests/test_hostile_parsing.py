@@ -42,9 +42,10 @@ def repeated(unit: str, megabytes: float) -> str:
 
 
 def seconds(func: Callable[[], object]) -> float:
-    start = time.perf_counter()
+    """Returns the CPU seconds func takes (other processes on the machine do not count)."""
+    start = time.process_time()
     func()
-    return time.perf_counter() - start
+    return time.process_time() - start
 
 
 # --- Item 1: linear PDN reading, sizes bounded before conversion ---------------------------
@@ -77,7 +78,7 @@ def test_ten_megabytes_of_pdn_parse_in_linear_time(
     t_small = min(seconds(lambda: parse(small)) for _ in range(2))
     t_large = seconds(lambda: parse(large))
     # Linear: 10x the text, about 10x the time (quadratic was 100x); generous for noise.
-    assert t_large < max(20 * t_small, 3.0) and t_large < 60
+    assert t_large < max(25 * t_small, 3.0) and t_large < 60
 
 
 def test_read_pdn_splits_and_counts_a_large_text() -> None:
