@@ -37,11 +37,9 @@ from __future__ import annotations
 import copy
 import io
 import math
-import os
 import pickle
 import random
 import reprlib
-import tempfile
 import zipfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -56,6 +54,7 @@ from damas_env.turn import HOP_ILLEGAL, Turn
 
 from .base import Observation
 from .config import Config, config_from_dict, config_to_dict, fingerprint_mismatches
+from .files import CheckpointError, write_atomically
 from .network import DraughtsNet, NetworkEvaluator
 from .puct import BatchedPUCT, select_action
 from .trainer import Trainer
@@ -71,7 +70,6 @@ __all__ = [
     "read_checkpoint",
     "restore_trainer",
     "save_checkpoint",
-    "write_atomically",
 ]
 
 FORMAT = "damas-env checkpoint"
@@ -89,41 +87,7 @@ _KEYS = (
 )
 
 
-class CheckpointError(ValueError):
-    """A checkpoint file is missing, corrupt, unsafe, or does not fit the config or game."""
-
-
 # --- Writing --------------------------------------------------------------------------------
-
-
-def write_atomically(path: str | Path, data: bytes) -> None:
-    """Writes `data` to `path` so that the file is either the old one or the new one.
-
-    The bytes go to a temporary file in the same directory, are fsynced, and the temporary
-    file is renamed over `path` (an atomic replace on POSIX and Windows).
-    """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        if hasattr(os, "fchmod"):  # mkstemp makes 0600 files; give the usual permissions
-            umask = os.umask(0)
-            os.umask(umask)
-            os.fchmod(fd, 0o666 & ~umask)
-        with os.fdopen(fd, "wb") as file:
-            file.write(data)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    if hasattr(os, "O_DIRECTORY"):  # make the rename itself durable
-        dir_fd = os.open(path.parent, os.O_DIRECTORY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
 
 
 def _rng_state() -> dict[str, Any]:

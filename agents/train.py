@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from .config import Config, ConfigError, apply_overrides, config_to_yaml, load_config
+from .files import CheckpointError, remove_temporaries, write_atomically
 
 __all__ = [
     "DivergenceError",
@@ -201,18 +202,8 @@ def _has_snapshot(config: Config, iteration: int) -> bool:
     return iteration > 0 and (iteration % every == 0 or iteration == total)
 
 
-def _remove_temporaries(run_dir: Path) -> None:
-    """Deletes what writes cut short by a kill left (``.latest.pt.*.tmp``...)."""
-    for folder in (run_dir, run_dir / "checkpoints"):
-        if folder.is_dir():
-            for tmp in folder.glob(".*.tmp"):
-                tmp.unlink(missing_ok=True)
-
-
 def _cut_metrics(path: Path, iteration: int) -> None:
     """Drops the lines of iterations after `iteration` (to be run again after a resume)."""
-    from .checkpoint import write_atomically
-
     if not path.exists():
         return
     kept = []
@@ -250,12 +241,15 @@ def _check_finite(trainer: Any, metrics: dict[str, float]) -> None:
 def _prepare(
     config: Config | None, run_dir: Path | None, resume: Path | None
 ) -> tuple[Config, Path, dict[str, Any] | None]:
-    """Returns (config, run dir, checkpoint to resume or None), checked before any write."""
-    from .checkpoint import check_compatible, read_checkpoint
-    from .trainer import check_device
+    """Returns (config, run dir, checkpoint to resume or None), checked before any write.
 
+    A fresh run on CPU gets here without importing torch, so config.yaml is on disk (and
+    the run resumable) about a second after ``damas train`` starts.
+    """
     checkpoint = None
     if resume is not None:
+        from .checkpoint import check_compatible, read_checkpoint
+
         latest = resume / "checkpoints" / "latest.pt"
         checkpoint = read_checkpoint(latest) if latest.exists() else None
         if config is None:
@@ -273,16 +267,18 @@ def _prepare(
                 "or choose another --out"
             )
     assert config is not None
-    check_device(config)
+    if config.network.device == "cuda":  # the one device that can be missing
+        from .trainer import check_device
+
+        check_device(config)
     return config, run_dir, checkpoint
 
 
 def _open_run_dir(config: Config, path: Path) -> None:
     """Creates the run directory, removes stale temporary files and writes config.yaml."""
-    from .checkpoint import write_atomically
-
     path.mkdir(parents=True, exist_ok=True)
-    _remove_temporaries(path)
+    for folder in (path, path / "checkpoints"):
+        remove_temporaries(folder)
     write_atomically(path / "config.yaml", config_to_yaml(config).encode("utf-8"))
     (path / "games").mkdir(exist_ok=True)
 
@@ -334,18 +330,18 @@ def run_training(
         DivergenceError: a loss or a weight became NaN or infinite (nothing NaN is saved).
         ValueError: `time_budget` is not a finite number of seconds > 0.
     """
-    import torch
-
-    from .checkpoint import save_checkpoint
-
     out = out or sys.stdout
     check_time_budget(time_budget)
     config, path, checkpoint = _prepare(
         config, Path(run_dir) if run_dir else None, Path(resume) if resume else None
     )
+    _open_run_dir(config, path)
+    import torch
+
+    from .checkpoint import save_checkpoint
+
     if config.train.torch_threads:
         torch.set_num_threads(config.train.torch_threads)
-    _open_run_dir(config, path)
     trainer, history = _start(config, path, checkpoint)
     metrics_path, log_path = path / "metrics.jsonl", path / "train.log"
     _cut_metrics(metrics_path, trainer.iteration)
@@ -518,7 +514,6 @@ def _seconds(text: str) -> float:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Runs ``damas train``; returns the exit status (2 for a bad config or checkpoint)."""
-    from .checkpoint import CheckpointError
     from .distributed import WorkersLostError
 
     args = _parser().parse_args(argv)

@@ -221,3 +221,23 @@ def test_a_fresh_run_saves_iteration_0_before_self_play(tmp_path: Path, monkeypa
     with pytest.raises(KeyboardInterrupt):
         run_training(config_from_dict(TINY), run_dir=run, progress=False, out=io.StringIO())
     assert seen == [0]
+
+
+def test_config_yaml_is_written_before_torch_is_imported(tmp_path: Path) -> None:
+    """A fresh CPU run writes config.yaml before it needs torch: with torch unimportable the
+    run fails, but only after the directory became resumable."""
+    config = tmp_path / "tiny.yaml"
+    config.write_text(config_to_yaml(config_from_dict(TINY)))
+    run = tmp_path / "run"
+    code = (
+        "import sys; sys.modules['torch'] = None\n"
+        "from damas_env.cli import main\n"
+        f"sys.exit(main(['train', {str(config)!r}, '--out', {str(run)!r}, '--no-progress']))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode != 0 and "torch" in done.stderr
+    assert config_from_dict(TINY) == config_from_dict(
+        __import__("yaml").safe_load((run / "config.yaml").read_text())
+    )

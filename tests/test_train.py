@@ -20,9 +20,9 @@ from agents.checkpoint import (
     read_checkpoint,
     restore_trainer,
     save_checkpoint,
-    write_atomically,
 )
 from agents.config import Config, apply_overrides, config_from_dict, load_config
+from agents.files import write_atomically
 from agents.specs import make_agent
 from agents.train import main as train_main
 from agents.train import run_training
