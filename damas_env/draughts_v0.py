@@ -62,7 +62,7 @@ from .encoding import PLANES, action_layout
 from .engine import Colour, Position
 from .game import Reason
 from .notation import format_move
-from .rules import get_ruleset
+from .rules import Ruleset, get_ruleset
 from .turn import (
     HOP_ILLEGAL,
     MOVE_DONE,
@@ -101,7 +101,9 @@ class IllegalActionError(ValueError):
     """Raised for an illegal, out-of-range or mistyped action; the env is unchanged."""
 
 
-def env(variant: str = "international", *, illegal_action: str = "raise", **kwargs: Any) -> AECEnv:
+def env(
+    variant: str | Ruleset = "international", *, illegal_action: str = "raise", **kwargs: Any
+) -> AECEnv:
     """Returns the wrapped environment (PettingZoo's order enforcing, our illegal-action policy).
 
     Args:
@@ -131,7 +133,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
 
     def __init__(
         self,
-        variant: str = "international",
+        variant: str | Ruleset = "international",
         render_mode: str | None = None,
         max_plies: int | None = None,
         channels_last: bool = False,

@@ -47,6 +47,7 @@ import numpy as np
 from gymnasium import spaces
 
 from . import draughts_v0
+from .rules import Ruleset
 from .turn import checked_options, checked_seed
 
 __all__ = ["DraughtsGymEnv", "OpponentError"]
@@ -66,7 +67,7 @@ class DraughtsGymEnv(gymnasium.Env[np.ndarray, np.int64]):
 
     def __init__(
         self,
-        variant: str = "international",
+        variant: str | Ruleset = "international",
         opponent: Any = "random",
         play_as: str = "player_0",
         render_mode: str | None = None,

@@ -41,7 +41,7 @@ from . import kernels as K
 from .encoding import PLANES, action_layout
 from .engine import Colour, Engine, Position
 from .kernels import kernel
-from .rules import get_ruleset
+from .rules import Ruleset, get_ruleset
 from .turn import (
     CACHE_ROWS,
     CUR_LEN,
@@ -417,7 +417,7 @@ class DraughtsBatchEnv:
     def __init__(
         self,
         num_envs: int,
-        variant: str = "international",
+        variant: str | Ruleset = "international",
         seed: int | None = None,
         num_threads: int | None = None,
         max_plies: int | None = None,

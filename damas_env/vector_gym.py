@@ -60,6 +60,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from .encoding import other_view
+from .rules import Ruleset
 from .single_agent import OpponentError, checked_play_as, opponent_policy
 from .turn import checked_bool, checked_options, checked_seed
 from .vector import REASONS, DraughtsBatchEnv
@@ -96,7 +97,7 @@ class DraughtsVectorEnv(gymnasium.vector.VectorEnv[np.ndarray, np.ndarray, np.nd
     def __init__(
         self,
         num_envs: int,
-        variant: str = "international",
+        variant: str | Ruleset = "international",
         opponent: Any = "random",
         play_as: str = "player_0",
         seed: int | None = None,
