@@ -39,7 +39,6 @@ import io
 import math
 import pickle
 import random
-import reprlib
 import zipfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -49,6 +48,7 @@ import numpy as np
 import torch
 
 from damas_env import Position
+from damas_env.checks import shown
 from damas_env.rules import Ruleset
 from damas_env.turn import HOP_ILLEGAL, Turn
 
@@ -248,10 +248,7 @@ def _show(value: Any) -> str:
     """Returns a short description of a value read from a file (a long one is cut)."""
     if isinstance(value, torch.Tensor):
         return f"a {str(value.dtype).removeprefix('torch.')} tensor of shape {tuple(value.shape)}"
-    try:
-        return reprlib.repr(value)
-    except ValueError:  # an int with more digits than Python prints
-        return f"a {type(value).__name__} too large to show"
+    return shown(value)
 
 
 def _child(where: str, key: Any) -> str:

@@ -40,7 +40,6 @@ import dataclasses
 import difflib
 import math
 import re
-import reprlib
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,6 +47,7 @@ from typing import Any, Literal
 
 import yaml
 
+from damas_env.checks import shown
 from damas_env.rules import Ruleset, RulesetError, get_ruleset
 
 from .specs import parse_spec
@@ -399,16 +399,16 @@ _NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,99}")
 def _check_range(value: int | float, path: str) -> None:
     """Raises a ConfigError if a number is not finite or outside its field's range."""
     if isinstance(value, float) and not math.isfinite(value):
-        raise ConfigError(f"{path} must be a finite number, not {_shown(value)}")
+        raise ConfigError(f"{path} must be a finite number, not {shown(value)}")
     if path in _POSITIVE and value <= 0:
-        raise ConfigError(f"{path} must be > 0, not {_shown(value)}")
+        raise ConfigError(f"{path} must be > 0, not {shown(value)}")
     if path in _FRACTIONS and not 0 <= value <= 1:
-        raise ConfigError(f"{path} must be in [0, 1], not {_shown(value)}")
+        raise ConfigError(f"{path} must be in [0, 1], not {shown(value)}")
     if value < 0:
-        raise ConfigError(f"{path} must be >= 0, not {_shown(value)}")
+        raise ConfigError(f"{path} must be >= 0, not {shown(value)}")
     top = _MAXIMA.get(path, MAX_INT)
     if isinstance(value, int) and value > top:
-        raise ConfigError(f"{path} must be at most {top}, not {_shown(value)}")
+        raise ConfigError(f"{path} must be at most {top}, not {shown(value)}")
 
 
 # --- From plain values ----------------------------------------------------------------------
@@ -424,26 +424,11 @@ def _type_name(hint: Any) -> str:
     return getattr(hint, "__name__", str(hint))
 
 
-# reprlib bounds the depth and width shown: YAML aliases can make a value exponentially big.
-_REPR = reprlib.Repr()
-_REPR.maxlevel, _REPR.maxlist, _REPR.maxdict = 2, 4, 4
-_REPR.maxstring = _REPR.maxother = _REPR.maxlong = 60
-
-
-def _shown(value: Any, limit: int = 100) -> str:
-    """Returns a short repr of a value for a message (at most `limit` characters)."""
-    try:
-        text = _REPR.repr(value)
-    except ValueError:  # an int of more than 4300 digits
-        text = f"<a {type(value).__name__}>"
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
 def _as_float(value: int | float, path: str) -> float:
     try:
         return float(value)
     except OverflowError:
-        raise ConfigError(f"{path} must be a finite number, not {_shown(value)}") from None
+        raise ConfigError(f"{path} must be a finite number, not {shown(value)}") from None
 
 
 def _convert(value: Any, hint: Any, path: str) -> Any:
@@ -455,7 +440,7 @@ def _convert(value: Any, hint: Any, path: str) -> Any:
         ok = isinstance(value, str) and value in typing.get_args(hint)
     elif origin is tuple:
         if not isinstance(value, list | tuple):
-            raise ConfigError(f"{path} must be {_type_name(hint)}, not {_shown(value)}")
+            raise ConfigError(f"{path} must be {_type_name(hint)}, not {shown(value)}")
         item = typing.get_args(hint)[0]
         return tuple(_convert(v, item, f"{path}[{i}]") for i, v in enumerate(value))
     elif origin is dict:
@@ -469,7 +454,7 @@ def _convert(value: Any, hint: Any, path: str) -> Any:
     else:
         ok = isinstance(value, hint)
     if not ok:
-        raise ConfigError(f"{path} must be {_type_name(hint)}, not {_shown(value)}")
+        raise ConfigError(f"{path} must be {_type_name(hint)}, not {shown(value)}")
     if isinstance(value, int | float):
         _check_range(value, path)
     return value
@@ -478,7 +463,7 @@ def _convert(value: Any, hint: Any, path: str) -> Any:
 def _unknown_key(key: str, known: list[str], path: str) -> ConfigError:
     close = difflib.get_close_matches(key, known, n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
-    return ConfigError(f"unknown key {_shown(path)}{hint}; known keys here: {', '.join(known)}")
+    return ConfigError(f"unknown key {shown(path)}{hint}; known keys here: {', '.join(known)}")
 
 
 def _build(cls: type, data: Any, prefix: str) -> Any:
@@ -487,7 +472,7 @@ def _build(cls: type, data: Any, prefix: str) -> Any:
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        raise ConfigError(f"{where} must be a mapping of keys to values, not {_shown(data)}")
+        raise ConfigError(f"{where} must be a mapping of keys to values, not {shown(data)}")
     hints = typing.get_type_hints(cls)
     known = [f.name for f in dataclasses.fields(cls)]
     values = {}
@@ -522,7 +507,7 @@ def _check_name(name: str) -> None:
     if not _NAME.fullmatch(name):
         raise ConfigError(
             f"name must be a plain name of at most 100 letters, digits, '.', '_' and '-', "
-            f"not starting with '.', not {_shown(name)}"
+            f"not starting with '.', not {shown(name)}"
         )
 
 

@@ -58,6 +58,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from . import kernels as K
+from .checks import checked_bool, checked_int, checked_options, checked_seed
 from .encoding import PLANES, action_layout
 from .engine import Colour, Position
 from .game import Reason
@@ -68,10 +69,6 @@ from .turn import (
     MOVE_DONE,
     T_SIDE,
     Turn,
-    checked_bool,
-    checked_int,
-    checked_options,
-    checked_seed,
     position_from_fen,
 )
 

@@ -28,6 +28,7 @@ from itertools import groupby
 
 import numpy as np
 
+from .checks import shown
 from .engine import Colour, IllegalMoveError, Move
 from .geometry import geometry
 
@@ -69,7 +70,7 @@ def _square(digits: str, squares: int) -> int:
     large, and ``int`` of a long string is slow (or refused outright by Python).
     """
     if len(digits) > 4:
-        raise NotationError(f"square {_shown(digits)} is not on the board (1-{squares})")
+        raise NotationError(f"square {shown(digits)} is not on the board (1-{squares})")
     return pdn_to_square(int(digits), squares)
 
 
@@ -82,12 +83,6 @@ def _text(value: object, name: str) -> str:
     if not isinstance(value, str):
         raise TypeError(f"{name} must be a str, not {type(value).__name__}")
     return value
-
-
-def _shown(text: str, limit: int = 60) -> str:
-    """Returns ``repr(text)`` cut to `limit` characters, for messages quoting hostile input."""
-    quoted = repr(text)
-    return quoted if len(quoted) <= limit else quoted[: limit - 4] + "...'"
 
 
 # --- FEN ------------------------------------------------------------------------------------
@@ -109,7 +104,7 @@ def parse_fen(fen: str, board_size: int) -> tuple[np.ndarray, Colour]:
     parts = [p.strip() for p in text.split(":")]
     if len(parts) != 3 or parts[0].upper() not in ("W", "B"):
         raise NotationError(
-            f"bad FEN {_shown(fen)}: expected 'W:W<white pieces>:B<black pieces>' "
+            f"bad FEN {shown(fen)}: expected 'W:W<white pieces>:B<black pieces>' "
             "with W or B to move first"
         )
     board = np.zeros(squares, dtype=np.int8)
@@ -118,14 +113,14 @@ def parse_fen(fen: str, board_size: int) -> tuple[np.ndarray, Colour]:
         colour = part[:1].upper()
         if colour not in ("W", "B") or colour in seen:
             raise NotationError(
-                f"bad FEN {_shown(fen)}: section {_shown(part)} must start with W or B once"
+                f"bad FEN {shown(fen)}: section {shown(part)} must start with W or B once"
             )
         seen.add(colour)
         sign = 1 if colour == "W" else -1
         for item in filter(None, (i.strip() for i in part[1:].split(","))):
             for sq, king in _fen_item(item, fen, squares):
                 if board[sq] != 0:
-                    raise NotationError(f"bad FEN {_shown(fen)}: square {sq + 1} is given twice")
+                    raise NotationError(f"bad FEN {shown(fen)}: square {sq + 1} is given twice")
                 board[sq] = sign * (2 if king else 1)
     return board, Colour.WHITE if parts[0].upper() == "W" else Colour.BLACK
 
@@ -135,14 +130,14 @@ def _fen_item(item: str, fen: str, squares: int) -> list[tuple[int, bool]]:
     m = _FEN_ITEM.fullmatch(item.upper())
     if not m:
         raise NotationError(
-            f"bad FEN {_shown(fen)}: {_shown(item)} is not a square, range or K<square>"
+            f"bad FEN {shown(fen)}: {shown(item)} is not a square, range or K<square>"
         )
     try:
         first, last = _square(m[2], squares), _square(m[3] or m[2], squares)
     except NotationError as e:
-        raise NotationError(f"bad FEN {_shown(fen)}: {e}") from None
+        raise NotationError(f"bad FEN {shown(fen)}: {e}") from None
     if first > last:
-        raise NotationError(f"bad FEN {_shown(fen)}: range {_shown(item)} runs backwards")
+        raise NotationError(f"bad FEN {shown(fen)}: range {shown(item)} runs backwards")
     return [(sq, bool(m[1])) for sq in range(first, last + 1)]
 
 
@@ -215,7 +210,7 @@ def parse_move(text: str, legal: Sequence[Move], board_size: int) -> Move:
     """
     token = _text(text, "move").strip().rstrip("!?*+")
     if not _MOVE.fullmatch(token):
-        raise NotationError(f"bad move {_shown(text)}: expected squares joined by '-' or 'x'")
+        raise NotationError(f"bad move {shown(text)}: expected squares joined by '-' or 'x'")
     squares = board_size * board_size // 2
     path = [_square(n, squares) for n in re.split(r"[-x:]", token)]
     if len(path) == 2:
@@ -227,7 +222,7 @@ def parse_move(text: str, legal: Sequence[Move], board_size: int) -> Move:
         return found[0]
     names = ", ".join(dict.fromkeys(format_move(m, legal) for m in legal)) or "none"
     why = "is ambiguous" if unique else "is not legal"
-    raise IllegalMoveError(f"move {_shown(text)} {why} here; legal moves: {names}")
+    raise IllegalMoveError(f"move {shown(text)} {why} here; legal moves: {names}")
 
 
 # --- Text board -----------------------------------------------------------------------------
@@ -329,7 +324,7 @@ def _read_tags(lines: list[str], first: int) -> dict[str, str]:
     for lineno, line in enumerate(lines, first):
         m = _TAG.fullmatch(line)
         if not m:
-            raise NotationError(f"PDN line {lineno}: bad tag {_shown(line.strip())}")
+            raise NotationError(f"PDN line {lineno}: bad tag {shown(line.strip())}")
         tags[m[1]] = _TAG_ESCAPE.sub(r"\1", m[2])
     return tags
 
@@ -363,7 +358,7 @@ def _read_movetext(text: str, first_line: int) -> list[tuple[list[str], str | No
             games.append((moves, m[kind]))
             moves = []
         else:
-            raise _movetext_error(f"unexpected {_shown(m[0])} in movetext", m, text, first_line)
+            raise _movetext_error(f"unexpected {shown(m[0])} in movetext", m, text, first_line)
     if depth != 0:
         raise NotationError(f"PDN line {first_line}: unbalanced parentheses in movetext")
     return [*games, (moves, None)]
@@ -407,6 +402,6 @@ def _tag_line(name: str, value: object) -> str:
     """Returns one tag line, with ``\\`` and ``"`` escaped in the value."""
     text = str(value)
     if not _TAG_NAME.fullmatch(name) or len(f"[{text}]".splitlines()) != 1:
-        raise NotationError(f"PDN tag {_shown(name)} = {_shown(text)} cannot be written")
+        raise NotationError(f"PDN tag {shown(name)} = {shown(text)} cannot be written")
     escaped = text.replace("\\", "\\\\").replace('"', '\\"')
     return f'[{name} "{escaped}"]'

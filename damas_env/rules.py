@@ -30,6 +30,8 @@ from typing import Any, Literal
 
 import yaml
 
+from .checks import shown
+
 __all__ = [
     "Ruleset",
     "RulesetError",
@@ -168,7 +170,7 @@ class Ruleset:
 
     def __post_init__(self) -> None:
         for problem in _problems(self):
-            raise RulesetError(f"ruleset {_shown(self.name)}: {problem}")
+            raise RulesetError(f"ruleset {shown(self.name)}: {problem}")
 
     @property
     def squares(self) -> int:
@@ -195,12 +197,6 @@ def _check_known(switches: dict[str, Any]) -> None:
     unknown = sorted(k if len(k) <= 60 else k[:57] + "..." for k in set(switches) - _FIELD_NAMES)
     if unknown:
         raise RulesetError(f"unknown rule switch(es) {unknown}; known: {sorted(_FIELD_NAMES)}")
-
-
-def _shown(value: object, limit: int = 60) -> str:
-    """Returns ``repr(value)`` cut to `limit` characters, for error messages about input."""
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 _CHOICES: dict[str, tuple[str, ...]] = {
@@ -235,7 +231,7 @@ def _problems(r: Ruleset) -> list[str]:
             problems.append(f"{key} must be 0 (off) or positive, not {getattr(r, key)}")
     for key, most in _LIMITS.items():
         if getattr(r, key) > most:
-            problems.append(f"{key} must be at most {most}, not {_shown(getattr(r, key))}")
+            problems.append(f"{key} must be at most {most}, not {shown(getattr(r, key))}")
     if r.king_landing == "immediate" and not r.flying_kings:
         problems.append("king_landing='immediate' only applies to flying kings")
     if r.promotion_in_capture == "pass_through" and not r.men_capture_backward:
@@ -267,7 +263,7 @@ def _type_problems(r: Ruleset) -> list[str]:
         else:  # a Literal of strings
             ok = isinstance(value, str)
         if not ok:
-            problems.append(f"{f.name} must be {f.type}, not {_shown(value)}")
+            problems.append(f"{f.name} must be {f.type}, not {shown(value)}")
     return problems
 
 
@@ -391,7 +387,7 @@ def _named(name: str) -> Ruleset:
     hint = ""
     if name.endswith((".yaml", ".yml")) or "/" in name or os.sep in name:
         hint = " (a rules file is read only from a pathlib.Path or load_ruleset_file)"
-    raise RulesetError(f"unknown variant {_shown(name)}{hint}; known: {', '.join(ruleset_names())}")
+    raise RulesetError(f"unknown variant {shown(name)}{hint}; known: {', '.join(ruleset_names())}")
 
 
 def load_ruleset_file(path: str | os.PathLike) -> Ruleset:
@@ -410,7 +406,7 @@ def load_ruleset_file(path: str | os.PathLike) -> Ruleset:
     if not isinstance(base_name, str) or (
         base_name.lower() not in _NAMED and base_name.lower() not in _ALIASES
     ):
-        raise RulesetError(f"{path}: unknown base {_shown(base_name)}; known: {sorted(_NAMED)}")
+        raise RulesetError(f"{path}: unknown base {shown(base_name)}; known: {sorted(_NAMED)}")
     if "colour_names" in data and isinstance(data["colour_names"], list):
         data["colour_names"] = tuple(data["colour_names"])
     data.setdefault("name", path.stem)

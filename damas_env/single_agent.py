@@ -47,8 +47,8 @@ import numpy as np
 from gymnasium import spaces
 
 from . import draughts_v0
+from .checks import checked_options, checked_seed
 from .rules import Ruleset
-from .turn import checked_options, checked_seed
 
 __all__ = ["DraughtsGymEnv", "OpponentError"]
 

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from . import kernels as K
+from .checks import shown
 from .encoding import PLANES, action_layout
 from .engine import Colour, Engine, Move, Position, move_from_row
 from .kernels import kernel
@@ -299,58 +300,6 @@ def history_size(rules: Ruleset) -> int:
 
 
 # --- Arguments of the envs ------------------------------------------------------------------
-# The envs check their callers' arguments here, so that every env names a bad one the same way.
-
-INT64_MAX = int(np.iinfo(np.int64).max)
-
-
-def checked_int(name: str, value: Any, low: int, high: int = INT64_MAX) -> int:
-    """Returns an integer argument (a Python or numpy integer, not a bool) as an int.
-
-    Raises:
-        TypeError: value is not an integer.
-        ValueError: value is outside [low, high].
-    """
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an int, not {type(value).__name__} {value!r}")
-    if not low <= value <= high:
-        bounds = f">= {low}" if high >= INT64_MAX else f"in [{low}, {high}]"
-        raise ValueError(f"{name} must be an int {bounds}, not {value}")
-    return int(value)
-
-
-def checked_bool(name: str, value: Any) -> bool:
-    """Returns a bool argument (True, False or a numpy bool) as a bool.
-
-    Raises:
-        TypeError: value is not a bool (a truthy string or int is refused, not guessed).
-    """
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False, not {type(value).__name__} {value!r}")
-    return bool(value)
-
-
-def checked_seed(seed: Any) -> int | None:
-    """Returns a seed argument: None, or an int >= 0 (what numpy's SeedSequence takes).
-
-    Raises:
-        TypeError: seed is neither None nor an integer.
-        ValueError: seed is negative.
-    """
-    return None if seed is None else checked_int("seed", seed, 0, high=2**128 - 1)
-
-
-def checked_options(options: Any) -> dict[str, Any]:
-    """Returns reset's options: a dict, empty for None.
-
-    Raises:
-        TypeError: options is neither None nor a dict.
-    """
-    if options is None:
-        return {}
-    if not isinstance(options, dict):
-        raise TypeError(f"options must be a dict or None, not {type(options).__name__}")
-    return options
 
 
 def position_from_fen(name: str, fen: Any, rules: Ruleset) -> Position:
@@ -362,7 +311,7 @@ def position_from_fen(name: str, fen: Any, rules: Ruleset) -> Position:
         NotationError: the string is not a FEN of this board (an empty one included).
     """
     if not isinstance(fen, str):
-        raise TypeError(f"{name} must be a PDN FEN string, not {type(fen).__name__} {fen!r}")
+        raise TypeError(f"{name} must be a PDN FEN string, not {type(fen).__name__} {shown(fen)}")
     try:
         return Position.from_fen(fen, rules)
     except NotationError as e:

@@ -38,6 +38,7 @@ import numpy as np
 from numba import prange
 
 from . import kernels as K
+from .checks import checked_bool, checked_int, checked_seed
 from .encoding import PLANES, action_layout
 from .engine import Colour, Engine, Position
 from .kernels import kernel
@@ -56,9 +57,6 @@ from .turn import (
     T_RESULT,
     T_SIDE,
     check_hop,
-    checked_bool,
-    checked_int,
-    checked_seed,
     history_size,
     play_hop,
     position_from_fen,

@@ -59,10 +59,10 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
+from .checks import checked_bool, checked_options, checked_seed
 from .encoding import other_view
 from .rules import Ruleset
 from .single_agent import OpponentError, checked_play_as, opponent_policy
-from .turn import checked_bool, checked_options, checked_seed
 from .vector import REASONS, DraughtsBatchEnv
 
 __all__ = ["DraughtsVectorEnv"]
