@@ -1,6 +1,6 @@
 """Hostile checkpoints: damaged bytes and crafted fields are CheckpointErrors, never tracebacks.
 
-Issue 12, items 5 and 6. A checkpoint is verified in full (every zip record against its CRC,
+A checkpoint is verified in full (every zip record against its CRC,
 finite tensors, field types and ranges, the weights against the config's network, whose shape
 is bounded and built on the meta device) before anything is built from it, and a refused
 restore leaves the trainer exactly as it was. The property tests replace one field at a time
@@ -170,7 +170,7 @@ def refused(path: Path, field: str) -> CheckpointError:
     return error.value
 
 
-# --- Item 5: corrupt checkpoints ------------------------------------------------------------
+# --- corrupt checkpoints ------------------------------------------------------------
 
 
 def test_the_valid_checkpoint_reads_plays_and_restores(saved: Saved) -> None:
@@ -247,7 +247,7 @@ def test_a_compressed_record_is_refused_unread(saved: Saved, scratch: Path) -> N
     refused(scratch, "compressed")
 
 
-# --- Item 6: crafted fields -----------------------------------------------------------------
+# --- crafted fields -----------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -407,8 +407,8 @@ def test_a_ppo_checkpoint_with_its_pool_round_trips(tmp_path: Path) -> None:
 def test_a_checkpoint_variant_never_reads_a_file(
     saved: Saved, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, variant: str
 ) -> None:
-    """A checkpoint's config.env.variant is a ruleset name, never a file to open (issue 12,
-    item 2). Here ../x.yaml exists and holds a valid ruleset."""
+    """A checkpoint's config.env.variant is a ruleset name, never a file to open.
+    Here ../x.yaml exists and holds a valid ruleset."""
     (tmp_path / "x.yaml").write_text("board_size: 8\n", encoding="utf-8")
     (tmp_path / "run").mkdir()
     monkeypatch.chdir(tmp_path / "run")

@@ -1,4 +1,4 @@
-"""Training configs from hostile input: every bad value is a ConfigError (issue 12, item 8).
+"""Training configs from hostile input: every bad value is a ConfigError.
 
 A config arrives from a YAML file, from ``--set`` on the command line and from the
 ``config`` field of a checkpoint someone else wrote. Whatever it holds, reading it gives a
@@ -73,7 +73,7 @@ def write(tmp_path: Path, text: str | bytes) -> Path:
     return path
 
 
-# --- Regressions of issue 12 ----------------------------------------------------------------
+# --- Regressions ----------------------------------------------------------------
 
 
 def test_an_empty_file_is_refused(tmp_path: Path) -> None:

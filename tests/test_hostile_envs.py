@@ -1,4 +1,4 @@
-"""The envs under hostile input: refusals change nothing, wrong types get named (issue 12).
+"""The envs under hostile input: refusals change nothing, wrong types get named.
 
 Every refused call (an illegal, out-of-range or mistyped action, a bad argument) raises a
 documented error (ValueError, TypeError, NotationError) and leaves the env bit-identical:
@@ -80,7 +80,7 @@ def batch() -> DraughtsBatchEnv:
     return DraughtsBatchEnv(B, variant="english", seed=0, num_threads=1)
 
 
-# --- Item 3: the batch env never trusts the masks it returned ------------------------------
+# --- the batch env never trusts the masks it returned ------------------------------
 
 
 @pytest.mark.parametrize("fill", [1, 0])
@@ -153,7 +153,7 @@ def test_strided_read_only_and_listed_actions_play_like_int64(batch: DraughtsBat
     assert all(np.array_equal(boards[0], b) for b in boards)
 
 
-# --- Item 10: an empty FEN is a malformed FEN, not the start position ----------------------
+# --- an empty FEN is a malformed FEN, not the start position ----------------------
 
 
 def test_an_empty_fen_is_refused_everywhere() -> None:

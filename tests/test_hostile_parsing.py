@@ -1,4 +1,4 @@
-"""Hostile input to the parsers, the engine API and the command line (issue 12).
+"""Hostile input to the parsers, the engine API and the command line.
 
 Each defect of the issue's trial is pinned here: quadratic PDN reading, Unicode digits,
 an empty FEN, games split by their result, wrong types, unbounded perft, and PDN tags that
@@ -48,7 +48,7 @@ def seconds(func: Callable[[], object]) -> float:
     return time.process_time() - start
 
 
-# --- Item 1: linear PDN reading, sizes bounded before conversion ---------------------------
+# --- linear PDN reading, sizes bounded before conversion ---------------------------
 
 
 def many_games(megabytes: float) -> str:
@@ -142,7 +142,7 @@ def test_game_history_grows_without_copying_every_move() -> None:
     assert game.position == Position.start("english") and len(played) > 64
 
 
-# --- Item 9: ASCII digits only -------------------------------------------------------------
+# --- ASCII digits only -------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -176,7 +176,7 @@ def test_pdn_refuses_unicode_digits(text: str) -> None:
         Game.from_pdn(text)
 
 
-# --- Item 10: an empty FEN is an error -----------------------------------------------------
+# --- an empty FEN is an error -----------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -202,7 +202,7 @@ def test_cli_refuses_an_empty_fen(capsys: pytest.CaptureFixture[str], argv: list
     assert status == 2 and out == "" and "empty FEN" in err
 
 
-# --- Item 11: a result ends a game ---------------------------------------------------------
+# --- a result ends a game ---------------------------------------------------------
 
 
 def test_games_without_tags_are_split_by_their_result() -> None:
@@ -254,7 +254,7 @@ def test_tag_values_round_trip_quotes_and_backslashes() -> None:
         game.to_pdn(Event="two\nlines")
 
 
-# --- Item 12: wrong types get TypeError naming the argument, and change nothing -----------
+# --- wrong types get TypeError naming the argument, and change nothing -----------
 
 
 @pytest.mark.parametrize("fen", [12345, None, b"W:W31-50:B1-20", ["W:W31:B1"]])
@@ -305,7 +305,7 @@ def test_position_refuses_out_of_range_codes_without_wrapping() -> None:
         Position("english", board, 0)
 
 
-# --- Item 7: perft depth is bounded and interruptible -------------------------------------
+# --- perft depth is bounded and interruptible -------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -381,7 +381,7 @@ def test_sigint_stops_a_deep_perft_within_seconds() -> None:
     assert proc.returncode == 130 and "damas perft: interrupted" in err
 
 
-# --- Item 2: PDN tags never name files; --variant reads a file only when typed --------------
+# --- PDN tags never name files; --variant reads a file only when typed --------------
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""The notebooks in notebooks/ run top to bottom (issue 7): each is executed in a fresh kernel.
+"""The notebooks in notebooks/ run top to bottom: each is executed in a fresh kernel.
 
 Each takes seconds to under a minute once the numba kernels are cached (about a minute more
 on a cold cache; 03 about a minute and a half, as it trains a cut-down quickstart run), so

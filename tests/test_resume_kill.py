@@ -1,4 +1,4 @@
-"""A training run resumes to completion after a kill at any moment (issue 12, item 4).
+"""A training run resumes to completion after a kill at any moment.
 
 ``damas train`` runs in a subprocess and is SIGKILLed: before it wrote anything, before its
 first checkpoint, during iterations and as it writes a file; ``--resume`` then takes it to the

@@ -1,4 +1,4 @@
-"""Rulesets from hostile data: names never open files, limits are bounded (issue 12).
+"""Rulesets from hostile data: names never open files, limits are bounded.
 
 A variant name arrives from PDN tags, checkpoints, configs and JSON; only a
 ``pathlib.Path`` passed by the caller (or ``load_ruleset_file``) reads a file.
