@@ -25,6 +25,7 @@ import dataclasses
 import os
 import re
 from dataclasses import dataclass, fields, replace
+from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
@@ -51,8 +52,8 @@ Progress = Literal["capture_or_man_move", "capture_or_promotion"]
 PlyLimitResult = Literal["draw", "material"]
 Colour = Literal["white", "black"]
 
-#: Folder of the rules presets shipped with the project (``configs/rules``).
-RULES_DIR = Path(__file__).resolve().parent.parent / "configs" / "rules"
+#: Folder of the rules presets shipped in the package (``configs/rules`` links to it).
+RULES_DIR = Path(__file__).resolve().parent / "presets"
 
 #: Largest accepted ``repetition_count``: no rulebook asks for more than three occurrences.
 MAX_REPETITION_COUNT = 100
@@ -244,7 +245,10 @@ def _problems(r: Ruleset) -> list[str]:
     if r.ply_limit_result == "material" and r.giveaway:
         problems.append("material adjudication contradicts giveaway play (fewer pieces is better)")
     if len(r.colour_names) != 2 or len(set(r.colour_names)) != 2:
-        problems.append(f"colour_names must be two different names, not {r.colour_names!r}")
+        problems.append(f"colour_names must be two different names, not {shown(r.colour_names)}")
+    for label in (r.name, *r.colour_names):  # shown on boards, in PDN tags and terminals
+        if not 1 <= len(label) <= 64 or not label.isprintable():
+            problems.append(f"names must be 1-64 printable characters, not {shown(label)}")
     return problems
 
 
@@ -334,11 +338,15 @@ def ruleset_names() -> list[str]:
     return sorted(_NAMED) + sorted(_ALIASES) + sorted(_presets())
 
 
-def _presets() -> dict[str, Path]:
-    """Returns the rules presets shipped in ``configs/rules``, by name."""
-    if not RULES_DIR.is_dir():
-        return {}
-    return {p.stem: p for p in RULES_DIR.glob("*.yaml") if _PRESET_NAME.fullmatch(p.stem)}
+@cache
+def _presets() -> dict[str, Ruleset]:
+    """Returns the rules presets shipped in the package, by name, read once.
+
+    Reading them all at once (the first time any name is looked up) means no name from
+    data ever decides which file is opened.
+    """
+    paths = sorted(RULES_DIR.glob("*.yaml")) if RULES_DIR.is_dir() else []
+    return {p.stem: load_ruleset_file(p) for p in paths if _PRESET_NAME.fullmatch(p.stem)}
 
 
 _PRESET_NAME = re.compile(r"[a-z0-9_]+")
@@ -378,12 +386,12 @@ def get_ruleset(
 
 def _named(name: str) -> Ruleset:
     """Returns the named ruleset, alias or preset called `name` (any case)."""
-    key = name.lower()
+    key = name.lower() if name.isascii() else name  # "\u212a".lower() is "k"
     if key in _NAMED or key in _ALIASES:
         return _NAMED[_ALIASES.get(key, key)]
     presets = _presets()
     if key in presets:
-        return load_ruleset_file(presets[key])
+        return presets[key]
     hint = ""
     if name.endswith((".yaml", ".yml")) or "/" in name or os.sep in name:
         hint = " (a rules file is read only from a pathlib.Path or load_ruleset_file)"
@@ -426,14 +434,17 @@ def _read_mapping(path: Path, max_bytes: int = MAX_RULES_FILE_BYTES) -> dict[str
     try:
         with open(path, "rb") as f:
             raw = f.read(max_bytes + 1)
-    except OSError as e:
-        raise RulesetError(f"cannot read rules file {path}: {e.strerror}") from None
+    except (OSError, ValueError) as e:  # ValueError: a NUL byte in the path
+        reason = e.strerror if isinstance(e, OSError) else "not a valid path"
+        raise RulesetError(f"cannot read rules file {shown(str(path))}: {reason}") from None
     if len(raw) > max_bytes:
         raise RulesetError(f"rules file {path} is larger than {max_bytes} bytes")
     try:
         data = yaml.safe_load(raw.decode("utf-8"))
     except UnicodeDecodeError:
         raise RulesetError(f"rules file {path} is not UTF-8 text") from None
+    except RecursionError:
+        raise RulesetError(f"rules file {path} is nested too deeply") from None
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""

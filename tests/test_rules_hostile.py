@@ -202,3 +202,43 @@ def test_random_switches_are_valid_or_ruleset_errors(switches: dict) -> None:
         ("ply_limit", MAX_PLY_LIMIT),
     ):
         assert 0 <= getattr(ruleset, key) <= most
+
+
+def test_presets_ship_in_the_package_and_load_once() -> None:
+    assert RULES_DIR.parent.name == "damas_env" and (RULES_DIR / "seed004_english.yaml").is_file()
+    get_ruleset("seed004_english")
+    with opened_files() as opened:
+        assert get_ruleset("seed000_international").king_landing == "immediate"
+        with pytest.raises(RulesetError):
+            get_ruleset("seed999_nothing")
+    assert opened == []
+
+
+def test_non_ascii_names_are_not_case_folded() -> None:
+    assert get_ruleset("CHECKERS").name == "english"
+    with pytest.raises(RulesetError, match="unknown variant"):
+        get_ruleset("chec\u212aers")  # KELVIN SIGN lower-cases to "k"
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"name": ""},
+        {"name": "a\nb"},
+        {"name": "x" * 65},
+        {"colour_names": ("a\x1b[2J\nb", "c")},
+        {"colour_names": ("", "c")},
+    ],
+)
+def test_names_are_short_and_printable(changes: dict) -> None:
+    with pytest.raises(RulesetError, match="printable"):
+        get_ruleset("english", **changes)
+
+
+def test_deep_nesting_and_bad_paths_are_ruleset_errors(tmp_path: Path) -> None:
+    deep = tmp_path / "deep.yaml"
+    deep.write_text("name: " + "[" * 20000 + "]" * 20000 + "\n")
+    with pytest.raises(RulesetError, match="deep.yaml"):
+        load_ruleset_file(deep)
+    with pytest.raises(RulesetError, match="not a valid path"):
+        load_ruleset_file("a\x00b")
