@@ -58,7 +58,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from . import kernels as K
-from .checks import checked_bool, checked_int, checked_options, checked_seed
+from .checks import checked_bool, checked_int, checked_options, checked_seed, shown
 from .encoding import PLANES, action_layout
 from .engine import Colour, Position
 from .game import Reason
@@ -111,11 +111,11 @@ def env(
             numeric_infos, and any rule switch).
     """
     if not isinstance(illegal_action, str) or illegal_action not in ("raise", "lose"):
-        raise ValueError(f"illegal_action must be 'raise' or 'lose', not {illegal_action!r}")
+        raise ValueError(f"illegal_action must be 'raise' or 'lose', not {shown(illegal_action)}")
     inner: AECEnv = raw_env(variant, **kwargs)
     if illegal_action == "lose":
         inner = IllegalActionLoses(inner)
-    return wrappers.OrderEnforcingWrapper(inner)
+    return _OrderEnforcing(inner)
 
 
 class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
@@ -143,7 +143,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         super().__init__()
         modes = self.metadata["render_modes"]
         if render_mode is not None and not (isinstance(render_mode, str) and render_mode in modes):
-            raise ValueError(f"render_mode must be one of {modes} or None, not {render_mode!r}")
+            raise ValueError(
+                f"render_mode must be one of {modes} or None, not {shown(render_mode)}"
+            )
         self.rules = get_ruleset(variant, **rule_overrides)
         self.render_mode = render_mode
         self.max_plies = None if max_plies is None else checked_int("max_plies", max_plies, 1)
@@ -177,10 +179,20 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
     # --- PettingZoo API ---------------------------------------------------------------------
 
     def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
+        """Returns an agent's observation space.
+
+        Raises:
+            ValueError: agent is not one of possible_agents.
+        """
+        return self.observation_spaces[self._checked_agent(agent)]
 
     def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
+        """Returns an agent's action space.
+
+        Raises:
+            ValueError: agent is not one of possible_agents.
+        """
+        return self.action_spaces[self._checked_agent(agent)]
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Starts a game from the start position, or from ``options={"fen": FEN}``.
@@ -215,9 +227,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         Raises:
             IllegalActionError: the action is illegal, out of range or not an integer;
                 nothing changes.
-            RuntimeError: reset() was never called.
+            RuntimeError: reset() was never called, or every agent has stepped out.
         """
-        self._require_reset()
+        self._require_agents()
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -239,27 +251,33 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
             self.render()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        """Returns the agent's observation and action mask (computed once per hop)."""
+        """Returns the agent's observation and action mask (computed once per hop).
+
+        The arrays are the caller's own copies: writing into them changes nothing here.
+
+        Raises:
+            RuntimeError: reset() was never called.
+            ValueError: agent is not one of possible_agents.
+        """
         self._require_reset()
-        cached = self._cache.get(agent)
-        if cached is not None and cached[0] == self._version:
-            return cached[1]
-        n = self.rules.board_size
-        planes = np.empty((PLANES, n, n), dtype=np.float32)
-        self._turn.write_planes(planes, self._colour[agent])
-        mask = np.zeros(self._layout.num_actions, dtype=np.int8)
-        if agent == self.agent_selection and not self.terminations.get(agent, True):
-            self._turn.write_mask(mask)
-        if self.channels_last:
-            planes = np.ascontiguousarray(planes.transpose(1, 2, 0))
-        obs: dict[str, np.ndarray] = {"observation": planes, "action_mask": mask}
-        self._cache[agent] = (self._version, obs)
-        return obs
+        obs = self._observation(self._checked_agent(agent))
+        return {"observation": obs["observation"].copy(), "action_mask": obs["action_mask"].copy()}
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """Returns the selected agent's observation, reward, termination, truncation and info.
+
+        Raises:
+            RuntimeError: reset() was never called, or the game is over and every agent
+                has stepped out with step(None).
+        """
+        self._require_agents()
+        return super().last(observe)
 
     def render(self) -> Any:
         """Draws the board: text (ansi), an image (rgb_array) or a pygame window (human)."""
         from . import render as R
 
+        self._require_reset()
         if self.render_mode is None:
             import gymnasium
 
@@ -286,10 +304,13 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         self._window.draw(board, highlights, flip, self._status())
         return None
 
-    def _repr_svg_(self) -> str:
-        """Returns the board as SVG (with the capture in progress), for notebooks."""
+    def _repr_svg_(self) -> str | None:
+        """Returns the board as SVG (with the capture in progress), for notebooks (None before
+        reset: there is no board to draw)."""
         from .render import svg
 
+        if not self._has_reset:
+            return None
         board, highlights = self._display()
         return svg(board, self.rules.board_size, highlights, colour_names=self.rules.colour_names)
 
@@ -303,16 +324,31 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
 
     @property
     def position(self) -> Position:
-        """Returns the position at the start of the current turn."""
+        """Returns the position at the start of the current turn.
+
+        Raises:
+            RuntimeError: reset() was never called.
+        """
+        self._require_reset()
         return Position(self.rules, self._turn.board, self._turn.side)
 
     def legal_actions(self) -> list[int]:
-        """Returns the legal hop actions of the agent to move."""
+        """Returns the legal hop actions of the agent to move.
+
+        Raises:
+            RuntimeError: reset() was never called.
+        """
+        self._require_reset()
         return self._turn.legal_actions()
 
     @property
     def hops_played(self) -> tuple[int, ...]:
-        """Returns the actions already played in the current turn (a capture in progress)."""
+        """Returns the actions already played in the current turn (a capture in progress).
+
+        Raises:
+            RuntimeError: reset() was never called.
+        """
+        self._require_reset()
         routes = self._turn.routes_in_play()
         if not routes or self._turn.hop == 0:
             return ()
@@ -331,8 +367,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         if agent is None:
             self._require_reset()
             agent = self.agent_selection
-        elif agent not in self.possible_agents:
-            raise ValueError(f"agent must be one of {self.possible_agents}, not {agent!r}")
+        agent = self._checked_agent(agent)
         hop = self._checked_action(action)
         origin, target = self._layout.hop_squares(hop, self._colour[agent])
         return origin + 1, target + 1
@@ -363,8 +398,41 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
     # --- Internals --------------------------------------------------------------------------
 
     def _require_reset(self) -> None:
+        """Raises RuntimeError if reset() was never called (there is no game yet)."""
         if not self._has_reset:
-            raise RuntimeError("call reset() before step() or observe()")
+            raise RuntimeError("call reset() first: there is no game before it")
+
+    def _require_agents(self) -> None:
+        """Raises RuntimeError if there is no game, or every agent has stepped out of it."""
+        self._require_reset()
+        if not self.agents:
+            raise RuntimeError(
+                "the game is over and every agent has stepped out with step(None): "
+                "call reset() to start a new game"
+            )
+
+    def _checked_agent(self, agent: Any) -> str:
+        """Returns agent if it is one of possible_agents, or raises the ValueError naming it."""
+        if not isinstance(agent, str) or agent not in self.possible_agents:
+            raise ValueError(f"agent must be one of {self.possible_agents}, not {shown(agent)}")
+        return agent
+
+    def _observation(self, agent: str) -> dict[str, np.ndarray]:
+        """Returns the agent's observation and mask, cached until the next hop (not copied)."""
+        cached = self._cache.get(agent)
+        if cached is not None and cached[0] == self._version:
+            return cached[1]
+        n = self.rules.board_size
+        planes = np.empty((PLANES, n, n), dtype=np.float32)
+        self._turn.write_planes(planes, self._colour[agent])
+        mask = np.zeros(self._layout.num_actions, dtype=np.int8)
+        if agent == self.agent_selection and not self.terminations.get(agent, True):
+            self._turn.write_mask(mask)
+        if self.channels_last:
+            planes = np.ascontiguousarray(planes.transpose(1, 2, 0))
+        obs: dict[str, np.ndarray] = {"observation": planes, "action_mask": mask}
+        self._cache[agent] = (self._version, obs)
+        return obs
 
     def _start(self, options: dict[str, Any]) -> Position:
         """Returns the start position of reset's options: only a missing or None "fen" means
@@ -406,7 +474,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
             else:
                 raise IllegalActionError(
                     f"action must be an int in [0, {self._layout.num_actions}), "
-                    f"not {type(action).__name__} {action!r}"
+                    f"not {type(action).__name__} {shown(action)}"
                 )
         if not 0 <= action < self._layout.num_actions:
             raise IllegalActionError(
@@ -449,7 +517,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         """
         if winner is not None and winner not in self.possible_agents:
             raise ValueError(
-                f"winner must be None or one of {self.possible_agents}, not {winner!r}"
+                f"winner must be None or one of {self.possible_agents}, not {shown(winner)}"
             )
         if not isinstance(reason, str):
             raise TypeError(f"reason must be a string, not {type(reason).__name__}")
@@ -508,6 +576,21 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         if self.terminations.get(self.agent_selection):
             return f"game over: {self.infos[self.agent_selection].get('reason')}"
         return f"{name} to move, ply {self._turn.ply}"
+
+
+class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's order enforcing; last() names the error once every agent has stepped out."""
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """Returns the selected agent's observation, reward, termination, truncation and info.
+
+        Raises:
+            AttributeError: reset() was never called (PettingZoo's order enforcing).
+            RuntimeError: the game is over and every agent has stepped out with step(None).
+        """
+        if self._has_reset:
+            self.unwrapped._require_agents()
+        return super().last(observe)
 
 
 class IllegalActionLoses(wrappers.BaseWrapper):

@@ -47,7 +47,7 @@ import numpy as np
 from gymnasium import spaces
 
 from . import draughts_v0
-from .checks import checked_options, checked_seed
+from .checks import checked_options, checked_seed, shown
 from .rules import Ruleset
 
 __all__ = ["DraughtsGymEnv", "OpponentError"]
@@ -116,6 +116,7 @@ class DraughtsGymEnv(gymnasium.Env[np.ndarray, np.int64]):
         self.learner = AGENTS[0] if play_as == "random" else play_as
         self.observation_space = self._aec.observation_space(AGENTS[0])["observation"]
         self.action_space = spaces.Discrete(self._aec.action_space(AGENTS[0]).n)
+        self._has_reset = False
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -141,6 +142,7 @@ class DraughtsGymEnv(gymnasium.Env[np.ndarray, np.int64]):
         if callable(reset):
             reset()
         self._aec.reset(seed=seed, options=options)
+        self._has_reset = True
         self._play_opponent()
         if self._is_over():
             reason = self._aec.infos[self.learner].get("reason")
@@ -148,7 +150,14 @@ class DraughtsGymEnv(gymnasium.Env[np.ndarray, np.int64]):
         return self._observation(), self._info()
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        """Plays the learner's hop, then the opponent's move if the learner's is complete."""
+        """Plays the learner's hop, then the opponent's move if the learner's is complete.
+
+        Raises:
+            IllegalActionError: the action is illegal (``illegal_action="raise"``); nothing
+                changes.
+            RuntimeError: reset() was never called, or the episode has ended.
+        """
+        self._require_reset()
         if self._is_over():
             raise RuntimeError("the episode has ended: call reset() before step()")
         self._aec.step(action)
@@ -158,7 +167,12 @@ class DraughtsGymEnv(gymnasium.Env[np.ndarray, np.int64]):
         return self._observation(), float(reward), terminated, truncated, self._info()
 
     def action_masks(self) -> np.ndarray:
-        """Returns the learner's legal hops as booleans (what MaskablePPO asks for)."""
+        """Returns the learner's legal hops as booleans (what MaskablePPO asks for).
+
+        Raises:
+            RuntimeError: reset() was never called.
+        """
+        self._require_reset()
         return self._aec.observe(self.learner)["action_mask"].astype(bool)
 
     def render(self) -> Any:
@@ -176,6 +190,11 @@ class DraughtsGymEnv(gymnasium.Env[np.ndarray, np.int64]):
 
     # --- Internals --------------------------------------------------------------------------
 
+    def _require_reset(self) -> None:
+        """Raises RuntimeError if reset() was never called (there is no episode yet)."""
+        if not self._has_reset:
+            raise RuntimeError("call reset() first: there is no episode before it")
+
     @property
     def _opponent_agent(self) -> str:
         return AGENTS[1 - AGENTS.index(self.learner)]
@@ -187,9 +206,9 @@ class DraughtsGymEnv(gymnasium.Env[np.ndarray, np.int64]):
         """Plays the opponent's hops until the learner is to move; returns the learner's reward."""
         reward = 0.0
         while not self._is_over() and self._aec.agent_selection != self.learner:
-            obs = self._aec.observe(self._opponent_agent)
-            view = {key: value.copy() for key, value in obs.items()}
-            self._aec.step(self._checked_opponent_action(self._policy(view), obs["action_mask"]))
+            obs = self._aec.observe(self._opponent_agent)  # copies: the policy may write in them
+            mask = obs["action_mask"].copy()
+            self._aec.step(self._checked_opponent_action(self._policy(obs), mask))
             reward += self._aec.rewards[self.learner]
         return reward
 
@@ -201,7 +220,7 @@ class DraughtsGymEnv(gymnasium.Env[np.ndarray, np.int64]):
         legal = np.flatnonzero(mask).tolist()
         raise OpponentError(
             f"opponent {self.opponent_name} ({self._opponent_agent}) returned the illegal action "
-            f"{action!r}; its legal actions are {legal}"
+            f"{shown(action)}; its legal actions are {legal}"
         )
 
     def _random_action(self, obs: dict[str, np.ndarray]) -> int:
@@ -210,11 +229,11 @@ class DraughtsGymEnv(gymnasium.Env[np.ndarray, np.int64]):
         return int(legal[self.np_random.integers(legal.size)])
 
     def _observation(self) -> np.ndarray:
-        return self._aec.observe(self.learner)["observation"].copy()
+        return self._aec.observe(self.learner)["observation"]  # observe() returns copies
 
     def _info(self) -> dict[str, Any]:
         info = dict(self._aec.infos[self.learner])
-        info["action_mask"] = self._aec.observe(self.learner)["action_mask"].copy()
+        info["action_mask"] = self._aec.observe(self.learner)["action_mask"]
         info["play_as"] = self.learner
         return info
 
@@ -226,7 +245,9 @@ def checked_play_as(play_as: Any) -> str:
         ValueError: play_as is none of these.
     """
     if not isinstance(play_as, str) or play_as not in (*AGENTS, "random"):
-        raise ValueError(f"play_as must be 'player_0', 'player_1' or 'random', not {play_as!r}")
+        raise ValueError(
+            f"play_as must be 'player_0', 'player_1' or 'random', not {shown(play_as)}"
+        )
     return play_as
 
 
@@ -238,11 +259,11 @@ def opponent_policy(opponent: Any, random_policy: Any, accepted: str) -> tuple[A
     """
     if isinstance(opponent, str):
         if opponent != "random":
-            raise ValueError(f"the only opponent given by name is 'random', not {opponent!r}")
+            raise ValueError(f"the only opponent given by name is 'random', not {shown(opponent)}")
         return random_policy, "'random'"
     act = getattr(opponent, "act", None)
     if callable(act):
         return act, f"{type(opponent).__name__}.act"
     if callable(opponent):
-        return opponent, getattr(opponent, "__qualname__", repr(opponent))
+        return opponent, getattr(opponent, "__qualname__", shown(opponent))
     raise TypeError(f"opponent must be 'random', {accepted}; got {type(opponent).__name__}")

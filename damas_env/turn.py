@@ -363,7 +363,7 @@ class Turn:
             TypeError: action is not an int (a float would compile another kernel).
         """
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise TypeError(f"action must be an int, not {type(action).__name__} {action!r}")
+            raise TypeError(f"action must be an int, not {type(action).__name__} {shown(action)}")
         if not 0 <= action < self.layout.num_actions:  # also keeps it within int64
             return HOP_ILLEGAL
         e = self.engine

@@ -38,7 +38,7 @@ import numpy as np
 from numba import prange
 
 from . import kernels as K
-from .checks import checked_bool, checked_int, checked_seed
+from .checks import checked_bool, checked_int, checked_seed, shown
 from .encoding import PLANES, action_layout
 from .engine import Colour, Engine, Position
 from .kernels import kernel
@@ -65,7 +65,7 @@ from .turn import (
     write_planes,
 )
 
-__all__ = ["DraughtsBatchEnv", "REASONS"]
+__all__ = ["DraughtsBatchEnv", "MAX_OPENING_PLIES", "REASONS"]
 
 #: Names of the reason codes in ``info["reason"]`` / ``info["final_reason"]``.
 REASONS = (
@@ -83,7 +83,9 @@ _MAX_THREADS: int = numba.config.NUMBA_NUM_THREADS  # type: ignore[attr-defined]
 _SCRATCH_ROWS = 1 << 12  # routes one thread lists at once; a step that needs more grows it
 _MASK_OVERFLOW = -3  # status of a game whose new mask needs a larger scratch list
 _MAX_ENVS = 1 << 24  # about 10 kB a game on 10x10: 160 GB
-_OBS_DTYPES = ("float32", "uint8")
+_OBS_DTYPES = (np.dtype(np.float32), np.dtype(np.uint8))  # native byte order: the kernels'
+#: The most random plies ``opening_plies`` may ask for (the training config's cap too).
+MAX_OPENING_PLIES = 60
 
 
 class Tables:
@@ -397,11 +399,13 @@ class DraughtsBatchEnv:
             random_actions), an int >= 0; None draws one.
         num_threads: threads for the compiled loops, 1 to numba's maximum (None: all cores).
         max_plies: truncate a game after this many plies (None: only the rules end games).
-        opening_plies: random plies played from the start position at each reset.
+        opening_plies: random plies played from the start position at each reset, 0 to
+            :data:`MAX_OPENING_PLIES`. An opening that ends the game is drawn again, up to 15
+            times; then the game starts from its start position with no opening.
         fens: a list of start positions (PDN FEN) to draw from at each reset (None: the
             start position); a single FEN goes in a list of one.
         obs_dtype: dtype of the observation planes, float32 (default) or uint8 (halves the
-            memory traffic but turns the two counter planes into 0/1).
+            memory traffic but turns the two counter planes into 0/1), in native byte order.
         as_torch: return torch tensors sharing the numpy buffers (needs torch).
 
     Raises:
@@ -432,7 +436,7 @@ class DraughtsBatchEnv:
             else checked_int("num_threads", num_threads, 1, _MAX_THREADS)
         )
         self.max_plies = 0 if max_plies is None else checked_int("max_plies", max_plies, 1)
-        self.opening_plies = checked_int("opening_plies", opening_plies, 0)
+        self.opening_plies = checked_int("opening_plies", opening_plies, 0, MAX_OPENING_PLIES)
         self.as_torch = checked_bool("as_torch", as_torch)
         dtype, seed = _checked_obs_dtype(obs_dtype), checked_seed(seed)
         self.rules = get_ruleset(variant, **rule_overrides)
@@ -737,18 +741,22 @@ class DraughtsBatchEnv:
 
 
 def _checked_obs_dtype(obs_dtype: Any) -> np.dtype:
-    """Returns the observation dtype, one of _OBS_DTYPES.
+    """Returns the observation dtype: float32 or uint8, in native byte order.
 
     Raises:
         TypeError: obs_dtype is not a dtype at all.
-        ValueError: obs_dtype is a dtype the planes are not written in.
+        ValueError: obs_dtype is a dtype the planes are not written in (a byte-swapped
+            float32 included: the kernels write native bytes).
     """
     try:
         dtype = np.dtype(obs_dtype)
     except (TypeError, ValueError):
-        raise TypeError(f"obs_dtype must be a numpy dtype, not {obs_dtype!r}") from None
-    if obs_dtype is None or dtype.name not in _OBS_DTYPES:
-        raise ValueError(f"obs_dtype must be one of {list(_OBS_DTYPES)}, not {obs_dtype!r}")
+        raise TypeError(f"obs_dtype must be a numpy dtype, not {shown(obs_dtype)}") from None
+    if obs_dtype is None or dtype not in _OBS_DTYPES:
+        raise ValueError(
+            "obs_dtype must be one of ['float32', 'uint8'] in native byte order, "
+            f"not {shown(obs_dtype)} ({dtype.str})"
+        )
     return dtype
 
 
@@ -781,4 +789,4 @@ def _as_array(name: str, values: Any) -> np.ndarray:
 
 def _sample(arr: np.ndarray) -> str:
     """Returns a short view of an array's first values, for error messages."""
-    return np.array2string(arr.ravel()[:4], threshold=4)
+    return shown(arr.ravel()[:4].tolist())

@@ -152,6 +152,7 @@ class DraughtsVectorEnv(gymnasium.vector.VectorEnv[np.ndarray, np.ndarray, np.nd
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.single_action_space = spaces.Discrete(self._batch.num_actions)
         self.action_space = batch_space(self.single_action_space, num_envs)
+        self._has_reset = False
 
     # --- Gymnasium API ----------------------------------------------------------------------
 
@@ -177,6 +178,7 @@ class DraughtsVectorEnv(gymnasium.vector.VectorEnv[np.ndarray, np.ndarray, np.nd
         self._batch.reset(seed=seed)
         self.learner[:] = self._drawn_learners(self.num_envs)
         record = _StepRecord(self.num_envs)
+        self._has_reset = True
         self._play_opponent(record)
         if record.ended.any():
             self._refuse_empty_episode(int(np.flatnonzero(record.ended)[0]))
@@ -193,7 +195,9 @@ class DraughtsVectorEnv(gymnasium.vector.VectorEnv[np.ndarray, np.ndarray, np.nd
         Raises:
             ValueError: an action of the wrong shape or type, out of range, or illegal in
                 some game (the message names the first such game); no game changes.
+            RuntimeError: reset() was never called.
         """
+        self._require_reset()
         record = _StepRecord(self.num_envs)
         self._batch.step(actions)
         self._collect(record, learner_moved=True)
@@ -202,13 +206,23 @@ class DraughtsVectorEnv(gymnasium.vector.VectorEnv[np.ndarray, np.ndarray, np.nd
         return self._observations(), record.rewards, record.terminated, record.truncated, info
 
     def action_masks(self) -> np.ndarray:
-        """Returns the learner's legal hops in every game as booleans (B, A)."""
+        """Returns the learner's legal hops in every game as booleans (B, A).
+
+        Raises:
+            RuntimeError: reset() was never called.
+        """
+        self._require_reset()
         return self._batch.masks.astype(bool)
 
     @property
     def batch_env(self) -> DraughtsBatchEnv:
         """Returns the underlying DraughtsBatchEnv (both players' view of every game)."""
         return self._batch
+
+    def _require_reset(self) -> None:
+        """Raises RuntimeError if reset() was never called (no learner is to move yet)."""
+        if not self._has_reset:
+            raise RuntimeError("call reset() first: the learner is to move only after it")
 
     # --- The opponent ----------------------------------------------------------------------
 

@@ -43,13 +43,16 @@ def test_spaces_and_agents() -> None:
     assert intl.infos["player_0"]["colour"] == "white"
 
 
-def test_observation_is_computed_once_per_hop_and_never_reused() -> None:
+def test_observation_is_computed_once_per_hop_and_handed_out_as_copies() -> None:
     env = draughts_v0.raw_env(variant="english")
     env.reset()
     first = env.observe("player_0")
-    assert env.observe("player_0") is first
+    again = env.observe("player_0")
+    assert again["action_mask"] is not first["action_mask"]
+    assert env._observation("player_0") is env._observation("player_0")  # the cache
+    cached = env._observation("player_0")
     env.step(int(np.flatnonzero(first["action_mask"])[0]))
-    assert env.observe("player_0") is not first
+    assert env._observation("player_0") is not cached
 
 
 def test_both_agents_see_their_own_men_moving_up() -> None:

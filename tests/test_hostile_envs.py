@@ -202,7 +202,12 @@ BAD_BATCH_ARGUMENTS = [
     ({"max_plies": 0}, ValueError, "max_plies must be an int >= 1"),
     ({"max_plies": 10**30}, ValueError, "max_plies must be an int >= 1"),
     ({"max_plies": "10"}, TypeError, "max_plies must be an int"),
-    ({"opening_plies": -1}, ValueError, "opening_plies must be an int >= 0"),
+    ({"opening_plies": -1}, ValueError, r"opening_plies must be an int in \[0, 60\]"),
+    ({"opening_plies": 61}, ValueError, r"opening_plies must be an int in \[0, 60\]"),
+    ({"opening_plies": 10**9}, ValueError, r"opening_plies must be an int in \[0, 60\]"),
+    ({"obs_dtype": ">f4"}, ValueError, "obs_dtype must be one of .* native byte order"),
+    ({"obs_dtype": np.dtype(np.float32).newbyteorder()}, ValueError, "native byte order"),
+    ({"obs_dtype": "x" * 10**6}, TypeError, r"obs_dtype must be a numpy dtype, not 'x{10}"),
     ({"opening_plies": None}, TypeError, "opening_plies must be an int"),
     ({"as_torch": "yes"}, TypeError, "as_torch must be True or False"),
 ]
@@ -327,17 +332,70 @@ def test_gym_views_name_a_bad_argument(make: Any, error: type, message: str) -> 
         make()
 
 
-def test_the_raw_env_asks_for_a_reset_first() -> None:
-    env = draughts_v0.raw_env(variant="english")
-    with pytest.raises(RuntimeError, match=r"call reset\(\) before"):
+BEFORE_RESET = [
+    lambda e: e.step(0),
+    lambda e: e.observe("player_0"),
+    lambda e: e.last(),
+    lambda e: e.decode_action(0),
+    lambda e: e.render(),
+    lambda e: e.position,
+    lambda e: e.legal_actions(),
+    lambda e: e.hops_played,
+]
+
+
+@pytest.mark.parametrize("call", BEFORE_RESET)
+def test_the_raw_env_asks_for_a_reset_first(call: Any) -> None:
+    env = draughts_v0.raw_env(variant="english", render_mode="ansi")
+    with pytest.raises(RuntimeError, match=r"call reset\(\) first"):
+        call(env)
+    assert env._repr_svg_() is None
+
+
+def test_the_wrapped_envs_ask_for_a_reset_first() -> None:
+    env = draughts_v0.env(variant="english")  # PettingZoo's order enforcing
+    with pytest.raises(AssertionError, match=r"reset\(\) needs to be called before step"):
         env.step(0)
-    with pytest.raises(RuntimeError, match=r"call reset\(\) before"):
+    with pytest.raises(AssertionError, match=r"reset\(\) needs to be called before observe"):
         env.observe("player_0")
-    with pytest.raises(RuntimeError, match=r"call reset\(\) before"):
-        env.decode_action(0)
+    with pytest.raises(AttributeError, match="cannot be accessed before reset"):
+        env.last()
+    gym = DraughtsGymEnv(variant="english")
+    vector = DraughtsVectorEnv(2, variant="english", num_threads=1)
+    for call in (lambda: gym.step(0), gym.action_masks, lambda: vector.step([0, 0])):
+        with pytest.raises(RuntimeError, match=r"call reset\(\) first"):
+            call()
+    with pytest.raises(RuntimeError, match=r"call reset\(\) first"):
+        vector.action_masks()
+
+
+@pytest.mark.parametrize("wrapped", [False, True])
+def test_last_names_the_end_once_every_agent_has_stepped_out(wrapped: bool) -> None:
+    make = draughts_v0.env if wrapped else draughts_v0.raw_env
+    env = make(variant="english", max_plies=1)
     env.reset()
-    with pytest.raises(ValueError, match="agent must be one of"):
-        env.decode_action(0, "player_9")
+    env.step(env.unwrapped.legal_actions()[0])  # truncated after one ply
+    env.step(None)
+    env.step(None)
+    assert env.agents == []
+    with pytest.raises(RuntimeError, match="every agent has stepped out"):
+        env.last()
+    if not wrapped:  # the wrapper warns instead (PettingZoo's order enforcing)
+        with pytest.raises(RuntimeError, match="every agent has stepped out"):
+            env.step(None)
+    assert env.observe("player_0")["action_mask"].sum() == 0  # TorchRL observes every agent
+
+
+@pytest.mark.parametrize("agent", [None, "player_2", 5, "x" * 10**6])
+def test_unknown_agents_are_named(agent: Any) -> None:
+    env = draughts_v0.env(variant="english")
+    env.reset()
+    calls = [env.observe, env.action_space, env.observation_space]
+    if agent is not None:  # decode_action(action, None) decodes for the agent to move
+        calls.append(lambda a: env.unwrapped.decode_action(0, a))
+    for call in calls:
+        with pytest.raises(ValueError, match=r"agent must be one of \['player_0', 'player_1'\]"):
+            call(agent)
 
 
 def test_end_game_names_a_bad_winner_or_reason() -> None:
@@ -374,6 +432,67 @@ def test_a_refused_learner_action_changes_no_game_of_the_vector_view() -> None:
     with pytest.raises(ValueError, match="game 4: illegal action"):
         envs.step(actions)
     assert_same(before, batch_snapshot(batch))
+
+
+# --- Outputs the caller may write into, dtypes, openings, huge inputs ----------------------
+
+
+@pytest.mark.parametrize("wrapped", [False, True])
+def test_writing_into_an_observation_changes_nothing(wrapped: bool) -> None:
+    env = (draughts_v0.env if wrapped else draughts_v0.raw_env)(variant="english")
+    env.reset()
+    before = aec_snapshot(env)
+    obs = env.observe("player_0")
+    obs["action_mask"][:] = 1
+    obs["observation"][:] = 7.0
+    last, *_ = env.last()
+    last["action_mask"][:] = 1
+    assert_same(before, aec_snapshot(env))
+    assert env.last()[0]["action_mask"].sum() == len(env.unwrapped.legal_actions())
+
+
+@pytest.mark.parametrize("dtype", ["=f4", np.float32, "float32", "=u1", np.uint8, "|u1"])
+def test_native_observation_dtypes_are_accepted(dtype: Any) -> None:
+    env = DraughtsBatchEnv(2, variant="english", seed=0, num_threads=1, obs_dtype=dtype)
+    reference = DraughtsBatchEnv(2, variant="english", seed=0, num_threads=1)
+    assert env.obs.dtype.isnative
+    assert np.array_equal(env.obs[:, :4], reference.obs[:, :4])  # the 0/1 piece planes
+
+
+def test_the_longest_opening_is_played() -> None:
+    env = DraughtsBatchEnv(4, variant="english", seed=0, num_threads=1, opening_plies=60)
+    assert (env.plies == 60).all()
+
+
+HUGE = "x" * 10**6
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: draughts_v0.env(variant="english").unwrapped._checked_action(HUGE),
+        lambda: draughts_v0.raw_env(variant="english", render_mode=HUGE),
+        lambda: draughts_v0.env(variant="english", illegal_action=HUGE),
+        lambda: DraughtsBatchEnv(2, variant="english", num_threads=1).step(HUGE),
+        lambda: DraughtsBatchEnv(2, variant="english", num_threads=1).step([HUGE, HUGE]),
+        lambda: DraughtsBatchEnv(2, variant="english", obs_dtype=HUGE),
+        lambda: DraughtsGymEnv(variant="english", play_as=HUGE),
+        lambda: DraughtsGymEnv(variant="english", opponent=HUGE),
+        lambda: draughts_v0.raw_env(variant="english")._turn.play(HUGE),
+    ],
+)
+def test_huge_input_is_quoted_briefly(call: Any) -> None:
+    with pytest.raises((TypeError, ValueError)) as error:
+        call()
+    assert "xxxxxxxxxx" in str(error.value) and len(str(error.value)) < 300
+
+
+def test_a_huge_action_string_is_quoted_briefly_by_the_aec_env() -> None:
+    env = draughts_v0.env(variant="english")
+    env.reset()
+    with pytest.raises(draughts_v0.IllegalActionError) as error:
+        env.step(HUGE)
+    assert len(str(error.value)) < 300
 
 
 # --- Property tests: random action streams with hostile actions mixed in ------------------
