@@ -18,8 +18,9 @@ Flag fall       a step that arrives once the mover's time is used up is not play
 Remaining time  ``infos[agent]["time_left"]`` (after reset and every step), :meth:`remaining`
 ==============  ===============================================================================
 
-The time source is injectable (``clock=``), so tests drive a fake clock by hand. An illegal
-action still raises and changes nothing; the mover's clock keeps running.
+The time source is injectable (``clock=``), so tests drive a fake clock by hand; a reading
+that is not a finite number raises RuntimeError (a NaN would stop the clock for good). An
+illegal action still raises and changes nothing; the mover's clock keeps running.
 """
 
 from __future__ import annotations
@@ -29,8 +30,11 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import numpy as np
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+
+from .checks import shown
 
 __all__ = ["TimeControl"]
 
@@ -52,12 +56,20 @@ class TimeControl(wrappers.BaseWrapper):
             seconds: the starting time of every agent, or a mapping from each agent to its own.
             increment: seconds added to the mover's clock after each complete move.
             clock: the time source in seconds (``time.monotonic``; a fake one in tests).
+
+        Raises:
+            TypeError: env is not an AEC env, a time is not a real number (a string or a
+                bool included) or clock is not callable.
+            ValueError: a time is not finite, seconds is not > 0 or increment is negative,
+                or seconds does not give a time for each agent.
         """
+        if not isinstance(env, AECEnv):
+            raise TypeError(f"env must be a PettingZoo AEC env, not {type(env).__name__}")
+        if not callable(clock):
+            raise TypeError(f"clock must be callable, not {type(clock).__name__} {shown(clock)}")
         super().__init__(env)
         self._initial = _initial_times(seconds, list(env.possible_agents))
-        if not (math.isfinite(increment) and increment >= 0):
-            raise ValueError(f"increment must be a finite number >= 0, not {increment!r}")
-        self._increment = float(increment)
+        self._increment = _checked_seconds("increment", increment, positive=False)
         self._clock = clock
         self._left = dict(self._initial)
         self._since = 0.0
@@ -66,7 +78,7 @@ class TimeControl(wrappers.BaseWrapper):
         """Starts a new game with full clocks; the first mover's clock starts now."""
         super().reset(seed=seed, options=options)
         self._left = dict(self._initial)
-        self._since = self._clock()
+        self._since = self._now()
         self._write_infos()
 
     def step(self, action: Any) -> None:
@@ -75,8 +87,7 @@ class TimeControl(wrappers.BaseWrapper):
         if not self.agents or self.terminations[agent] or self.truncations[agent]:
             super().step(action)  # a dead step: no clock runs
             return
-        now = self._clock()
-        left = self._left[agent] - (now - self._since)
+        left = self._left[agent] - (self._now() - self._since)
         if left <= 0:
             self._left[agent] = 0.0
             self._lose_on_time(agent)
@@ -85,17 +96,35 @@ class TimeControl(wrappers.BaseWrapper):
             self._left[agent] = left
             if self._is_move_complete(agent):
                 self._left[agent] += self._increment
-            self._since = self._clock()
+            self._since = self._now()
         self._write_infos()
 
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """Returns the wrapped env's last() (the clock changes no observation or reward), so
+        its errors (before reset, after every agent stepped out) come through as they are."""
+        return self.env.last(observe)
+
     def remaining(self, agent: str) -> float:
-        """Returns an agent's time left in seconds, counting the running clock of the mover."""
+        """Returns an agent's time left in seconds, counting the running clock of the mover.
+
+        Raises:
+            ValueError: agent is not one of possible_agents.
+        """
+        if not isinstance(agent, str) or agent not in self._initial:
+            raise ValueError(f"agent must be one of {list(self._initial)}, not {shown(agent)}")
         left = self._left[agent]
         if self._is_running(agent):
-            left -= self._clock() - self._since
+            left -= self._now() - self._since
         return max(left, 0.0)
 
     # --- Internals --------------------------------------------------------------------------
+
+    def _now(self) -> float:
+        """Returns the clock's reading, or raises RuntimeError if it is not a finite number."""
+        reading = self._clock()
+        if not _is_real(reading) or not math.isfinite(reading):
+            raise RuntimeError(f"the clock must return a finite number, not {shown(reading)}")
+        return float(reading)
 
     def _is_running(self, agent: str) -> bool:
         return (
@@ -121,14 +150,37 @@ class TimeControl(wrappers.BaseWrapper):
 
 
 def _initial_times(seconds: float | Mapping[str, float], agents: list[str]) -> dict[str, float]:
-    """Returns each agent's starting time, checked to be positive and finite."""
-    if isinstance(seconds, Mapping):
-        if set(seconds) != set(agents):
-            raise ValueError(f"seconds must give a time for each of {agents}, not {dict(seconds)}")
-        times = {a: float(seconds[a]) for a in agents}
-    else:
-        times = dict.fromkeys(agents, float(seconds))
-    for agent, t in times.items():
-        if not (math.isfinite(t) and t > 0):
-            raise ValueError(f"the time of {agent} must be a positive number of seconds, not {t}")
-    return times
+    """Returns each agent's starting time, checked to be a positive, finite real number."""
+    if not isinstance(seconds, Mapping):
+        return dict.fromkeys(agents, _checked_seconds("seconds", seconds))
+    if set(seconds) != set(agents):
+        raise ValueError(f"seconds must give a time for each of {agents}, not {shown(seconds)}")
+    return {a: _checked_seconds(f"seconds[{a!r}]", seconds[a]) for a in agents}
+
+
+def _checked_seconds(name: str, value: Any, positive: bool = True) -> float:
+    """Returns a time argument as a float: a real number (not a bool or a string), finite,
+    > 0 (or >= 0 with ``positive=False``).
+
+    Raises:
+        TypeError: value is not a real number.
+        ValueError: value is not finite, or out of range.
+    """
+    if not _is_real(value):
+        raise TypeError(
+            f"{name} must be a number of seconds, not {type(value).__name__} {shown(value)}"
+        )
+    try:
+        seconds = float(value)
+    except OverflowError:  # an int beyond float's range
+        seconds = math.inf
+    bound = "> 0" if positive else ">= 0"
+    if not math.isfinite(seconds) or seconds < 0 or (positive and seconds == 0):
+        raise ValueError(f"{name} must be a finite number of seconds {bound}, not {shown(value)}")
+    return seconds
+
+
+def _is_real(value: Any) -> bool:
+    """Returns whether value is an int or a float (Python or numpy), not a bool."""
+    numbers = (int, float, np.integer, np.floating)
+    return isinstance(value, numbers) and not isinstance(value, (bool, np.bool_))

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from damas_env import draughts_v0
+from damas_env.clock import TimeControl
 from damas_env.engine import Position
 from damas_env.notation import NotationError
 from damas_env.single_agent import DraughtsGymEnv
@@ -369,9 +370,14 @@ def test_the_wrapped_envs_ask_for_a_reset_first() -> None:
         vector.action_masks()
 
 
-@pytest.mark.parametrize("wrapped", [False, True])
-def test_last_names_the_end_once_every_agent_has_stepped_out(wrapped: bool) -> None:
-    make = draughts_v0.env if wrapped else draughts_v0.raw_env
+def timed(**kwargs: Any) -> TimeControl:
+    """Returns draughts_v0.env(**kwargs) under a 5-second clock."""
+    return TimeControl(draughts_v0.env(**kwargs), 5)
+
+
+@pytest.mark.parametrize("make", [draughts_v0.raw_env, draughts_v0.env, timed])
+def test_last_names_the_end_once_every_agent_has_stepped_out(make: Any) -> None:
+    wrapped = make is not draughts_v0.raw_env
     env = make(variant="english", max_plies=1)
     env.reset()
     env.step(env.unwrapped.legal_actions()[0])  # truncated after one ply
@@ -493,6 +499,58 @@ def test_a_huge_action_string_is_quoted_briefly_by_the_aec_env() -> None:
     with pytest.raises(draughts_v0.IllegalActionError) as error:
         env.step(HUGE)
     assert len(str(error.value)) < 300
+
+
+# --- The clock: times are finite real numbers, readings too ---------------------------------
+
+BAD_TIME_CONTROLS = [
+    ({"seconds": "5"}, TypeError, "seconds must be a number of seconds, not str"),
+    ({"seconds": b"5"}, TypeError, "seconds must be a number of seconds, not bytes"),
+    ({"seconds": True}, TypeError, "seconds must be a number of seconds, not bool"),
+    ({"seconds": None}, TypeError, "seconds must be a number of seconds"),
+    ({"seconds": 10**400}, ValueError, "seconds must be a finite number of seconds > 0"),
+    ({"seconds": float("nan")}, ValueError, "seconds must be a finite number"),
+    ({"seconds": 0}, ValueError, "seconds must be a finite number of seconds > 0"),
+    ({"seconds": {"player_0": 5, "player_1": "5"}}, TypeError, r"seconds\['player_1'\]"),
+    ({"seconds": {"player_0": 5}}, ValueError, "seconds must give a time for each of"),
+    ({"increment": True}, TypeError, "increment must be a number of seconds, not bool"),
+    ({"increment": "1"}, TypeError, "increment must be a number of seconds, not str"),
+    ({"increment": -1}, ValueError, "increment must be a finite number of seconds >= 0"),
+    ({"increment": float("inf")}, ValueError, "increment must be a finite number"),
+    ({"clock": None}, TypeError, "clock must be callable, not NoneType"),
+    ({"env": None}, TypeError, "env must be a PettingZoo AEC env, not NoneType"),
+]
+
+
+@pytest.mark.parametrize(("kwargs", "error", "message"), BAD_TIME_CONTROLS)
+def test_time_controls_name_a_bad_argument(
+    kwargs: dict[str, Any], error: type, message: str
+) -> None:
+    arguments = {"env": draughts_v0.env(variant="english"), "seconds": 5, **kwargs}
+    with pytest.raises(error, match=message):
+        TimeControl(**arguments)
+
+
+def test_time_controls_take_numpy_numbers() -> None:
+    env = TimeControl(draughts_v0.env(variant="english"), np.float32(5), np.int64(1))
+    env.reset()
+    assert env.remaining("player_1") == 5.0
+
+
+@pytest.mark.parametrize("reading", [float("nan"), float("inf"), None, "1.0"])
+def test_a_clock_reading_that_is_not_a_finite_number_is_refused(reading: Any) -> None:
+    readings = iter([0.0, reading])
+    env = TimeControl(draughts_v0.env(variant="english"), 5, clock=lambda: next(readings))
+    env.reset()
+    with pytest.raises(RuntimeError, match="the clock must return a finite number"):
+        env.step(env.unwrapped.legal_actions()[0])
+
+
+def test_the_remaining_time_of_an_unknown_agent_is_refused() -> None:
+    env = TimeControl(draughts_v0.env(variant="english"), 5)
+    env.reset()
+    with pytest.raises(ValueError, match=r"agent must be one of \['player_0', 'player_1'\]"):
+        env.remaining("player_9")
 
 
 # --- Property tests: random action streams with hostile actions mixed in ------------------
