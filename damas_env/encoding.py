@@ -42,11 +42,13 @@ opponent pieces; the other agent (whose mask is all zeros) sees the same from it
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache
 
 import numpy as np
 
-from .engine import Colour, Move, Position
+from .checks import checked_int, shown
+from .engine import Colour, Move, Position, checked_board_size, checked_colour, checked_move
 from .geometry import geometry
 
 __all__ = [
@@ -76,6 +78,13 @@ class ActionLayout:
     """The hop action tables of one board size (absolute frame = White's view)."""
 
     def __init__(self, size: int) -> None:
+        """Builds the tables of a size x size board.
+
+        Raises:
+            TypeError: size is not an int.
+            ValueError: size is not 8, 10 or 12.
+        """
+        size = checked_board_size(size)
         geo = geometry(size)
         self.size = size
         self.squares = geo.squares
@@ -121,9 +130,18 @@ class ActionLayout:
         return origin, target
 
 
-@cache
 def action_layout(size: int) -> ActionLayout:
-    """Returns the (cached) action layout of a size x size board."""
+    """Returns the (cached) action layout of a size x size board.
+
+    Raises:
+        TypeError: size is not an int.
+        ValueError: size is not 8, 10 or 12 (checked before anything is cached or built).
+    """
+    return _cached_layout(checked_board_size(size))
+
+
+@cache
+def _cached_layout(size: int) -> ActionLayout:
     return ActionLayout(size)
 
 
@@ -142,32 +160,52 @@ def other_view(planes: np.ndarray) -> np.ndarray:
 
 
 def move_to_actions(move: Move, colour: Colour | int, board_size: int) -> list[int]:
-    """Returns the hop actions that play a complete move, for the agent of `colour`."""
+    """Returns the hop actions that play a complete move, for the agent of `colour`.
+
+    Raises:
+        TypeError: move is not a Move (or a field has the wrong type), colour is not a Colour
+            or 0/1, or board_size is not an int.
+        ValueError: board_size is not 8, 10 or 12, or the move's squares are not hops
+            along diagonals of that board.
+    """
     layout = action_layout(board_size)
-    squares = move.squares
-    return [
-        layout.hop_action(a, b, Colour(colour)) for a, b in zip(squares, squares[1:], strict=False)
-    ]
+    squares = checked_move(move).squares
+    side = checked_colour("colour", colour)
+    if max(squares) >= layout.squares:
+        raise ValueError(f"move {shown(move)} leaves the {board_size}x{board_size} board")
+    actions = [layout.hop_action(a, b, side) for a, b in zip(squares, squares[1:], strict=False)]
+    if min(actions) < 0:
+        raise ValueError(f"move {shown(move)} is not a path of diagonal hops")
+    return actions
 
 
-def actions_to_move(actions: list[int], position: Position) -> Move:
+def actions_to_move(actions: Sequence[int], position: Position) -> Move:
     """Returns the legal move of `position` that a complete list of hop actions plays.
 
     Raises:
-        ValueError: the actions are not one legal move's hops (any capture route counts).
+        TypeError: position is not a Position, actions is not a list or tuple, or an
+            action is not an int.
+        ValueError: an action is outside the layout, or the actions are not one legal
+            move's hops (any capture route counts).
     """
+    if not isinstance(position, Position):
+        raise TypeError(f"position must be a Position, not {type(position).__name__}")
+    if not isinstance(actions, (list, tuple)):
+        raise TypeError(f"actions must be a list of ints, not {type(actions).__name__}")
     layout = action_layout(position.rules.board_size)
     path: list[int] = []
-    for action in actions:
+    for i, action in enumerate(actions):
+        action = checked_int(f"actions[{i}]", action, 0, layout.num_actions - 1)
         origin, target = layout.hop_squares(action, position.turn)
         if not path:
             path.append(origin)
         if origin != path[-1] or target < 0:
-            raise ValueError(f"actions {actions} do not form one connected path of hops")
+            raise ValueError(f"actions {shown(actions)} do not form one connected path of hops")
         path.append(target)
     for route in position.capture_routes():
         if list(route.squares) == path:
             return next(m for m in position.legal_moves() if m.key == route.key)
     raise ValueError(
-        f"actions {actions} (squares {[s + 1 for s in path]}) are not a legal move here"
+        f"actions {shown(actions)} (squares {shown([s + 1 for s in path])}) "
+        "are not a legal move here"
     )

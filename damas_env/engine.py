@@ -22,10 +22,12 @@ from functools import cache
 import numpy as np
 
 from . import kernels as K
+from .checks import checked_bool, checked_int, shown
 from .geometry import Geometry, geometry
 from .rules import Ruleset, get_ruleset
 
 __all__ = [
+    "BOARD_SIZES",
     "Colour",
     "Move",
     "Position",
@@ -34,7 +36,30 @@ __all__ = [
     "rules_array",
     "MAX_PERFT_DEPTH",
     "check_perft_depth",
+    "checked_board_size",
+    "checked_colour",
+    "checked_move",
+    "board_codes",
 ]
+
+#: The board sizes a ruleset may have (8x8, 10x10, 12x12).
+BOARD_SIZES = (8, 10, 12)
+
+
+def checked_board_size(board_size: object) -> int:
+    """Returns a board size argument as an int, checked before any table is sized from it.
+
+    Raises:
+        TypeError: board_size is not an int.
+        ValueError: board_size is not 8, 10 or 12.
+    """
+    if isinstance(board_size, (bool, np.bool_)) or not isinstance(board_size, (int, np.integer)):
+        raise TypeError(
+            f"board_size must be an int, not {type(board_size).__name__} {shown(board_size)}"
+        )
+    if board_size not in BOARD_SIZES:
+        raise ValueError(f"board_size must be 8, 10 or 12, not {shown(board_size)}")
+    return int(board_size)
 
 
 class Colour(IntEnum):
@@ -47,6 +72,16 @@ class Colour(IntEnum):
     def opponent(self) -> Colour:
         """Returns the other colour."""
         return Colour(1 - self)
+
+
+def checked_colour(name: str, value: object) -> Colour:
+    """Returns a colour argument (a Colour, or the int 0 or 1) as a Colour.
+
+    Raises:
+        TypeError: value is not an int (a bool or a float is refused, not guessed).
+        ValueError: value is not 0 or 1.
+    """
+    return Colour(checked_int(name, value, 0, 1))
 
 
 class IllegalMoveError(ValueError):
@@ -78,8 +113,15 @@ class Move:
 
     @property
     def key(self) -> tuple[int, int, frozenset[int]]:
-        """Returns (origin, destination, captured set): what identifies a move."""
-        return self.origin, self.path[-1], frozenset(self.captures)
+        """Returns (origin, destination, captured set): what identifies a move.
+
+        A malformed Move (built by hand with an empty path, say) still has a key, so that it
+        compares and hashes; the API refuses it with :func:`checked_move`.
+        """
+        try:
+            return self.origin, self.path[-1], frozenset(self.captures)
+        except (IndexError, TypeError):
+            return self.origin, -1, frozenset()
 
     @property
     def squares(self) -> tuple[int, ...]:
@@ -97,6 +139,31 @@ class Move:
         from .notation import format_move
 
         return format_move(self)
+
+
+def checked_move(move: object) -> Move:
+    """Returns a Move argument whose fields have the types a move has.
+
+    Squares are not checked against a board here: a square off the board is simply not a
+    legal move (IllegalMoveError where legality is asked).
+
+    Raises:
+        TypeError: move is not a Move, or a field has the wrong type (the message names it).
+        ValueError: a square is negative, or the path is empty.
+    """
+    if not isinstance(move, Move):
+        raise TypeError(f"move must be a Move, not {type(move).__name__} {shown(move)}")
+    checked_int("move.origin", move.origin, 0)
+    for name in ("path", "captures"):
+        squares = getattr(move, name)
+        if not isinstance(squares, tuple):
+            raise TypeError(f"move.{name} must be a tuple of ints, not {shown(squares)}")
+        for i, square in enumerate(squares):
+            checked_int(f"move.{name}[{i}]", square, 0)
+    if not move.path:
+        raise ValueError("move.path must hold at least one landing square, not ()")
+    checked_bool("move.crowns", move.crowns)
+    return move
 
 
 def rules_array(rules: Ruleset) -> np.ndarray:
@@ -300,13 +367,15 @@ def move_from_row(row: np.ndarray) -> Move:
     )
 
 
-def _board_codes(board: Iterable[int], squares: int) -> np.ndarray:
+def board_codes(board: Iterable[int], squares: int) -> np.ndarray:
     """Returns a board's piece codes as a new int8 array, checked.
 
     Raises:
         TypeError: board is not a sequence of integers.
         ValueError: it has the wrong length or a code other than 0, +-1, +-2.
     """
+    if isinstance(board, (str, bytes)):
+        raise TypeError(f"board must be a sequence of ints, not {type(board).__name__}")
     try:
         values = np.array(board if isinstance(board, np.ndarray) else list(board))
     except TypeError:
@@ -344,7 +413,7 @@ class Position:
 
     def __init__(self, rules: Ruleset | str, board: Iterable[int], turn: Colour | int) -> None:
         self.rules = get_ruleset(rules)
-        arr = _board_codes(board, self.rules.squares)
+        arr = board_codes(board, self.rules.squares)
         half = self.rules.board_size // 2
         for colour, row, code in (("white", arr[:half], 1), ("black", arr[-half:], -1)):
             if (row == code).any():
@@ -355,7 +424,7 @@ class Position:
                 )
         arr.setflags(write=False)
         self._board = arr
-        self.turn = Colour(turn)
+        self.turn = checked_colour("turn", turn)
 
     @classmethod
     def start(cls, rules: Ruleset | str = "international") -> Position:
@@ -370,13 +439,17 @@ class Position:
 
         Raises:
             TypeError: fen is not a str.
-            NotationError: the FEN is malformed (an empty string included).
+            NotationError: the FEN is malformed (an empty string included), or describes
+                an impossible position (a man on its crowning row).
         """
-        from .notation import parse_fen
+        from .notation import NotationError, parse_fen
 
         rules = get_ruleset(rules)
         board, turn = parse_fen(fen, rules.board_size)
-        return cls(rules, board, turn)
+        try:
+            return cls(rules, board, turn)
+        except ValueError as e:
+            raise NotationError(f"bad FEN {shown(fen)}: {e}") from None
 
     @property
     def board(self) -> np.ndarray:
@@ -400,7 +473,8 @@ class Position:
         """Returns the position after a legal move (a Move or a PDN move string).
 
         Raises:
-            TypeError: move is neither a Move nor a str.
+            TypeError: move is neither a Move nor a str, or a Move field has the wrong type.
+            ValueError: a Move is malformed (an empty path, a negative square).
             NotationError: the string is not a move.
             IllegalMoveError: the move is not legal here; the message lists the legal moves.
         """
@@ -415,7 +489,8 @@ class Position:
         """Returns the legal move matching a Move (any route) or a PDN move string.
 
         Raises:
-            TypeError: move is neither a Move nor a str.
+            TypeError: move is neither a Move nor a str, or a Move field has the wrong type.
+            ValueError: a Move is malformed (an empty path, a negative square).
             NotationError: the string is not a move.
             IllegalMoveError: no legal move matches.
         """
@@ -427,6 +502,7 @@ class Position:
         if isinstance(move, str):  # any capture route names its (merged) move
             key = parse_move(move, self.capture_routes(), self.rules.board_size).key
             return next(m for m in legal if m.key == key)
+        checked_move(move)  # at the API boundary: generated moves are never checked
         for m in legal:
             if m == move:
                 return m

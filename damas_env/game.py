@@ -13,12 +13,15 @@ The draw counters and the result come from the compiled kernels (``after_move``,
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from enum import Enum
+from typing import Any
 
 import numpy as np
 
 from . import kernels as K
+from .checks import shown
 from .engine import Colour, IllegalMoveError, Move, Position, move_to_row
 from .notation import NotationError, PdnGame, format_fen, format_move, read_pdn, write_pdn
 from .rules import Ruleset, RulesetError, get_ruleset
@@ -55,6 +58,12 @@ GAME_TYPES = {
     "brazilian": 26,
     "canadian": 27,
 }
+
+#: Tags :meth:`Game.to_pdn` writes from the game itself; a caller may not set them.
+GAME_TAGS = ("FEN", "SetUp", "Variant", "GameType", "Result", "Rules")
+
+#: Longest ``Rules`` tag read: every switch changed fits in well under 1 kB.
+MAX_RULES_TAG = 4096
 
 
 @dataclass(frozen=True)
@@ -208,12 +217,22 @@ class Game:
         return out
 
     def to_pdn(self, **tags: str) -> str:
-        """Returns the game as PDN text, with the given tags added."""
+        """Returns the game as PDN text, with the given tags added.
+
+        ``Variant`` names the registered ruleset the game's rules come from; a ruleset
+        derived from it (``get_ruleset("international", ply_limit=200)``) adds a ``Rules``
+        tag holding the changed switches as JSON, so :meth:`from_pdn` replays the same rules.
+
+        Raises:
+            ValueError: a tag is one the game writes itself (GAME_TAGS).
+            NotationError: a tag name or value cannot be written.
+        """
+        owned = sorted(set(tags) & set(GAME_TAGS))
+        if owned:
+            raise ValueError(f"to_pdn: tag(s) {owned} are written from the game, not given")
         header = {"Event": "?", "White": "?", "Black": "?"}
         header.update(tags)
-        if self.rules.name in GAME_TYPES:
-            header["GameType"] = str(GAME_TYPES[self.rules.name])
-        header["Variant"] = self.rules.name
+        header.update(_rules_tags(self.rules))
         if self.start_fen:
             header["FEN"] = self.start_fen
         outcome = self.outcome()
@@ -225,11 +244,12 @@ class Game:
         """Returns the game the first PDN game in text records, every move checked.
 
         The ruleset is, in order: `rules` if given, the ``Variant`` tag, the ``GameType`` tag,
-        else international.
+        else international; a ``Rules`` tag (see :meth:`to_pdn`) then changes its switches.
 
         Raises:
             TypeError: text is not a str.
-            NotationError: the PDN is malformed, or its Variant, GameType or FEN tag is bad.
+            NotationError: the PDN is malformed, or its Variant, GameType, Rules or FEN tag
+                is bad.
             IllegalMoveError: a move is illegal; the message gives its number.
         """
         games = read_pdn(text)
@@ -248,17 +268,90 @@ class Game:
         return f"Game({self.rules.name!r}, {format_fen(self.board, self.turn)!r}, ply={self.ply})"
 
 
+def _rules_tags(rules: Ruleset) -> dict[str, str]:
+    """Returns the PDN tags naming a ruleset: Variant, and GameType or Rules.
+
+    The Variant is the registered ruleset of the same name, else international (a ruleset
+    loaded from a file); the switches that differ from it, its name included, go in
+    ``Rules`` as compact JSON.
+    """
+    try:
+        base = get_ruleset(rules.name)
+    except RulesetError:
+        base = get_ruleset("international")
+    theirs = base.to_dict()
+    changes = {k: v for k, v in rules.to_dict().items() if theirs[k] != v}
+    if changes:
+        return {"Variant": base.name, "Rules": json.dumps(changes, separators=(",", ":"))}
+    if base.name in GAME_TYPES:
+        return {"GameType": str(GAME_TYPES[base.name]), "Variant": base.name}
+    return {"Variant": base.name}
+
+
+def _rules_switches(text: str) -> dict[str, Any]:
+    """Returns the rule switches a ``Rules`` tag holds, read strictly.
+
+    Raises:
+        NotationError: the tag is too long, not JSON, not an object, or holds a value
+            that is no switch value (a number that is not an int, a nested object).
+    """
+    if len(text) > MAX_RULES_TAG:
+        raise NotationError(f"PDN Rules tag is longer than {MAX_RULES_TAG} characters")
+    try:
+        data = json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
+    except (ValueError, RecursionError):
+        raise NotationError(f"PDN Rules tag {shown(text)} is not a JSON object") from None
+    if not isinstance(data, dict):
+        raise NotationError(f"PDN Rules tag {shown(text)} is not a JSON object of switches")
+    for key, value in data.items():
+        if key == "colour_names" and isinstance(value, list):
+            data[key] = value = tuple(value)
+        if isinstance(value, (dict, list, float)) or value is None:
+            raise NotationError(f"PDN Rules tag: {shown(key)} cannot be {shown(value)}")
+    return data
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """Returns a JSON object's pairs as a dict, refusing a key given twice."""
+    data = dict(pairs)
+    if len(data) != len(pairs):
+        raise ValueError("a key is given twice")
+    return data
+
+
+def _no_constant(name: str) -> None:
+    """Refuses NaN and Infinity, which JSON does not have."""
+    raise ValueError(f"{name} is not JSON")
+
+
 def _pdn_rules(pdn: PdnGame, rules: Ruleset | str | None) -> Ruleset:
     """Returns the ruleset of a PDN game (argument, Variant tag, GameType tag, default).
 
-    A ``Variant`` tag is only ever a ruleset name (get_ruleset never opens a file for a str):
-    a game file cannot make the library read local files.
+    A ``Variant`` tag is only ever a ruleset name (get_ruleset never opens a file for a str)
+    and a ``Rules`` tag only switches: a game file cannot make the library read local files.
+
+    Raises:
+        NotationError: the Variant or GameType tag names no known ruleset, or the Rules tag
+            is malformed or makes a bad ruleset.
+    """
+    if rules is not None:
+        return get_ruleset(rules)
+    base = _pdn_variant(pdn)
+    if "Rules" not in pdn.tags:
+        return base
+    switches = _rules_switches(pdn.tags["Rules"])
+    try:
+        return get_ruleset(base, **switches)
+    except RulesetError as e:
+        raise NotationError(f"PDN Rules tag: {e}") from None
+
+
+def _pdn_variant(pdn: PdnGame) -> Ruleset:
+    """Returns the ruleset named by the Variant tag, else the GameType tag, else international.
 
     Raises:
         NotationError: the Variant or GameType tag names no known ruleset.
     """
-    if rules is not None:
-        return get_ruleset(rules)
     if "Variant" in pdn.tags:
         try:
             return get_ruleset(pdn.tags["Variant"])

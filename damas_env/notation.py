@@ -11,7 +11,8 @@ on 8x8, 1-72 on 12x12). Internally squares are 0-based: ``number = index + 1``.
 - PDN games: tag pairs (``[Event "..."]``) then movetext (``1. 32-28 19-23 2. ...``),
   read by :func:`read_pdn` and written by :func:`write_pdn`.
 
-PDN is ASCII: square numbers are ASCII digits only (``３１`` and ``٣١`` are refused). A game
+PDN is ASCII: square numbers are ASCII digits only (``３１`` and ``٣١`` are refused), and only
+ASCII whitespace separates (a no-break space or a Unicode line separator is refused). A game
 ends at its termination marker (``1-0``, ``0-1``, ``1/2-1/2``, ``2-0``, ``0-2``, ``1-1``,
 ``0-0``, ``*``), so games without tags may follow one another. Reading is linear in the text.
 
@@ -29,7 +30,15 @@ from itertools import groupby
 import numpy as np
 
 from .checks import shown
-from .engine import Colour, IllegalMoveError, Move
+from .engine import (
+    Colour,
+    IllegalMoveError,
+    Move,
+    board_codes,
+    checked_board_size,
+    checked_colour,
+    checked_move,
+)
 from .geometry import geometry
 
 __all__ = [
@@ -74,6 +83,10 @@ def _square(digits: str, squares: int) -> int:
     return pdn_to_square(int(digits), squares)
 
 
+#: The whitespace PDN allows; ``str.strip()`` with no argument would also strip Unicode spaces.
+ASCII_SPACE = " \t\n\r\x0b\x0c"
+
+
 def _text(value: object, name: str) -> str:
     """Returns `value` if it is a str.
 
@@ -85,6 +98,19 @@ def _text(value: object, name: str) -> str:
     return value
 
 
+def _ascii_text(value: object, name: str) -> str:
+    """Returns `value` with ASCII whitespace stripped, if it is an ASCII str.
+
+    Raises:
+        TypeError: it is not a str.
+        NotationError: it holds a character that is not ASCII.
+    """
+    text = _text(value, name)
+    if not text.isascii():
+        raise NotationError(f"bad {name} {shown(text)}: PDN is ASCII")
+    return text.strip(ASCII_SPACE)
+
+
 # --- FEN ------------------------------------------------------------------------------------
 
 _FEN_ITEM = re.compile(r"(K?)([0-9]+)(?:-([0-9]+))?")  # PDN is ASCII: no other digits
@@ -94,14 +120,16 @@ def parse_fen(fen: str, board_size: int) -> tuple[np.ndarray, Colour]:
     """Returns (board, colour to move) from a PDN FEN string.
 
     Raises:
-        TypeError: fen is not a str.
-        NotationError: the string is malformed, a square is off the board or repeated.
+        TypeError: fen is not a str, or board_size not an int.
+        ValueError: board_size is not 8, 10 or 12.
+        NotationError: the string is malformed, not ASCII, or a square is off the board or
+            repeated.
     """
-    squares = board_size * board_size // 2
-    text = _text(fen, "fen").strip().strip('"').rstrip(".")
+    squares = checked_board_size(board_size) ** 2 // 2
+    text = _ascii_text(fen, "fen").strip('"').rstrip(".")
     if not text:
         raise NotationError("empty FEN: expected 'W:W<white pieces>:B<black pieces>'")
-    parts = [p.strip() for p in text.split(":")]
+    parts = [p.strip(ASCII_SPACE) for p in text.split(":")]
     if len(parts) != 3 or parts[0].upper() not in ("W", "B"):
         raise NotationError(
             f"bad FEN {shown(fen)}: expected 'W:W<white pieces>:B<black pieces>' "
@@ -117,7 +145,7 @@ def parse_fen(fen: str, board_size: int) -> tuple[np.ndarray, Colour]:
             )
         seen.add(colour)
         sign = 1 if colour == "W" else -1
-        for item in filter(None, (i.strip() for i in part[1:].split(","))):
+        for item in filter(None, (i.strip(ASCII_SPACE) for i in part[1:].split(","))):
             for sq, king in _fen_item(item, fen, squares):
                 if board[sq] != 0:
                     raise NotationError(f"bad FEN {shown(fen)}: square {sq + 1} is given twice")
@@ -142,7 +170,18 @@ def _fen_item(item: str, fen: str, squares: int) -> list[tuple[int, bool]]:
 
 
 def format_fen(board: np.ndarray, turn: Colour | int) -> str:
-    """Returns the PDN FEN of a board; runs of three or more men are written as ranges."""
+    """Returns the PDN FEN of a board; runs of three or more men are written as ranges.
+
+    Raises:
+        TypeError: board is not a sequence of int codes, or turn not a Colour or 0/1.
+        ValueError: board is not 32, 50 or 72 squares of codes 0, +-1, +-2, or turn not 0/1.
+    """
+    side = checked_colour("turn", turn)
+    if isinstance(board, (str, bytes)) or not hasattr(board, "__len__"):
+        raise TypeError(f"board must be a sequence of ints, not {type(board).__name__}")
+    if np.shape(board) not in ((32,), (50,), (72,)):
+        raise ValueError(f"board must hold 32, 50 or 72 squares, not shape {np.shape(board)}")
+    board = board_codes(board, len(board))
     sections = []
     for colour, sign in (("W", 1), ("B", -1)):
         items: list[str] = []
@@ -157,7 +196,7 @@ def format_fen(board: np.ndarray, turn: Colour | int) -> str:
                 items.append(f"K{sq + 1}")
         items += _men_items(run)
         sections.append(colour + ",".join(sorted(items, key=_item_order)))
-    return f"{'W' if Colour(turn) == Colour.WHITE else 'B'}:{sections[0]}:{sections[1]}"
+    return f"{'W' if side == Colour.WHITE else 'B'}:{sections[0]}:{sections[1]}"
 
 
 def _men_items(run: list[int]) -> list[str]:
@@ -182,10 +221,10 @@ def format_move(move: Move, legal: Sequence[Move] = ()) -> str:
     but takes other pieces, and for a king's capture that returns to its own square.
 
     Raises:
-        TypeError: move is not a Move.
+        TypeError: move is not a Move, or a field has the wrong type.
+        ValueError: the move is malformed (an empty path, a negative square).
     """
-    if not isinstance(move, Move):
-        raise TypeError(f"move must be a Move, not {type(move).__name__}")
+    checked_move(move)
     if not move.captures:
         return f"{move.origin + 1}-{move.destination + 1}"
     ambiguous = any(
@@ -204,14 +243,17 @@ def parse_move(text: str, legal: Sequence[Move], board_size: int) -> Move:
     accepted); more squares must match a capture route's landing squares in order.
 
     Raises:
-        TypeError: text is not a str.
+        TypeError: text is not a str, legal not a list or tuple of Moves, or board_size
+            not an int.
+        ValueError: board_size is not 8, 10 or 12.
         NotationError: the string is not a move, or names squares off the board.
         IllegalMoveError: no legal move, or more than one, matches; lists the legal moves.
     """
-    token = _text(text, "move").strip().rstrip("!?*+")
+    squares = checked_board_size(board_size) ** 2 // 2
+    _check_moves(legal)
+    token = _ascii_text(text, "move").rstrip("!?*+")
     if not _MOVE.fullmatch(token):
         raise NotationError(f"bad move {shown(text)}: expected squares joined by '-' or 'x'")
-    squares = board_size * board_size // 2
     path = [_square(n, squares) for n in re.split(r"[-x:]", token)]
     if len(path) == 2:
         found = [m for m in legal if m.origin == path[0] and m.destination == path[1]]
@@ -223,6 +265,15 @@ def parse_move(text: str, legal: Sequence[Move], board_size: int) -> Move:
     names = ", ".join(dict.fromkeys(format_move(m, legal) for m in legal)) or "none"
     why = "is ambiguous" if unique else "is not legal"
     raise IllegalMoveError(f"move {shown(text)} {why} here; legal moves: {names}")
+
+
+def _check_moves(legal: object) -> None:
+    """Refuses a legal-move list that is not a list or tuple of Moves (TypeError)."""
+    if not isinstance(legal, (list, tuple)):
+        raise TypeError(f"legal must be a list of Moves, not {type(legal).__name__}")
+    for i, move in enumerate(legal):
+        if not isinstance(move, Move):
+            raise TypeError(f"legal[{i}] must be a Move, not {type(move).__name__} {shown(move)}")
 
 
 # --- Text board -----------------------------------------------------------------------------
@@ -250,10 +301,10 @@ def board_text(board: np.ndarray, board_size: int) -> str:
 #: ``1-1`` are the draughts forms (two points a game), ``0-0`` a double loss.
 RESULTS = ("2-0", "0-2", "1-1", "1-0", "0-1", "1/2-1/2", "0-0", "*")
 _TAG_NAME = re.compile(r"[A-Za-z0-9_]+")
-_TAG = re.compile(rf'\s*\[\s*({_TAG_NAME.pattern})\s+"((?:[^"\\]|\\.)*)"\s*\]\s*')
+_TAG = re.compile(rf'\s*\[\s*({_TAG_NAME.pattern})\s+"((?:[^"\\]|\\.)*)"\s*\]\s*', re.ASCII)
 _TAG_ESCAPE = re.compile(r'\\([\\"])')
 # One pass over the movetext, every alternative linear (no backtracking across tokens); an
-# unclosed comment is its own token, reported. Digits are ASCII only.
+# unclosed comment is its own token, reported. Digits and whitespace (\s) are ASCII only.
 _TOKEN = re.compile(
     r"(?P<comment>\{[^}]*\}|;[^\n]*)"
     r"|(?P<result>2-0|0-2|1-1|1-0|0-1|1/2-1/2|0-0|\*)(?![^\s(){;])"
@@ -263,7 +314,8 @@ _TOKEN = re.compile(
     r"|(?P<open>\()"
     r"|(?P<close>\))"
     r"|(?P<unclosed>\{)"
-    r"|(?P<other>[^\s(){;]+)"
+    r"|(?P<other>[^\s(){;]+)",
+    re.ASCII,
 )
 _NESTING = frozenset({"open", "close", "unclosed"})
 _SKIPPED = frozenset({"comment", "number", "nag"})
@@ -291,7 +343,8 @@ def read_pdn(text: str) -> list[PdnGame]:
     """
     games: list[PdnGame] = []
     tagged: PdnGame | None = None  # the game whose tags were just read
-    for first, lines, is_tags in _sections(_text(text, "text").splitlines()):
+    # Lines end at "\n" only: str.splitlines() would also split at Unicode line separators.
+    for first, lines, is_tags in _sections(_text(text, "text").split("\n")):
         if is_tags:
             if tagged is None:
                 tagged = PdnGame()
@@ -299,7 +352,7 @@ def read_pdn(text: str) -> list[PdnGame]:
             tagged.tags.update(_read_tags(lines, first))
             tagged.result = _result(None, tagged.tags)
             continue
-        if not any(line.strip() for line in lines):
+        if not any(line.strip(ASCII_SPACE) for line in lines):
             continue  # blank lines between tag lines keep them in one game
         for i, (moves, result) in enumerate(_read_movetext("\n".join(lines), first)):
             if i == 0 and tagged is not None:
@@ -313,7 +366,7 @@ def read_pdn(text: str) -> list[PdnGame]:
 def _sections(lines: list[str]) -> Iterator[tuple[int, list[str], bool]]:
     """Yields (first line number, lines, is_tags) for each run of tag or movetext lines."""
     numbered = enumerate(lines, 1)
-    for is_tags, run in groupby(numbered, key=lambda item: item[1].lstrip().startswith("[")):
+    for is_tags, run in groupby(numbered, key=lambda i: i[1].lstrip(ASCII_SPACE).startswith("[")):
         block = list(run)
         yield block[0][0], [line for _, line in block], is_tags
 
@@ -324,7 +377,7 @@ def _read_tags(lines: list[str], first: int) -> dict[str, str]:
     for lineno, line in enumerate(lines, first):
         m = _TAG.fullmatch(line)
         if not m:
-            raise NotationError(f"PDN line {lineno}: bad tag {shown(line.strip())}")
+            raise NotationError(f"PDN line {lineno}: bad tag {shown(line.strip(ASCII_SPACE))}")
         tags[m[1]] = _TAG_ESCAPE.sub(r"\1", m[2])
     return tags
 
@@ -381,27 +434,57 @@ def _movetext_error(problem: str, m: re.Match[str], text: str, first_line: int) 
 def write_pdn(game: PdnGame) -> str:
     """Returns the PDN text of a game: tags, then numbered moves ten to a line.
 
+    Everything is checked first, so that the text reads back as the same one game.
+
     Raises:
         TypeError: game is not a PdnGame.
-        NotationError: a tag name is not letters, digits and ``_``, or a value spans lines.
+        NotationError: a tag name is not letters, digits and ``_``, a tag value is not a
+            one-line str, a move is not a PDN move token, or the result is not a result.
     """
     if not isinstance(game, PdnGame):
         raise TypeError(f"game must be a PdnGame, not {type(game).__name__}")
+    if not isinstance(game.result, str) or game.result not in RESULTS:
+        raise NotationError(f"PDN result {shown(game.result)} is not one of {list(RESULTS)}")
+    if not isinstance(game.tags, dict):
+        raise NotationError(f"PDN tags must be a dict, not {type(game.tags).__name__}")
     tags = dict(game.tags)
     tags["Result"] = game.result
     lines = [_tag_line(k, v) for k, v in tags.items()]
     words = []
-    for i, move in enumerate(game.moves):
+    for i, move in enumerate(_checked_move_tokens(game.moves)):
         words.append(f"{i // 2 + 1}. {move}" if i % 2 == 0 else move)
     words.append(game.result)
     body = [" ".join(words[i : i + 10]) for i in range(0, len(words), 10)]
     return "\n".join(lines + [""] + body) + "\n"
 
 
-def _tag_line(name: str, value: object) -> str:
+def _checked_move_tokens(moves: object) -> list[str]:
+    """Returns a game's moves, each checked to be one PDN move token (``32-28``, ``28x19``).
+
+    Raises:
+        NotationError: moves is not a list, or a move is not a str of the move grammar, or
+            is spelt like a result (``1-0`` would end the game when read back).
+    """
+    if not isinstance(moves, (list, tuple)):
+        raise NotationError(f"PDN moves must be a list of str, not {type(moves).__name__}")
+    for i, move in enumerate(moves):
+        if not isinstance(move, str) or not _MOVE.fullmatch(move) or move in RESULTS:
+            raise NotationError(f"PDN move {i + 1} {shown(move)} is not a move like '32-28'")
+    return list(moves)
+
+
+def _tag_line(name: object, value: object) -> str:
     """Returns one tag line, with ``\\`` and ``"`` escaped in the value."""
-    text = str(value)
-    if not _TAG_NAME.fullmatch(name) or len(f"[{text}]".splitlines()) != 1:
-        raise NotationError(f"PDN tag {shown(name)} = {shown(text)} cannot be written")
+    if (
+        not isinstance(name, str)
+        or not isinstance(value, str)
+        or not _TAG_NAME.fullmatch(name)
+        or "\n" in value  # a line ends at "\n" only (see read_pdn)
+    ):
+        raise NotationError(
+            f"PDN tag {shown(name)} = {shown(value)} cannot be written: a tag is a name of "
+            "letters, digits and '_' and a one-line str value"
+        )
+    text = value
     escaped = text.replace("\\", "\\\\").replace('"', '\\"')
     return f'[{name} "{escaped}"]'

@@ -23,10 +23,21 @@ from hypothesis import strategies as st
 
 from damas_env import rules as rules_module
 from damas_env.cli import main, variant_arg
-from damas_env.engine import MAX_PERFT_DEPTH, Move, Position
+from damas_env.encoding import ActionLayout, action_layout, actions_to_move, move_to_actions
+from damas_env.engine import MAX_PERFT_DEPTH, IllegalMoveError, Move, Position
 from damas_env.game import Game
-from damas_env.notation import RESULTS, NotationError, parse_fen, parse_move, read_pdn, write_pdn
-from damas_env.rules import get_ruleset
+from damas_env.notation import (
+    RESULTS,
+    NotationError,
+    PdnGame,
+    format_fen,
+    format_move,
+    parse_fen,
+    parse_move,
+    read_pdn,
+    write_pdn,
+)
+from damas_env.rules import Ruleset, get_ruleset
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -149,7 +160,7 @@ def test_game_history_grows_without_copying_every_move() -> None:
     "fen", ["W:W\u0663\u0661:B1", "W:W\uff13\uff11:B1", "W:W31:B\u0661", "W:WK\u0664\u0665:B1"]
 )
 def test_fen_refuses_unicode_digits(fen: str) -> None:
-    with pytest.raises(NotationError, match="is not a square"):
+    with pytest.raises(NotationError, match="fen .*: PDN is ASCII"):
         Position.from_fen(fen)
 
 
@@ -384,6 +395,18 @@ def test_sigint_stops_a_deep_perft_within_seconds() -> None:
 # --- PDN tags never name files; --variant reads a file only when typed --------------
 
 
+def file_reads(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """Returns the list that records every rules file opened from now on.
+
+    The shipped presets are read first, once, as the library reads them on the first lookup
+    of any name: only the lookups after that must open nothing.
+    """
+    rules_module.ruleset_names()
+    opened: list[object] = []
+    monkeypatch.setattr(rules_module, "load_ruleset_file", lambda path: opened.append(path))
+    return opened
+
+
 @pytest.mark.parametrize(
     "variant",
     ["/etc/passwd", "../configs/rules/seed002_website_checkers.yaml", "SECRET", "x.yml"],
@@ -394,8 +417,7 @@ def test_pdn_variant_tag_never_opens_a_file(
     secret = tmp_path / "secret.yaml"
     secret.write_text("db_password: hunter2\n")
     variant = variant.replace("SECRET", str(secret))
-    opened: list[object] = []
-    monkeypatch.setattr(rules_module, "load_ruleset_file", lambda path: opened.append(path))
+    opened = file_reads(monkeypatch)
     with pytest.raises(NotationError, match="PDN Variant tag: unknown variant") as info:
         Game.from_pdn(f'[Variant "{variant}"]\n1. 32-28 *')
     assert (
@@ -534,3 +556,282 @@ def test_pdn_readers_succeed_or_raise_value_errors(text: str) -> None:
     kept = [g for g in games if not set(g.moves) & set(RESULTS)]
     again = read_pdn("".join(write_pdn(g) for g in kept))
     assert [(g.moves, g.result) for g in again] == [(g.moves, g.result) for g in kept]
+
+
+# --- board sizes are checked before any table is sized from them ------------------
+
+
+@pytest.mark.parametrize(
+    ("size", "error"),
+    [
+        (100000, ValueError),
+        (10**30, ValueError),
+        (9, ValueError),
+        (-10, ValueError),
+        (10.0, TypeError),
+        (True, TypeError),
+        (None, TypeError),
+        ("10", TypeError),
+    ],
+)
+def test_every_board_size_argument_is_checked(size: object, error: type[Exception]) -> None:
+    move = Position.start().legal_moves()[0]
+    calls: list[Callable[[], object]] = [
+        lambda: move_to_actions(move, 0, size),  # type: ignore[arg-type]
+        lambda: action_layout(size),  # type: ignore[arg-type]
+        lambda: ActionLayout(size),  # type: ignore[arg-type]
+        lambda: parse_fen("W:W31:B1", size),  # type: ignore[arg-type]
+        lambda: parse_move("32-28", [move], size),  # type: ignore[arg-type]
+    ]
+    for call in calls:
+        start = time.process_time()
+        with pytest.raises(error, match="board_size must be"):
+            call()
+        assert time.process_time() - start < 1
+
+
+# --- hop actions: wrong values and types name the argument ------------------------
+
+
+@pytest.mark.parametrize(
+    ("actions", "error", "name"),
+    [
+        ([1800], ValueError, r"actions\[0\]"),
+        ([10**30], ValueError, r"actions\[0\]"),
+        ([np.uint64(2**64 - 1)], ValueError, r"actions\[0\]"),
+        ([-1], ValueError, r"actions\[0\]"),
+        (["1080"], TypeError, r"actions\[0\]"),
+        ([1080.0], TypeError, r"actions\[0\]"),
+        ([True], TypeError, r"actions\[0\]"),
+        ("1080", TypeError, "actions must be a list"),
+        (None, TypeError, "actions must be a list"),
+    ],
+)
+def test_actions_to_move_refuses_bad_actions(
+    actions: object, error: type[Exception], name: str
+) -> None:
+    with pytest.raises(error, match=name):
+        actions_to_move(actions, Position.start())  # type: ignore[arg-type]
+
+
+def test_actions_to_move_refuses_a_non_position() -> None:
+    with pytest.raises(TypeError, match="position must be a Position"):
+        actions_to_move([1080], None)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("move", "colour", "error", "name"),
+    [
+        (None, 0, TypeError, "move must be a Move"),
+        ("32-28", 0, TypeError, "move must be a Move"),
+        (Move(31, ()), 0, ValueError, "move.path"),
+        (Move(31.0, (26,)), 0, TypeError, "move.origin"),  # type: ignore[arg-type]
+        (Move(99, (3,)), 0, ValueError, "leaves the 10x10 board"),
+        (Move(31, (2,)), 0, ValueError, "diagonal hops"),
+        ("legal", 1.0, TypeError, "colour"),
+        ("legal", True, TypeError, "colour"),
+        ("legal", 2, ValueError, "colour"),
+    ],
+)
+def test_move_to_actions_refuses_bad_moves_and_colours(
+    move: object, colour: object, error: type[Exception], name: str
+) -> None:
+    if move == "legal":
+        move = Position.start().legal_moves()[0]
+    with pytest.raises(error, match=name):
+        move_to_actions(move, colour, 10)  # type: ignore[arg-type]
+
+
+# --- Move values are checked where they enter the API -----------------------------
+
+
+@pytest.mark.parametrize(
+    ("move", "error", "name"),
+    [
+        (Move(31, ()), ValueError, "move.path"),
+        (Move(None, None), TypeError, "move.origin"),  # type: ignore[arg-type]
+        (Move(31.0, (27.0,)), TypeError, "move.origin"),  # type: ignore[arg-type]
+        (Move(31, (27.0,)), TypeError, r"move.path\[0\]"),  # type: ignore[arg-type]
+        (Move(31, [26]), TypeError, "move.path"),  # type: ignore[arg-type]
+        (Move(31, (26,), (), 1), TypeError, "move.crowns"),  # type: ignore[arg-type]
+        (Move(-1, (26,)), ValueError, "move.origin"),
+        (Move(31, (22,)), IllegalMoveError, "illegal move 32-23"),  # not a step
+        (Move(10**30, (26,)), ValueError, "move.origin"),
+        (Move(99, (26,)), IllegalMoveError, "illegal move 100-27"),
+    ],
+)
+def test_malformed_or_illegal_moves_are_refused(
+    move: Move, error: type[Exception], name: str
+) -> None:
+    pos = Position.start()
+    game = Game()
+    for call in (pos.play, pos.find_move, game.push):
+        with pytest.raises(error, match=name):
+            call(move)
+    assert game.ply == 0 and game.position == pos
+    if error is not IllegalMoveError:
+        with pytest.raises(error, match=name):
+            format_move(move)
+
+
+def test_malformed_moves_still_compare_and_hash() -> None:
+    assert Move(31, ()) != Move(31, (26,)) and Move(None, None) != Move(31, ())  # type: ignore[arg-type]
+    assert len({Move(31, ()), Move(31, (26,))}) == 2
+
+
+# --- notation helpers check their arguments ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "name"),
+    [
+        (lambda: parse_fen("W:W31:B1", 1000000), ValueError, "board_size"),
+        (lambda: parse_move("32-28", [1, 2], 10), TypeError, r"legal\[0\]"),
+        (lambda: parse_move("32-28", "abc", 10), TypeError, "legal must be a list"),
+        (lambda: parse_move("32-28", [None], 10), TypeError, r"legal\[0\]"),
+        (lambda: format_fen(np.full(50, 7), 0), ValueError, "board codes"),
+        (lambda: format_fen("abc", 0), TypeError, "board"),
+        (lambda: format_fen(np.zeros((5, 10), dtype=np.int8), 0), ValueError, "shape"),
+        (lambda: format_fen(np.zeros(49, dtype=np.int8), 0), ValueError, "shape"),
+        (lambda: format_fen(np.zeros(50, dtype=np.int8), 1.0), TypeError, "turn"),
+        (lambda: format_fen(np.zeros(50, dtype=np.int8), 3), ValueError, "turn"),
+    ],
+)
+def test_notation_helpers_refuse_bad_arguments(
+    call: Callable[[], object], error: type[Exception], name: str
+) -> None:
+    with pytest.raises(error, match=name):
+        call()
+
+
+# --- PDN is written only as text that reads back as the same game -----------------
+
+
+@pytest.mark.parametrize(
+    ("game", "problem"),
+    [
+        (PdnGame(moves=["32-28", "1-0", "33-28"]), "PDN move 2"),
+        (PdnGame(moves=["32-28 { x"]), "PDN move 1"),
+        (PdnGame(moves=["32-28\n[Event"]), "PDN move 1"),
+        (PdnGame(moves=[5, None]), "PDN move 1"),  # type: ignore[list-item]
+        (PdnGame(moves="32-28"), "moves must be a list"),  # type: ignore[arg-type]
+        (PdnGame(result="bogus"), "PDN result"),
+        (PdnGame(result=None), "PDN result"),  # type: ignore[arg-type]
+        (PdnGame(tags={5: "x"}), "PDN tag 5"),  # type: ignore[dict-item]
+        (PdnGame(tags={"Event": 5}), "PDN tag 'Event'"),  # type: ignore[dict-item]
+        (PdnGame(tags={"Ev ent": "x"}), "PDN tag 'Ev ent'"),
+        (PdnGame(tags={"Event": "a\nb"}), "PDN tag 'Event'"),
+    ],
+)
+def test_write_pdn_refuses_what_would_not_read_back(game: PdnGame, problem: str) -> None:
+    with pytest.raises(NotationError, match=problem):
+        write_pdn(game)
+
+
+@pytest.mark.parametrize("tag", ["FEN", "SetUp", "Variant", "GameType", "Result", "Rules"])
+def test_to_pdn_refuses_the_tags_the_game_writes(tag: str) -> None:
+    with pytest.raises(ValueError, match=f"'{tag}'.* written from the game"):
+        Game().to_pdn(**{tag: "W:W1:B50"})
+
+
+# --- the rules of a derived ruleset survive a PDN round trip ----------------------
+
+
+def test_pdn_round_trip_keeps_a_derived_ply_limit() -> None:
+    rules = get_ruleset("international", ply_limit=2)
+    game = Game(rules)
+    game.push("32-28")
+    game.push("19-23")
+    again = Game.from_pdn(game.to_pdn())
+    assert again.rules == rules and again.outcome() == game.outcome() is not None
+
+
+@pytest.mark.parametrize(
+    ("rules", "has_rules_tag"),
+    [
+        (get_ruleset("international", board_size=8, rows_per_side=3), True),
+        (get_ruleset("english", colour_names=("white", "red"), ply_limit=9), True),
+        (get_ruleset("russian_giveaway", name="my rules"), True),
+        (get_ruleset("pool"), False),
+    ],
+    ids=["8x8-international", "english-colours", "renamed", "registered"],
+)
+def test_pdn_round_trip_replays_derived_rulesets(rules: Ruleset, has_rules_tag: bool) -> None:
+    game = Game(rules)
+    for _ in range(4):
+        game.push(game.legal_moves()[0])
+    text = game.to_pdn()
+    again = Game.from_pdn(text)
+    assert again.rules == rules and again.moves == game.moves
+    assert ("[Rules " in text) == has_rules_tag
+
+
+@pytest.mark.parametrize(
+    ("rules_tag", "problem"),
+    [
+        ("not json", "not a JSON object"),
+        ("[1, 2]", "not a JSON object of switches"),
+        ('"ply_limit"', "not a JSON object of switches"),
+        ('{"ply_limit": 2, "ply_limit": 3}', "not a JSON object"),
+        ('{"ply_limit": NaN}', "not a JSON object"),
+        ("[" * 3000 + "]" * 3000, "longer than"),
+        ("[" * 2000 + "]" * 2000, "not a JSON object"),
+        ('{"a": "' + "x" * 5000 + '"}', "longer than"),
+        ('{"ply_limit": {"deep": 1}}', "'ply_limit' cannot be"),
+        ('{"ply_limit": 2.0}', "'ply_limit' cannot be"),
+        ('{"ply_limit": null}', "'ply_limit' cannot be"),
+        ('{"ply_limit": "2"}', "ply_limit must be int"),
+        ('{"bogus": 1}', "unknown rule switch"),
+        ('{"board_size": 9}', "board_size must be 8, 10 or 12"),
+        ('{"colour_names": ["a", 5]}', "colour_names"),
+        ('{"name": "/etc/passwd", "board_size": 8, "rows_per_side": 3}', "PDN move 1"),
+    ],
+)
+def test_hostile_rules_tags_are_notation_errors(
+    monkeypatch: pytest.MonkeyPatch, rules_tag: str, problem: str
+) -> None:
+    opened = file_reads(monkeypatch)
+    escaped = rules_tag.replace("\\", "\\\\").replace('"', '\\"')
+    with pytest.raises(ValueError, match=problem):  # NotationError, or the illegal move
+        Game.from_pdn(f'[Variant "international"]\n[Rules "{escaped}"]\n1. 32-28 *')
+    assert opened == []
+
+
+# --- FEN and movetext accept ASCII whitespace only; impossible positions ----------
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: Position.from_fen("W:W\xa031:B1"),
+        lambda: Position.from_fen("W:W31:B1\u2028"),
+        lambda: Position.from_fen("\u3000W:W31:B1"),
+        lambda: Position.start().play("32-28\xa0"),
+        lambda: Position.start().play("\u200932-28"),
+        lambda: Game.from_pdn("1. 32-28\xa019-23 *"),
+        lambda: Game.from_pdn("1. 32-28\u202819-23 *"),
+        lambda: Game.from_pdn('[Event "x"]\u2028[Site "y"]\n1. 32-28 *'),
+    ],
+)
+def test_unicode_whitespace_is_refused(call: Callable[[], object]) -> None:
+    with pytest.raises(NotationError):
+        call()
+
+
+def test_ascii_whitespace_is_still_allowed() -> None:
+    assert Position.from_fen(" W:W 31 , 32:B1\t\r\n").fen() == "W:W31,32:B1"
+    assert Game.from_pdn('[Event "x"]\r\n\r\n1.\t32-28\r\n19-23 *\r\n').ply == 2
+
+
+@pytest.mark.parametrize("turn", [1.0, True, np.bool_(False), "W", None])
+def test_position_turn_must_be_a_colour(turn: object) -> None:
+    with pytest.raises(TypeError, match="turn must be an int"):
+        Position("international", [0] * 50, turn)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("fen", ["W:W1:B50", "B:W5:B20", "W:W31:B47"])
+def test_a_man_on_its_crowning_row_is_a_notation_error(fen: str) -> None:
+    with pytest.raises(NotationError, match="crowning row"):
+        Position.from_fen(fen)
+    with pytest.raises(NotationError, match="crowning row"):
+        Game.from_pdn(f'[FEN "{fen}"]\n*')
