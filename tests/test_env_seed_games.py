@@ -86,7 +86,8 @@ def mask_hops(env: Any) -> set[Hop]:
     """Returns the hops unmasked for the agent to move, checking the mask against the env."""
     agent = env.agent_selection
     obs = env.last()[0]
-    assert obs is env.observe(agent)  # computed once per hop
+    again = env.observe(agent)  # a copy of the same observation (computed once per hop)
+    assert all(np.array_equal(obs[key], again[key]) for key in obs)
     mask = obs["action_mask"]
     assert mask.dtype == np.int8 and set(np.unique(mask)) <= {0, 1}
     actions = np.flatnonzero(mask).tolist()
