@@ -440,7 +440,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         unknown = set(options) - {"fen"}
         if unknown:  # PettingZoo's api_test passes arbitrary options: warn, do not fail
             warnings.warn(
-                f"reset ignores unknown options {sorted(unknown)}; known: ['fen']", stacklevel=3
+                f"reset ignores unknown options {shown(sorted(map(str, unknown)))}; known: ['fen']",
+                stacklevel=3,
             )
         if options.get("fen") is None:
             return Position.start(self.rules)

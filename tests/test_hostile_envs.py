@@ -493,6 +493,13 @@ def test_huge_input_is_quoted_briefly(call: Any) -> None:
     assert "xxxxxxxxxx" in str(error.value) and len(str(error.value)) < 300
 
 
+def test_unknown_reset_options_of_any_key_type_are_quoted_briefly() -> None:
+    env = draughts_v0.env(variant="english")
+    with pytest.warns(UserWarning, match="reset ignores unknown options") as warned:
+        env.reset(options={1: 2, HUGE: 3})
+    assert len(str(warned[0].message)) < 300
+
+
 def test_a_huge_action_string_is_quoted_briefly_by_the_aec_env() -> None:
     env = draughts_v0.env(variant="english")
     env.reset()
