@@ -22,8 +22,10 @@ Only the engine reads these switches; everything else calls the engine.
 from __future__ import annotations
 
 import dataclasses
+import errno
 import os
 import re
+import stat
 from dataclasses import dataclass, fields, replace
 from functools import cache
 from pathlib import Path
@@ -432,8 +434,7 @@ def _read_mapping(path: Path, max_bytes: int = MAX_RULES_FILE_BYTES) -> dict[str
             not a mapping; the message gives the line of a YAML error, not its text.
     """
     try:
-        with open(path, "rb") as f:
-            raw = f.read(max_bytes + 1)
+        raw = _read_regular_file(path, max_bytes + 1)
     except (OSError, ValueError) as e:  # ValueError: a NUL byte in the path
         reason = e.strerror if isinstance(e, OSError) else "not a valid path"
         raise RulesetError(f"cannot read rules file {shown(str(path))}: {reason}") from None
@@ -452,3 +453,19 @@ def _read_mapping(path: Path, max_bytes: int = MAX_RULES_FILE_BYTES) -> dict[str
     if not isinstance(data, dict) or not all(isinstance(k, str) for k in data):
         raise RulesetError(f"rules file {path} must hold a mapping of rule switches")
     return dict(data)
+
+
+def _read_regular_file(path: Path, limit: int) -> bytes:
+    """Returns up to `limit` bytes of a regular file.
+
+    The file is opened without blocking and checked before it is read, so a FIFO, a device
+    or a directory is refused at once instead of hanging or streaming without end.
+
+    Raises:
+        OSError: the file cannot be opened, or is not a regular file.
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        return f.read(limit)

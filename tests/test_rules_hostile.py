@@ -242,3 +242,13 @@ def test_deep_nesting_and_bad_paths_are_ruleset_errors(tmp_path: Path) -> None:
         load_ruleset_file(deep)
     with pytest.raises(RulesetError, match="not a valid path"):
         load_ruleset_file("a\x00b")
+
+
+def test_fifos_devices_and_folders_are_refused_at_once(tmp_path: Path) -> None:
+    import os
+
+    fifo = tmp_path / "fifo.yaml"
+    os.mkfifo(fifo)
+    for path in (fifo, Path("/dev/zero"), tmp_path):
+        with pytest.raises(RulesetError, match="not a regular file|Is a directory"):
+            load_ruleset_file(path)
