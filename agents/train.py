@@ -28,8 +28,10 @@ cut back to it.
 A run resumes after a kill at any moment (Ctrl-C, a crash, kill -9): config.yaml and an
 iteration-0 ``latest.pt`` are written before self-play starts, every file is replaced
 atomically, a snapshot is written before the ``latest.pt`` of its iteration, and a start
-removes the temporary files of writes a kill cut short. A loss or weight that becomes NaN or
-infinite stops the run (exit status 1) without saving it.
+removes the temporary files of writes a kill cut short. A refused ``--resume`` (a checkpoint
+that does not fit, a bad override) changes nothing in the run: config.yaml is rewritten only
+after the checkpoint is restored. A loss or weight that becomes NaN or infinite stops the run
+(exit status 1) without saving it.
 """
 
 from __future__ import annotations
@@ -286,7 +288,11 @@ def _open_run_dir(config: Config, path: Path) -> None:
 def _start(
     config: Config, path: Path, checkpoint: dict[str, Any] | None
 ) -> tuple[Any, list[dict[str, float]]]:
-    """Returns (trainer, history): restored from the checkpoint, or fresh and saved at once."""
+    """Returns (trainer, history): restored from the checkpoint, or fresh and saved at once.
+
+    A fresh run's config.yaml is on disk already; a resumed run's is rewritten only once the
+    checkpoint has been restored, so that a refused resume changes nothing in the run.
+    """
     from .checkpoint import restore_trainer, save_checkpoint
     from .trainer import make_trainer
 
@@ -296,6 +302,7 @@ def _start(
         save_checkpoint(latest, trainer)  # iteration 0: from now on a kill resumes from here
         return trainer, []
     restore_trainer(trainer, checkpoint, latest)
+    _open_run_dir(config, path)
     i = trainer.iteration
     if _has_snapshot(config, i) and not _snapshot(path, i).exists():
         # Ctrl-C cut the snapshot short (or an older damas wrote latest.pt first): the
@@ -335,7 +342,8 @@ def run_training(
     config, path, checkpoint = _prepare(
         config, Path(run_dir) if run_dir else None, Path(resume) if resume else None
     )
-    _open_run_dir(config, path)
+    if checkpoint is None:  # a fresh run is resumable before torch is imported
+        _open_run_dir(config, path)
     import torch
 
     from .checkpoint import save_checkpoint

@@ -294,6 +294,30 @@ def test_a_refused_resume_leaves_the_run_as_it_was(tmp_path: Path, capsys) -> No
     assert (run / "config.yaml").read_text() == before  # so a plain --resume still works
 
 
+@pytest.mark.parametrize("latest", ["trainer_field", "snapshot"])
+def test_a_resume_refused_by_the_restore_writes_nothing(
+    tmp_path: Path, capsys, latest: str
+) -> None:
+    """latest.pt that passes the checks of the config but cannot be restored (a garbage
+    ``trainer`` field, a network-only snapshot): config.yaml keeps its overrides out, and the
+    run's files (a stale temporary included) are left as they were."""
+    run = tmp_path / "run"
+    run_training(tiny(train={"iterations": 1}), run_dir=run, progress=False, out=io.StringIO())
+    ckpt = run / "checkpoints"
+    if latest == "snapshot":
+        (ckpt / "latest.pt").write_bytes((ckpt / "iter_000001.pt").read_bytes())
+    else:
+        data = torch.load(ckpt / "latest.pt", weights_only=True)
+        data["trainer"] = {"replay": "x"}
+        torch.save(data, ckpt / "latest.pt")
+    (ckpt / ".latest.pt.123.tmp").write_bytes(b"partial")
+    before = {p: p.read_bytes() for p in run.rglob("*") if p.is_file()}
+    argv = ["--resume", str(run), "--set", "train.lr=0.5", "mcts.simulations=7", "--no-progress"]
+    assert train_main(argv) == 2
+    assert "cannot restore the trainer" in capsys.readouterr().err
+    assert {p: p.read_bytes() for p in run.rglob("*") if p.is_file()} == before
+
+
 def test_command_line_errors(tmp_path: Path, capsys) -> None:
     config = tmp_path / "c.yaml"
     config.write_text("train: {lr: fast}\n")
