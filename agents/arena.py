@@ -35,6 +35,11 @@ Statistics (:func:`score_stats`), for agent A over n games with W wins, D draws,
   a lower bound of the true gap.
 - Round robins rank agents by a least-squares fit of the pairwise Elo differences
   (R_i = mean over j of Elo(i vs j), the first agent anchored at 0).
+
+Limits, so that a typo cannot fill the memory or run for ever: one call plays at most
+:data:`MAX_GAMES` games (a round robin's pairs together), in at most :data:`MAX_WORKERS`
+processes, among at most :data:`MAX_AGENTS` agents, each game stopped after at most
+:data:`MAX_PLIES` plies; the seed is an int from 0 to :data:`MAX_SEED`.
 """
 
 from __future__ import annotations
@@ -53,6 +58,7 @@ from typing import Any, TypeAlias
 import numpy as np
 
 from damas_env import Colour, Ruleset, get_ruleset
+from damas_env.checks import checked_int
 from damas_env.draughts_v0 import IllegalActionError, raw_env
 from damas_env.encoding import actions_to_move, move_to_actions
 from damas_env.engine import Move
@@ -63,6 +69,11 @@ from .base import Agent, play_hop
 from .specs import make_agent
 
 __all__ = [
+    "MAX_AGENTS",
+    "MAX_GAMES",
+    "MAX_PLIES",
+    "MAX_SEED",
+    "MAX_WORKERS",
     "AgentSource",
     "GameRecord",
     "MatchResult",
@@ -83,6 +94,17 @@ __all__ = [
 AgentSource: TypeAlias = str | Agent | Callable[..., Agent]
 
 Z95 = NormalDist().inv_cdf(0.975)  # 1.959963984540054
+
+#: Games one call plays, a round robin's pairs together (the schedule is built up front).
+MAX_GAMES = 100_000
+#: Worker processes one call starts.
+MAX_WORKERS = 256
+#: Agents in a round robin (2016 pairs).
+MAX_AGENTS = 64
+#: The largest ``max_plies`` (longer games are not draughts, they are a stuck agent).
+MAX_PLIES = 100_000
+#: The largest seed: the per-game seeds are derived from it as 32-bit numbers.
+MAX_SEED = 2**32 - 1
 
 # --- Statistics -----------------------------------------------------------------------------
 
@@ -403,7 +425,7 @@ def _run(jobs: Sequence[_Job], workers: int, progress: bool) -> list[GameRecord]
             return [_counted(bar, _run_job(job)) for job in jobs]
         # spawn, not fork: numba's thread pools and torch (learned agents) do not survive fork.
         context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(workers, mp_context=context) as pool:
+        with ProcessPoolExecutor(min(workers, len(jobs)), mp_context=context) as pool:
             futures = [pool.submit(_run_job, job) for job in jobs]
             try:
                 for future in as_completed(futures):
@@ -574,30 +596,52 @@ def play_match(
     Args:
         agent_a, agent_b: spec strings, agents, or factories (see :data:`AgentSource`).
         variant: a ruleset name, a ``pathlib.Path`` to a rules YAML, or a Ruleset.
-        games: games to play; each opening is played twice, colours swapped.
-        seed: decides the openings and the agents' seeds; same seed, same match.
-        workers: processes to play in (the result does not depend on it). They are
-            spawned, so a script calling this needs ``if __name__ == "__main__":``.
-        max_plies: stop a game after this many plies (counted as a draw).
+        games: games to play (1 to :data:`MAX_GAMES`); each opening is played twice,
+            colours swapped.
+        seed: decides the openings and the agents' seeds; same seed, same match (0 to
+            :data:`MAX_SEED`).
+        workers: processes to play in (1 to :data:`MAX_WORKERS`; the result does not depend
+            on it). They are spawned, so a script calling this needs
+            ``if __name__ == "__main__":``.
+        max_plies: stop a game after this many plies (counted as a draw; at most
+            :data:`MAX_PLIES`).
         progress: show a progress bar on stderr.
 
     Raises:
-        ValueError: a bad spec, variant, number of games or workers.
+        TypeError: games, seed, workers or max_plies is not an int.
+        ValueError: a bad spec or variant, or games, seed, workers or max_plies out of its
+            bounds (:data:`MAX_GAMES`, :data:`MAX_SEED`, :data:`MAX_WORKERS`,
+            :data:`MAX_PLIES`).
     """
-    rules, names = _checked(variant, games, workers, (agent_a, agent_b))
+    rules, names = _checked(variant, (agent_a, agent_b), (games, workers, max_plies, seed))
     jobs = _schedule((agent_a, agent_b), (names[0], names[1]), rules, games, seed, max_plies)
     return MatchResult(names[0], names[1], rules.name, seed, _run(jobs, workers, progress))
 
 
 def _checked(
-    variant: str | Ruleset, games: int, workers: int, sources: Sequence[AgentSource]
+    variant: str | Ruleset,
+    sources: Sequence[AgentSource],
+    budget: tuple[int, int, int | None, int],
+    pairs: int = 1,
 ) -> tuple[Ruleset, list[str]]:
-    """Returns the ruleset and unique agent names, or raises ValueError for bad arguments."""
+    """Returns the ruleset and unique agent names once the arguments are within the limits.
+
+    Args:
+        budget: (games per pair, workers, max_plies, seed).
+        pairs: the pairs that play `games` games each.
+
+    Raises:
+        TypeError: games, workers, max_plies or seed is not an int.
+        ValueError: one of them is out of its bounds, or the variant or a spec is bad.
+    """
+    games, workers, max_plies, seed = budget
     rules = get_ruleset(variant)
-    if not isinstance(games, int) or games < 1:
-        raise ValueError(f"games must be a positive int, not {games!r}")
-    if not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"workers must be a positive int, not {workers!r}")
+    per_pair = "games" if pairs == 1 else f"games per pair ({pairs} pairs)"
+    checked_int(per_pair, games, 1, MAX_GAMES // pairs)
+    checked_int("workers", workers, 1, MAX_WORKERS)
+    if max_plies is not None:
+        checked_int("max_plies", max_plies, 1, MAX_PLIES)
+    checked_int("seed", seed, 0, MAX_SEED)
     return rules, _unique([_name(s) for s in sources])
 
 
@@ -699,12 +743,14 @@ def round_robin(
     so ``play_match`` with that seed replays the pair's match.
 
     Raises:
-        ValueError: fewer than two agents, or a bad spec, variant, games or workers.
+        TypeError: games, seed, workers or max_plies is not an int.
+        ValueError: fewer than 2 or more than :data:`MAX_AGENTS` agents, more than
+            :data:`MAX_GAMES` games in all, or a bad spec, variant, seed, workers or max_plies.
     """
-    if len(agents) < 2:
-        raise ValueError(f"a round robin needs at least two agents, not {len(agents)}")
-    rules, names = _checked(variant, games, workers, agents)
+    if not 2 <= len(agents) <= MAX_AGENTS:
+        raise ValueError(f"a round robin needs 2 to {MAX_AGENTS} agents, not {len(agents)}")
     pairs = [(i, j) for i in range(len(agents)) for j in range(i + 1, len(agents))]
+    rules, names = _checked(variant, agents, (games, workers, max_plies, seed), len(pairs))
     seeds = {(i, j): _derive(seed, i, j) for i, j in pairs}
     jobs = [
         job

@@ -7,7 +7,12 @@ Two agents play a match: W/D/L, score and Elo with 95% intervals, average length
 results by opening. Three or more play a round robin (``--games`` per pair): a crosstable
 and an Elo ladder. ``--pdn`` saves every game in one file. ``--json`` prints one JSON
 object on stdout (the progress bar stays on stderr; ``--no-progress`` hides it). Errors go
-to stderr with exit status 2, as for the other ``damas`` commands.
+to stderr with exit status 2, as for the other ``damas`` commands; so does an external
+engine that fails during a game.
+
+Limits (:mod:`agents.arena`): ``--games`` 1 to 100000 (a round robin's pairs together),
+``--workers`` 1 to 256, ``--max-plies`` 1 to 100000, ``--seed`` 0 to 2**32 - 1; agent budgets
+as in :mod:`agents.specs`.
 """
 
 from __future__ import annotations
@@ -15,12 +20,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from damas_env.checks import checked_int, shown
 from damas_env.cli import variant_arg
 
+from .arena import MAX_GAMES, MAX_PLIES, MAX_SEED, MAX_WORKERS
+from .external import EngineError
 from .specs import make_agent, spec_usage
 
 __all__ = ["main", "build_parser"]
@@ -39,14 +47,46 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--agents", nargs="+", required=True, metavar="SPEC", help="two or more agent specs"
     )
-    parser.add_argument("--games", type=int, default=200, help="games per pair (default 200)")
-    parser.add_argument("--workers", type=int, default=1, help="processes to play in")
-    parser.add_argument("--seed", type=int, default=0, help="seed of openings and agents")
-    parser.add_argument("--max-plies", type=int, help="stop games after N plies (a draw)")
+    parser.add_argument(
+        "--games",
+        type=int_arg(1, MAX_GAMES),
+        default=200,
+        help=f"games per pair (default 200; at most {MAX_GAMES} in all)",
+    )
+    parser.add_argument(
+        "--workers", type=int_arg(1, MAX_WORKERS), default=1, help="processes to play in"
+    )
+    parser.add_argument(
+        "--seed", type=int_arg(0, MAX_SEED), default=0, help="seed of openings and agents"
+    )
+    parser.add_argument(
+        "--max-plies", type=int_arg(1, MAX_PLIES), help="stop games after N plies (a draw)"
+    )
     parser.add_argument("--pdn", type=Path, help="save every game to this PDN file")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     return parser
+
+
+def int_arg(low: int, high: int) -> Callable[[str], int]:
+    """Returns an argparse type: an int in [low, high], written in ASCII digits.
+
+    argparse names the option in its message (``argument --games: must be an int in ...``).
+    """
+
+    def parse(text: str) -> int:
+        if not (text.isascii() and text.lstrip("+-").isdigit() and len(text) <= 40):
+            raise argparse.ArgumentTypeError(
+                f"must be an int in [{low}, {high}], not {shown(text)}"
+            )
+        try:
+            return checked_int("value", int(text), low, high)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"must be an int in [{low}, {high}], not {shown(text)}"
+            ) from None
+
+    return parse
 
 
 def run(args: argparse.Namespace) -> None:
@@ -82,7 +122,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         run(args)
-    except (ValueError, ImportError, NotImplementedError, OSError) as e:
+    except (ValueError, ImportError, NotImplementedError, OSError, EngineError) as e:
         print(f"damas arena: error: {e}", file=sys.stderr)
         return 2
     return 0

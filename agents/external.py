@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from damas_env import Colour, Move, Position
+from damas_env.checks import shown
 from damas_env.encoding import action_layout
 from damas_env.notation import parse_move
 from damas_env.peers import OpenSpielCheckersPeer, PeerMove, _os_decode
@@ -45,7 +46,7 @@ from damas_env.turn import HOP_ILLEGAL, Turn
 
 from .base import MoveAgent, Observation
 
-__all__ = ["OpenSpielMCTSAgent", "DameAgent", "HubAgent", "HubError"]
+__all__ = ["OpenSpielMCTSAgent", "DameAgent", "EngineError", "HubAgent", "HubError"]
 
 #: The switches that decide which moves are legal; the draw rules may differ.
 _MOVE_SWITCHES = (
@@ -60,6 +61,11 @@ _MOVE_SWITCHES = (
     "turkish_strike",
     "giveaway",
 )
+
+
+class EngineError(RuntimeError):
+    """Raised when an external engine fails while playing: it dies, falls silent, or proposes
+    a move that is not legal here. The command lines report it in one line (exit status 2)."""
 
 
 def _optional(module: str, install: str, user: str) -> Any:
@@ -86,7 +92,7 @@ def _legal_move(position: Position, key: PeerMove, engine: str) -> Move:
     for move in position.legal_moves():
         if move.key == (origin - 1, destination - 1, frozenset(c - 1 for c in captured)):
             return move
-    raise RuntimeError(
+    raise EngineError(
         f"{engine} proposed {origin}-{destination} taking {sorted(captured)}, which is not "
         f"legal in {position.fen()} under {position.rules.name} rules"
     )
@@ -341,10 +347,10 @@ class DameAgent(MoveAgent):
 # captured square in any order.
 
 _HUB_PIECES = {0: "e", 1: "w", 2: "W", -1: "b", -2: "B"}
-_HUB_MOVE = re.compile(r"^\d+(?:[-x]\d+)+$")
+_HUB_MOVE = re.compile(r"[0-9]+(?:[-x][0-9]+)+")  # ASCII: \d takes any script's digits
 
 
-class HubError(RuntimeError):
+class HubError(EngineError):
     """Raised when a Hub engine dies, falls silent or says something we cannot use."""
 
 
@@ -367,12 +373,12 @@ def parse_hub_move(text: str, position: Position) -> Move:
     Raises:
         HubError: the text is not a move, or names no single legal move here.
     """
-    if not _HUB_MOVE.match(text):
-        raise HubError(f"malformed Hub move {text!r}")
+    if len(text) > 400 or not _HUB_MOVE.fullmatch(text):  # 400: longer than any capture
+        raise HubError(f"malformed Hub move {shown(text)}")
     numbers = [int(n) for n in re.split(r"[-x]", text)]
     squares = position.rules.squares
     if not all(1 <= n <= squares for n in numbers):
-        raise HubError(f"Hub move {text!r} names a square off the board (1-{squares})")
+        raise HubError(f"Hub move {shown(text)} names a square off the board (1-{squares})")
     origin, destination, taken = numbers[0] - 1, numbers[1] - 1, {n - 1 for n in numbers[2:]}
     found = {
         m.key: m
@@ -385,7 +391,9 @@ def parse_hub_move(text: str, position: Position) -> Move:
     with contextlib.suppress(ValueError):  # a PDN path (landing squares) instead
         routes = position.capture_routes()
         return position.find_move(parse_move(text, routes, position.rules.board_size))
-    raise HubError(f"Hub move {text!r} is not a legal move (or is ambiguous) in {position.fen()}")
+    raise HubError(
+        f"Hub move {shown(text)} is not a legal move (or is ambiguous) in {position.fen()}"
+    )
 
 
 def parse_hub_line(line: str) -> tuple[str, dict[str, str]]:
@@ -397,7 +405,7 @@ def parse_hub_line(line: str) -> tuple[str, dict[str, str]]:
     try:
         words = shlex.split(line)
     except ValueError as exc:
-        raise HubError(f"malformed Hub line {line!r}: {exc}") from None
+        raise HubError(f"malformed Hub line {shown(line)}: {exc}") from None
     if not words:
         return "", {}
     args: dict[str, str] = {}

@@ -238,6 +238,8 @@ class MCTSAgent:
     ) -> None:
         if sims < 1:
             raise ValueError(f"sims must be at least 1, not {sims}")
+        if not (math.isfinite(c) and c >= 0):
+            raise ValueError(f"c must be a finite number >= 0, not {c}")
         if rollout_plies < 0:
             raise ValueError(f"rollout_plies must be >= 0, not {rollout_plies}")
         self.sims, self.c, self.seed, self.rollout_plies = sims, c, seed, rollout_plies

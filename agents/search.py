@@ -607,7 +607,8 @@ class Searcher:
         budget = MAX_NODES if nodes is None else nodes - used
         if seconds is not None:
             left = seconds - (time.perf_counter() - start)
-            budget = min(budget, int(left * Searcher.speed_estimate * 0.9))
+            nodes_in_time = left * Searcher.speed_estimate * 0.9  # inf for an absurd time
+            budget = min(budget, int(min(nodes_in_time, MAX_NODES)))
         return budget
 
     @staticmethod

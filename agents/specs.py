@@ -10,7 +10,19 @@
     checkpoint:runs/x.pt,sims=64  a trained network; sims=N searches N PUCT simulations per hop
 
 The grammar is ``kind[:item[,item...]]``; an item is ``option=value`` or, for ``hub`` and
-``checkpoint``, the path (first). Values become ints or floats where they look like numbers.
+``checkpoint``, the path (first). Values become ints or floats where they look like numbers
+(ASCII digits only; a float must be finite). A budget is bounded, so a spec cannot ask for a
+search that never ends:
+
+==========  ==================================================  =====================
+option      meaning                                             accepted
+==========  ==================================================  =====================
+``depth``   plies of alpha-beta or dame-rs search               1 to 64 (MAX_DEPTH)
+``nodes``   positions alpha-beta may visit per move             1 to 10**9 (MAX_NODES)
+``time``    seconds alpha-beta may think per move               > 0, <= 3600
+``sims``    simulations per decision (MCTS, PUCT)               1 to 100000 (MAX_SIMS)
+``c``       UCT exploration constant                            > 0, <= 100 (MAX_C)
+==========  ==================================================  =====================
 
     >>> parse_spec("alphabeta:depth=4,time=0.5")
     ('alphabeta', {'depth': 4, 'time': 0.5})
@@ -24,16 +36,47 @@ checked without the optional engines installed.
 from __future__ import annotations
 
 import importlib
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .base import Agent
+from damas_env.checks import shown
 
-__all__ = ["KINDS", "parse_spec", "make_agent", "spec_usage"]
+from .base import Agent
+from .search import MAX_DEPTH
+
+__all__ = [
+    "KINDS",
+    "MAX_C",
+    "MAX_DEPTH",
+    "MAX_NODES",
+    "MAX_SECONDS",
+    "MAX_SIMS",
+    "MAX_SPEC_CHARS",
+    "Option",
+    "parse_spec",
+    "make_agent",
+    "spec_usage",
+]
 
 Value = int | float | bool | str
+
+#: Upper bounds of the budgets a spec may ask for (a search that would run for hours or fill
+#: the memory is refused, not started). MAX_DEPTH is the alpha-beta search's own limit.
+MAX_NODES = 10**9
+MAX_SECONDS = 3600.0
+MAX_SIMS = 100_000
+MAX_C = 100.0
+
+
+@dataclass(frozen=True)
+class Option:
+    """A numeric option of a kind: its type and its largest value (the least is above 0)."""
+
+    type: type
+    high: float
 
 
 @dataclass(frozen=True)
@@ -43,8 +86,8 @@ class Kind:
     target: str
     """``module:Class`` (or ``module:function``) that builds the agent."""
 
-    options: dict[str, type] = field(default_factory=dict)
-    """Accepted options and their types (ints, floats); others are an error."""
+    options: dict[str, Option] = field(default_factory=dict)
+    """Accepted options, their types (ints, floats) and bounds; others are an error."""
 
     usage: str = ""
     """How the kind is written, for error messages."""
@@ -59,19 +102,27 @@ class Kind:
     """The constructor takes ``seed=``."""
 
 
+_DEPTH, _SIMS = Option(int, MAX_DEPTH), Option(int, MAX_SIMS)
+
 KINDS: dict[str, Kind] = {
     "random": Kind("agents.classic:RandomAgent", usage="random"),
     "greedy": Kind("agents.classic:GreedyAgent", usage="greedy"),
     "alphabeta": Kind(
         "agents.classic:AlphaBetaAgent",
-        {"depth": int, "nodes": int, "time": float},
+        {"depth": _DEPTH, "nodes": Option(int, MAX_NODES), "time": Option(float, MAX_SECONDS)},
         usage="alphabeta:depth=N|nodes=N|time=S",
     ),
-    "mcts": Kind("agents.mcts:MCTSAgent", {"sims": int, "c": float}, usage="mcts:sims=N[,c=X]"),
-    "openspiel-mcts": Kind(
-        "agents.external:OpenSpielMCTSAgent", {"sims": int}, usage="openspiel-mcts:sims=N"
+    "mcts": Kind(
+        "agents.mcts:MCTSAgent",
+        {"sims": _SIMS, "c": Option(float, MAX_C)},
+        usage="mcts:sims=N[,c=X]",
     ),
-    "dame": Kind("agents.external:DameAgent", {"depth": int}, usage="dame:depth=N", seeded=False),
+    "openspiel-mcts": Kind(
+        "agents.external:OpenSpielMCTSAgent", {"sims": _SIMS}, usage="openspiel-mcts:sims=N"
+    ),
+    "dame": Kind(
+        "agents.external:DameAgent", {"depth": _DEPTH}, usage="dame:depth=N", seeded=False
+    ),
     "hub": Kind(
         "agents.external:HubAgent",
         usage="hub:PATH[,option=value...]",
@@ -80,12 +131,17 @@ KINDS: dict[str, Kind] = {
         seeded=False,
     ),
     "checkpoint": Kind(
-        "agents.checkpoint:load_agent", {"sims": int}, usage="checkpoint:PATH[,sims=N]", path=True
+        "agents.checkpoint:load_agent", {"sims": _SIMS}, usage="checkpoint:PATH[,sims=N]", path=True
     ),
 }
 
-_INT = re.compile(r"^[+-]?\d+$")
-_FLOAT = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
+#: The longest spec read (a path and a few options fit; a megabyte of text is refused).
+MAX_SPEC_CHARS = 4096
+
+_MAX_NUMBER_CHARS = 40  # longer "numbers" stay text (and the regexes stay fast)
+# ASCII digits only: Python's \d and int() also take other scripts' digits ("٣").
+_INT = re.compile(r"[+-]?[0-9]{1,30}")
+_FLOAT = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 
 
 def spec_usage() -> str:
@@ -97,25 +153,27 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Value]]:
     """Returns (kind, options) of an agent spec, option values typed and checked.
 
     Raises:
-        ValueError: unknown kind or option, malformed item, or a bad value; says what is
-            accepted.
+        ValueError: unknown kind or option, malformed item, or a bad value (not a number,
+            not finite, or out of its bounds); says what is accepted.
     """
     if not isinstance(spec, str) or not spec.strip():
-        raise ValueError(f"agent spec must be a non-empty string, not {spec!r}; {_accepted()}")
+        raise ValueError(f"agent spec must be a non-empty string, not {shown(spec)}; {_accepted()}")
+    if len(spec) > MAX_SPEC_CHARS:
+        raise ValueError(f"agent spec {shown(spec)} is longer than {MAX_SPEC_CHARS} characters")
     name, _, rest = spec.strip().partition(":")
     kind = KINDS.get(name.lower())
     if kind is None:
-        raise ValueError(f"unknown agent kind {name!r} in {spec!r}; {_accepted()}")
+        raise ValueError(f"unknown agent kind {shown(name)} in {shown(spec)}; {_accepted()}")
     items = [item.strip() for item in rest.split(",")] if rest else []
     options: dict[str, Value] = {}
     if kind.path:
         if not items or not items[0] or "=" in items[0]:
-            raise ValueError(f"agent spec {spec!r} needs a path: {kind.usage}")
+            raise ValueError(f"agent spec {shown(spec)} needs a path: {kind.usage}")
         options["path"] = items.pop(0)
     for item in items:
         key, value = _option(spec, kind, item)
         if key in options:
-            raise ValueError(f"option {key!r} is given twice in agent spec {spec!r}")
+            raise ValueError(f"option {shown(key)} is given twice in agent spec {shown(spec)}")
         options[key] = value
     return name.lower(), options
 
@@ -126,41 +184,52 @@ def _option(spec: str, kind: Kind, item: str) -> tuple[str, Value]:
     key = key.strip().lower()
     if not eq or not key or not text.strip():
         raise ValueError(
-            f"bad item {item!r} in agent spec {spec!r}: expected option=value ({kind.usage})"
+            f"bad item {shown(item)} in agent spec {shown(spec)}: expected option=value "
+            f"({kind.usage})"
         )
     if key not in kind.options and not kind.open_options:
         accepted = ", ".join(kind.options) or "no options"
         raise ValueError(
-            f"unknown option {key!r} in agent spec {spec!r}; {kind.usage} accepts {accepted}"
+            f"unknown option {shown(key)} in agent spec {shown(spec)}; {kind.usage} accepts "
+            f"{accepted}"
         )
     value = _typed(text.strip())
-    expected = kind.options.get(key)
-    if expected is None:
-        return key, value
-    return key, _checked(spec, key, value, expected)
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(
+            f"option {key} in agent spec {shown(spec)} must be a finite number, not {text.strip()}"
+        )
+    option = kind.options.get(key)
+    return key, value if option is None else _checked(spec, key, value, option)
 
 
 def _typed(text: str) -> Value:
     """Returns a value as an int, float or bool where it looks like one, else the text."""
-    if _INT.match(text):
+    if len(text) <= _MAX_NUMBER_CHARS and _INT.fullmatch(text):
         return int(text)
-    if _FLOAT.match(text):
+    if len(text) <= _MAX_NUMBER_CHARS and _FLOAT.fullmatch(text):
         return float(text)
     if text.lower() in ("true", "false"):
         return text.lower() == "true"
     return text
 
 
-def _checked(spec: str, key: str, value: Value, expected: type) -> Value:
-    """Returns a numeric option converted to its type, or raises if it is not a positive one."""
+def _checked(spec: str, key: str, value: Value, option: Option) -> Value:
+    """Returns a numeric option converted to its type, or raises if it is out of its bounds."""
     is_int = isinstance(value, int) and not isinstance(value, bool)
-    if not (is_int or (expected is float and isinstance(value, float))):
-        what = "an integer" if expected is int else "a number"
-        raise ValueError(f"option {key} in agent spec {spec!r} must be {what}, not {value!r}")
-    assert isinstance(value, (int, float))
-    if value <= 0:
-        raise ValueError(f"option {key} in agent spec {spec!r} must be positive, not {value!r}")
-    return int(value) if expected is int else float(value)
+    is_number = is_int or (option.type is float and isinstance(value, float))
+    if not (is_number and 0 < float(value) <= option.high):
+        raise ValueError(
+            f"option {key} in agent spec {shown(spec)} must be {_bounds(option)}, not "
+            f"{shown(value)}"
+        )
+    return option.type(value)
+
+
+def _bounds(option: Option) -> str:
+    """Returns the values an option accepts, in words."""
+    if option.type is int:
+        return f"an integer from 1 to {option.high}"
+    return f"a number above 0 and at most {option.high:g}"
 
 
 def _accepted() -> str:

@@ -361,7 +361,10 @@ def test_cli_round_robin_json(capsys: pytest.CaptureFixture[str], random_spec: s
         (["--agents", "random", "nosuch"], "unknown agent kind 'nosuch'"),
         (["--agents", "random", "alphabeta:depth=x"], "must be an integer"),
         (["--agents", "random", "random", "--variant", "nosuch"], "unknown variant"),
-        (["--agents", "random", "random", "--games", "0"], "games must be a positive"),
+        (
+            ["--agents", "random", "random", "random", "--games", "50000"],
+            "games per pair (3 pairs) must be an int in [1, 33333], not 50000",
+        ),
         (["--agents", "random"], "at least two"),
         (["--agents", "random", "checkpoint:x.pt"], "no checkpoint file at 'x.pt'"),
     ],

@@ -57,12 +57,12 @@ def test_parse_spec_types_the_options(spec: str, expected: tuple[str, dict]) -> 
         ("", "non-empty"),
         ("minimax:depth=3", "unknown agent kind 'minimax'"),
         ("alphabeta:depht=3", "unknown option 'depht'"),
-        ("alphabeta:depth=3.5", "must be an integer"),
-        ("alphabeta:depth=0", "must be positive"),
-        ("alphabeta:time=fast", "must be a number"),
+        ("alphabeta:depth=3.5", "must be an integer from 1 to 64"),
+        ("alphabeta:depth=0", "must be an integer from 1 to 64"),
+        ("alphabeta:time=fast", "must be a number above 0"),
         ("alphabeta:depth", "expected option=value"),
         ("alphabeta:depth=2,depth=3", "given twice"),
-        ("mcts:sims=-5", "must be positive"),
+        ("mcts:sims=-5", "must be an integer from 1 to 100000"),
         ("random:seed=3", "random accepts no options"),
         ("hub:", "needs a path"),
         ("hub:depth=3", "needs a path"),
@@ -139,3 +139,44 @@ def test_the_seed_reaches_seeded_agents() -> None:
         pytest.skip("agents.mcts not installed")
     assert make_agent("mcts:sims=3", seed=11).seed == 11  # type: ignore[attr-defined]
     assert {k for k, kind in KINDS.items() if not kind.seeded} == {"dame", "hub"}
+
+
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ("mcts:sims=1000000000000", "sims .* must be an integer from 1 to 100000"),
+        ("alphabeta:depth=99999999999999999999999", "depth .* must be an integer from 1 to 64"),
+        ("alphabeta:nodes=10000000000", "nodes .* must be an integer from 1 to 1000000000"),
+        ("alphabeta:time=1e400", "time .* must be a finite number, not 1e400"),
+        ("alphabeta:time=1e308", "time .* at most 3600"),
+        ("alphabeta:time=nan", "time .* must be a number above 0"),
+        ("mcts:sims=2,c=1e999", "c .* must be a finite number"),
+        ("mcts:sims=2,c=1000", "c .* at most 100"),
+        ("mcts:sims=\u0663", "sims .* must be an integer"),
+        ("alphabeta:depth=\u0661", "depth .* must be an integer"),
+        ("mcts:sims=\uff13", "sims .* must be an integer"),
+        ("openspiel-mcts:sims=100001", "sims .* from 1 to 100000"),
+        ("dame:depth=65", "depth .* from 1 to 64"),
+        ("checkpoint:x.pt,sims=100001", "sims .* from 1 to 100000"),
+        ("hub:scan,level=1e999", "level .* must be a finite number"),
+        ("alphabeta:depth=" + "9" * 5000, "longer than 4096 characters"),
+        ("alphabeta:depth=" + "9" * 4000, "must be an integer from 1 to 64"),
+    ],
+)
+def test_budgets_are_bounded_finite_and_ascii(spec: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message) as error:
+        parse_spec(spec)
+    assert len(str(error.value)) < 400  # the spec is quoted briefly
+
+
+def test_budgets_at_their_bounds_are_accepted() -> None:
+    assert parse_spec("alphabeta:depth=64,nodes=1000000000,time=3600") == (
+        "alphabeta",
+        {"depth": 64, "nodes": 10**9, "time": 3600.0},
+    )
+    assert parse_spec("mcts:sims=100000,c=100") == ("mcts", {"sims": 100_000, "c": 100.0})
+    assert parse_spec("hub:scan,name=\u0663") == ("hub", {"path": "scan", "name": "\u0663"})
+
+
+def test_a_quadratic_regex_input_stays_fast() -> None:
+    parse_spec("hub:scan,x=" + "1" * 4000 + "x")  # text, not a number: no backtracking blow-up
