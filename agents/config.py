@@ -39,7 +39,9 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import math
+import os
 import re
+import stat
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -566,8 +568,31 @@ def config_to_dict(config: Config) -> dict[str, Any]:
 # --- YAML -----------------------------------------------------------------------------------
 
 
+class _DuplicateKeyError(yaml.constructor.ConstructorError):
+    """A mapping holds the same key twice (YAML would silently keep the last value)."""
+
+
 class _Loader(yaml.SafeLoader):
-    """A safe loader that reads YAML 1.2 floats such as ``3e-4`` (PyYAML needs ``3.0e-4``)."""
+    """A safe loader that reads YAML 1.2 floats such as ``3e-4`` (PyYAML needs ``3.0e-4``)
+    and refuses a key given twice in one mapping."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        """Returns the mapping of a node; raises _DuplicateKeyError for a repeated key."""
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue  # `<<: *defaults` may be overridden by the keys after it
+            key = self.construct_object(key_node, deep=deep)
+            try:
+                repeated = key in seen
+            except TypeError:
+                continue  # an unhashable key: the SafeLoader reports it
+            if repeated:
+                raise _DuplicateKeyError(
+                    None, None, f"key {shown(key)} given twice", key_node.start_mark
+                )
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
 
 
 # Copy the resolver lists first: add_implicit_resolver would append to SafeLoader's own.
@@ -585,32 +610,63 @@ _Loader.add_implicit_resolver(
 MAX_CONFIG_CHARS = 1 << 20
 
 
-def _parse_yaml(text: str, source: str) -> Any:
+def _parse_yaml(text: str) -> Any:
+    """Returns the plain values of a YAML text.
+
+    Raises:
+        ConfigError: the text is not YAML; the message gives the line and column of the error,
+            never the text there (a config may hold secrets on the lines around it).
+    """
     try:
         return yaml.load(text, Loader=_Loader)  # a SafeLoader subclass: no object tags
-    except (yaml.YAMLError, ValueError, RecursionError) as error:  # huge ints, deep nesting
-        raise ConfigError(f"{source}: not valid YAML: {error}") from error
+    except RecursionError:
+        raise ConfigError("not valid YAML: nested too deeply") from None
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        what = f": {error.problem}" if isinstance(error, _DuplicateKeyError) else ""
+        raise ConfigError(f"not valid YAML{where}{what}") from None
+    except (yaml.YAMLError, ValueError):  # ValueError: an int of too many digits
+        raise ConfigError("not valid YAML") from None
+
+
+def _read_text(path: Path) -> str:
+    """Returns the text of a config file: a regular file of UTF-8 text, read without blocking.
+
+    Raises:
+        ConfigError: the file cannot be read, is not a regular file (a FIFO, a device, a
+            directory), is not UTF-8 or is longer than :data:`MAX_CONFIG_CHARS`.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO opens without a writer
+    except (OSError, ValueError) as error:  # ValueError: a NUL byte in the path
+        reason = error.strerror if isinstance(error, OSError) else "not a valid path"
+        raise ConfigError(f"cannot read config {shown(str(path))}: {reason}") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise ConfigError(f"{path}: not a regular file (a config is a YAML file)")
+    try:
+        with open(fd, encoding="utf-8") as file:
+            text = file.read(MAX_CONFIG_CHARS + 1)
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"{path}: not a text file (not UTF-8): {error.reason}") from None
+    if len(text) > MAX_CONFIG_CHARS:
+        raise ConfigError(f"{path}: a config file is at most {MAX_CONFIG_CHARS} characters")
+    return text
 
 
 def load_config(path: str | Path) -> Config:
     """Returns the config of a YAML file.
 
     Raises:
-        ConfigError: the file is missing or not YAML, or its content is invalid (see
-            :func:`config_from_dict`); the message names the file and the key path.
+        ConfigError: the file is missing, not a regular file or not YAML, or its content is
+            invalid (see :func:`config_from_dict`); the message names the file and the key
+            path, but never quotes the file's lines.
     """
     path = Path(path)
+    text = _read_text(path)
     try:
-        with path.open(encoding="utf-8") as file:
-            text = file.read(MAX_CONFIG_CHARS + 1)
-    except OSError as error:
-        raise ConfigError(f"cannot read config {str(path)!r}: {error.strerror}") from error
-    except UnicodeDecodeError as error:
-        raise ConfigError(f"{path}: not a text file (not UTF-8): {error.reason}") from error
-    if len(text) > MAX_CONFIG_CHARS:
-        raise ConfigError(f"{path}: a config file is at most {MAX_CONFIG_CHARS} characters")
-    try:
-        return config_from_dict(_parse_yaml(text, str(path)))
+        return config_from_dict(_parse_yaml(text))
     except ConfigError as error:
         raise ConfigError(f"{path}: {error}") from error
 
@@ -642,9 +698,9 @@ def _parse_override(item: str) -> tuple[list[str], Any]:
     key, sep, text = item.partition("=")
     key = key.strip()
     if not sep or not key or any(not part for part in key.split(".")):
-        raise ConfigError(f"override {item!r} must look like section.key=value")
+        raise ConfigError(f"override {shown(item)} must look like section.key=value")
     keys = key.split(".")
-    value = _parse_yaml(text, f"override {item!r}") if text.strip() else ""
+    value = _parse_yaml(text) if text.strip() else ""
     hint = _hint_at(keys)
     is_text = hint is str or typing.get_origin(hint) is Literal
     if is_text and not isinstance(value, str):
@@ -682,7 +738,7 @@ def apply_overrides(config: Config, overrides: list[str]) -> Config:
             _set_path(data, keys, value)
             config_from_dict(data)
         except ConfigError as error:
-            raise ConfigError(f"--set {item}: {error}") from error
+            raise ConfigError(f"--set {shown(item)}: {error}") from error
     return config_from_dict(data)
 
 

@@ -195,7 +195,7 @@ def test_missing_file(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("override", "message"),
     [
-        ("train.lr=fast", "--set train.lr=fast: train.lr must be float, not 'fast'"),
+        ("train.lr=fast", "--set 'train.lr=fast': train.lr must be float, not 'fast'"),
         ("train.lrr=1", "unknown key 'train.lrr'"),
         ("nope.lr=1", "unknown key 'nope'"),
         ("train.lr.x=1", "train.lr is a value, not a section"),
@@ -214,7 +214,7 @@ def test_override_errors_name_the_key(override: str, message: str) -> None:
     with pytest.raises(ConfigError) as error:
         apply_overrides(Config(), [override])
     assert message in str(error.value)
-    assert f"--set {override}" in str(error.value)
+    assert f"--set {override!r}" in str(error.value)
 
 
 def test_env_ruleset_applies_overrides() -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 import typing
 from pathlib import Path
 from typing import Any
@@ -165,6 +166,62 @@ def test_yaml_aliases_cannot_blow_up_a_message(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="name must be str") as error:
         load_config(write(tmp_path, "\n".join(lines)))
     assert len(str(error.value)) < 1000
+
+
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        ("name: tiny\ntrain: {lr: 1e-3\n  db_password: hunter2\n", "at line 3, column 14"),
+        ("name: tiny\n  db_password: hunter2\n", "at line 2, column 14"),
+        ("name: tiny\nenv: !secret hunter2\n", "at line 2, column 6"),
+        ("name: tiny\nenv: *hunter2\n", "at line 2, column 6"),
+    ],
+)
+def test_yaml_errors_give_the_place_not_the_text(tmp_path: Path, text: str, where: str) -> None:
+    path = write(tmp_path, text)
+    with pytest.raises(ConfigError) as error:
+        load_config(path)
+    message = str(error.value)
+    assert message == f"{path}: not valid YAML {where}"
+    assert "hunter2" not in message and "db_password" not in message
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("name: a\nname: b\n", "at line 2, column 1: key 'name' given twice"),
+        ("train: {lr: 0.1, seed: 1, lr: 0.2}", "at line 1, column 27: key 'lr' given twice"),
+        ("env:\n  rules: {}\n  rules: {}\n", "at line 3, column 3: key 'rules' given twice"),
+    ],
+)
+def test_a_key_given_twice_is_refused(tmp_path: Path, text: str, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        load_config(write(tmp_path, text))
+
+
+def test_a_merge_key_may_be_overridden(tmp_path: Path) -> None:
+    text = "network: {<<: {channels: 8, blocks: 1}, channels: 16}\n"
+    network = load_config(write(tmp_path, text)).network
+    assert (network.channels, network.blocks) == (16, 1)
+
+
+def test_only_regular_files_are_read(tmp_path: Path) -> None:
+    """A FIFO would block the read forever; a directory or a device is no config either."""
+    fifo = tmp_path / "fifo.yaml"
+    os.mkfifo(fifo)
+    for path in (fifo, tmp_path, Path("/dev/null"), Path("/dev/zero")):
+        with pytest.raises(ConfigError, match="not a regular file"):
+            load_config(path)
+    with pytest.raises(ConfigError, match="cannot read config .*: not a valid path"):
+        load_config("a\0b.yaml")
+
+
+def test_an_override_is_quoted_briefly() -> None:
+    long = "x" * 100_000
+    for item in (f"env.rules.colour_names=[{long}, y]", f"name={long}", long):
+        with pytest.raises(ConfigError) as error:
+            apply_overrides(Config(), [item])
+        assert len(str(error.value)) < 1000
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="needs a machine without CUDA")
