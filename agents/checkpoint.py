@@ -39,6 +39,7 @@ import io
 import math
 import pickle
 import random
+import re
 import zipfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -150,6 +151,7 @@ def save_checkpoint(
 _MAX_DEPTH = 16
 #: Plain values a checkpoint may hold besides containers and tensors.
 _LEAVES = (type(None), bool, int, float, str)
+_GLOBAL = re.compile(r"GLOBAL ([A-Za-z0-9_.]{1,200})")  # the weights-only unpickler's refusal
 
 
 class _FieldError(ValueError):
@@ -199,8 +201,8 @@ def _unpickle(raw: bytes, path: Path) -> Any:
         return torch.load(io.BytesIO(raw), map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as error:
         raise CheckpointError(
-            f"{path}: refused unread: it holds objects other than tensors and plain values, "
-            f"which could run code when loaded ({_unpickler_reason(error)})"
+            f"{path}: holds objects other than tensors and plain values{_named_global(error)}; "
+            "refused unread, it could run code"
         ) from error
     except Exception as error:  # a crafted archive can fail anywhere in torch's reader
         raise CheckpointError(
@@ -232,10 +234,11 @@ def _zip_problem(raw: bytes) -> str | None:
     return None
 
 
-def _unpickler_reason(error: BaseException) -> str:
-    """Returns the weights-only unpickler's own reason, without torch's advice around it."""
-    _, found, reason = str(error).partition("WeightsUnpickler error: ")
-    return _first_line(reason) if found else _first_line(error)
+def _named_global(error: BaseException) -> str:
+    """Returns `` (it names module.attr)`` for the global the weights-only unpickler refused,
+    or nothing: torch's own text (advice to load the file unsafely) is never quoted."""
+    found = _GLOBAL.search(str(error))
+    return f" (it names {shown(found.group(1))})" if found else ""
 
 
 def _first_line(error: BaseException | str) -> str:
@@ -354,8 +357,9 @@ def _check_config(value: Any) -> Config:
 
 
 def _check_run(data: dict[str, Any], config: Config) -> None:
-    """Checks the fields that describe the run against its config: algorithm, fingerprint and
-    iteration (an int from 0 to ``train.iterations``)."""
+    """Checks the fields that describe the run against its config: algorithm, fingerprint (the
+    config's own, so a file cannot say one network to --resume and build another in the arena)
+    and iteration (an int from 0 to ``train.iterations``)."""
     algorithm = data["algorithm"]
     if not (isinstance(algorithm, str) and algorithm == config.algorithm):
         raise _FieldError(f"algorithm: {_show(algorithm)}, but its config has {config.algorithm!r}")
@@ -363,6 +367,12 @@ def _check_run(data: dict[str, Any], config: Config) -> None:
     sections = fingerprint.values() if _is_str_mapping(fingerprint) else [None]
     if not all(_is_str_mapping(s) for s in sections) or _holds_tensor(fingerprint):
         raise _FieldError(f"fingerprint: {_show(fingerprint)}, not sections of plain values")
+    problems = fingerprint_mismatches(fingerprint, config.fingerprint())
+    if problems:  # the arena builds from the config, --resume compares the fingerprint
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise _FieldError(
+            f"fingerprint disagrees with its own config: {_first_line(problems[0])}{more}"
+        )
     iteration, total = data["iteration"], config.train.iterations
     if not (_is_int(iteration) and 0 <= iteration <= total):
         raise _FieldError(
@@ -783,6 +793,14 @@ class NetworkAgent:
     def reset(self) -> None:
         """Nothing to forget: every hop is decided from the position."""
 
+    def check_rules(self, rules: Ruleset) -> None:
+        """Raises ValueError unless the network was trained on these rules."""
+        if rules != self.rules:
+            raise ValueError(
+                f"{self.name} was trained on {self.rules.name!r} rules and cannot play a "
+                f"{rules.name!r} game"
+            )
+
     def act(
         self, observation: Observation, position: Position | None = None, hops: Sequence[int] = ()
     ) -> int:
@@ -794,11 +812,7 @@ class NetworkAgent:
         """
         if position is None:
             raise ValueError(f"{self.name} needs the engine position: act(obs, position, hops)")
-        if position.rules != self.rules:
-            raise ValueError(
-                f"{self.name} was trained on {self.rules.name!r} rules and cannot play a "
-                f"{position.rules.name!r} game"
-            )
+        self.check_rules(position.rules)
         if self.search is None and _planes_of(observation, self._obs.shape[1:]):
             self._obs[0] = observation["observation"]  # the env's planes keep its history
             self._mask[:] = observation["action_mask"]

@@ -267,6 +267,12 @@ def test_a_compressed_record_is_refused_unread(saved: Saved, scratch: Path) -> N
         (lambda d: d["optimizer"].pop("param_groups"), "optimizer: ['state'], not an optimiser"),
         (lambda d: d["optimizer"].update(param_groups=[{"lr": 1}]), "optimizer.param_groups"),
         (lambda d: d.update(fingerprint=[1]), "fingerprint"),
+        (
+            lambda d: d["fingerprint"]["network"].update(channels=200000, blocks=50),
+            "fingerprint disagrees with its own config: network.blocks: checkpoint has 50, "
+            "config has 1 (and 1 more)",
+        ),
+        (lambda d: d["fingerprint"].pop("rules"), "fingerprint disagrees with its own config"),
         (lambda d: d.update(algorithm="ppo"), "algorithm: 'ppo', but its config has"),
         (lambda d: d.update(version=True), "checkpoint version True"),
         (lambda d: d.update(extra=1), "unknown field(s) ['extra']"),
@@ -309,7 +315,12 @@ def test_a_huge_network_is_refused_before_anything_is_built(
     refused(crafted(saved, scratch, lambda d: d["config"]["network"].update(channels=200000)), "")
     assert built == []
     big = {"channels": 512, "blocks": 40}
-    path = crafted(saved, scratch, lambda d: d["config"]["network"].update(big))
+
+    def grow(data: dict[str, Any]) -> None:
+        data["config"]["network"].update(big)
+        data["fingerprint"]["network"].update(big)
+
+    path = crafted(saved, scratch, grow)
     refused(path, "model")
     assert built == ["meta"]
 
@@ -617,3 +628,20 @@ def test_a_cut_file_is_refused(saved: Saved, scratch: Path, draw: st.DataObject)
     scratch.write_bytes(saved.raw[:size])
     with pytest.raises(CheckpointError, match="corrupt or truncated"):
         read_checkpoint(scratch)
+
+
+class _Exploit:
+    """An object whose unpickling would run code (torch.load without weights_only)."""
+
+    def __reduce__(self):  # noqa: ANN204
+        return (print, ("pwned",))
+
+
+def test_a_pickle_that_could_run_code_is_refused_in_our_words(saved: Saved, scratch: Path) -> None:
+    """The refusal names the global it would call, and never quotes torch's advice to load the
+    file again with weights_only=False."""
+    error = refused(crafted(saved, scratch, lambda d: d.update(history=[_Exploit()])), "")
+    message = str(error)
+    assert "holds objects other than tensors and plain values (it names '" in message
+    assert "print" in message and message.endswith("; refused unread, it could run code")
+    assert "weights_only" not in message and "Re-running" not in message
