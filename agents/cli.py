@@ -26,6 +26,7 @@ from typing import Any
 
 from damas_env.checks import checked_int, shown
 from damas_env.cli import variant_arg
+from damas_env.rules import get_ruleset
 
 from .arena import MAX_GAMES, MAX_PLIES, MAX_SEED, MAX_WORKERS
 from .external import EngineError
@@ -95,8 +96,10 @@ def run(args: argparse.Namespace) -> None:
 
     if len(args.agents) < 2:
         raise ValueError(f"--agents needs at least two specs, not {len(args.agents)}")
+    rules = get_ruleset(args.variant)
     for spec in dict.fromkeys(args.agents):
-        make_agent(spec)  # fail now, before any game, on a bad spec or a missing engine
+        make_agent(spec, rules=rules)  # fail now, before any game: a bad spec, a missing
+        # engine, or an agent of other rules (a checkpoint, a one-variant engine)
     options: dict[str, Any] = {
         "variant": args.variant,
         "games": args.games,

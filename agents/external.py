@@ -156,6 +156,10 @@ class OpenSpielMCTSAgent:
         self._seen: Position | None = None
         self.in_step = True
 
+    def check_rules(self, rules: Ruleset) -> None:
+        """Raises ValueError unless the ruleset moves like English checkers (OpenSpiel's)."""
+        _check_rules(rules, "english", self.name)
+
     def set_history(self, moves: Sequence[Move | str], rules: Ruleset | str = "english") -> None:
         """Replays a game's moves from the English start position (a hook for the arena)."""
         self._start(rules)
@@ -174,7 +178,7 @@ class OpenSpielMCTSAgent:
         """
         if position is None:
             raise ValueError(f"{self.name} needs the engine position: act(obs, position, hops)")
-        _check_rules(position.rules, "english", self.name)
+        self.check_rules(position.rules)
         self._follow(position)
         legal = self._legal_hops(position, hops)
         if self.in_step:
@@ -325,9 +329,13 @@ class DameAgent(MoveAgent):
         super().reset()
         self._engine.clear()
 
+    def check_rules(self, rules: Ruleset) -> None:
+        """Raises ValueError unless the ruleset moves like International draughts (dame's)."""
+        _check_rules(rules, "international", self.name)
+
     def choose(self, position: Position) -> Move:
         """Returns dame's best move at the agent's depth, as our legal move."""
-        _check_rules(position.rules, "international", self.name)
+        self.check_rules(position.rules)
         board = self._module.Board(position.fen())
         best = self._engine.search(board, depth=self.depth).best_move
         if best is None:

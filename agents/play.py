@@ -8,7 +8,9 @@ The window (the default) opens :func:`damas_env.draughts_v0.env` with
 pieces is played hop by hop; ``u`` takes back your last move and the reply, ``n`` starts a
 new game, ``f`` turns the board; closing the window ends the game. ``--time`` starts a
 clock for each side (:class:`damas_env.clock.TimeControl`), shown in the window title
-(undo is then off: the clocks cannot be rewound).
+(undo is then off: the clocks cannot be rewound). The clocks are the window's only:
+``--time`` (seconds, above 0, at most a day) and ``--increment`` (0 to an hour, needs
+``--time``) are refused with ``--text``.
 
 ``--text`` plays in the terminal on a :class:`damas_env.game.Game`. Type moves in PDN
 (``32-28``, ``28x19``, the full path ``28x19x10`` when two captures share their ends) or
@@ -21,21 +23,27 @@ one of the commands:
 ``quit``    stop without a result (end of input does the same)
 ==========  ======================================================================
 
-An entry that is not a legal move is answered with the legal moves and nothing changes.
+An entry that is not a legal move is answered with the legal moves and nothing changes; a
+line longer than :data:`MAX_LINE_CHARS` is read to its end, dropped and answered with an
+error.
 The opponent plays through the :class:`agents.base.Agent` protocol, hop by hop, in an env
 kept in step with the game. ``--pdn`` saves the game (``Game.from_pdn`` reads it back).
-Errors go to stderr with exit status 2, as for the other ``damas`` commands.
+Errors go to stderr with exit status 2, as for the other ``damas`` commands, before the game
+starts where they can be found then: an opponent that cannot play the variant (a checkpoint
+trained on other rules, an engine of one variant) is refused when it is built.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
 from damas_env import Colour, IllegalMoveError, Move
+from damas_env.checks import shown
 from damas_env.cli import variant_arg
 from damas_env.draughts_v0 import raw_env
 from damas_env.encoding import actions_to_move, move_to_actions
@@ -45,7 +53,8 @@ from damas_env.render import NEW_GAME, UNDO, Highlights, ansi
 from damas_env.rules import Ruleset, get_ruleset
 
 from .base import Agent, play_hop
-from .specs import make_agent, spec_usage
+from .external import EngineError
+from .specs import check_plays, make_agent, spec_usage
 
 __all__ = [
     "main",
@@ -55,9 +64,18 @@ __all__ = [
     "opponent_move",
     "game_pdn",
     "game_start_turn",
+    "MAX_CLOCK_SECONDS",
+    "MAX_INCREMENT",
+    "MAX_LINE_CHARS",
 ]
 
 HELP = "commands: moves, undo, resign, quit; or a move in PDN (32-28, 28x19, 28x19x10)"
+
+#: The longest input line read in the terminal (a move of 20 captures is under 100).
+MAX_LINE_CHARS = 4096
+#: The most seconds on a clock (a day), and the largest increment (an hour).
+MAX_CLOCK_SECONDS = 86_400.0
+MAX_INCREMENT = 3_600.0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -77,12 +95,52 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--text", action="store_true", help="play in the terminal")
     parser.add_argument("--pdn", type=Path, help="save the game to this PDN file")
     parser.add_argument("--seed", type=int, help="seed of the opponent")
-    parser.add_argument("--time", type=float, help="seconds on each clock (window only)")
-    parser.add_argument("--increment", type=float, default=0.0, help="seconds added per move")
+    parser.add_argument(
+        "--time",
+        type=seconds_arg(0.0, MAX_CLOCK_SECONDS, zero=False),
+        help="seconds on each clock (window only: refused with --text)",
+    )
+    parser.add_argument(
+        "--increment",
+        type=seconds_arg(0.0, MAX_INCREMENT, zero=True),
+        help="seconds added per move (default 0; needs --time)",
+    )
     return parser
 
 
+def seconds_arg(low: float, high: float, zero: bool) -> Callable[[str], float]:
+    """Returns an argparse type: a finite number of seconds from `low` (included if `zero`)
+    to `high`; argparse names the option in its message."""
+    bounds = f"{'>=' if zero else '>'} {low:g} and <= {high:g}"
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text) if text.isascii() and len(text) <= 40 else math.nan
+        except ValueError:
+            value = math.nan
+        above = value >= low if zero else value > low
+        if not (math.isfinite(value) and above and value <= high):
+            raise argparse.ArgumentTypeError(
+                f"must be a number of seconds {bounds}, not {shown(text)}"
+            )
+        return value
+
+    return parse
+
+
 # --- The opponent ---------------------------------------------------------------------------
+
+
+def _opponent(opponent: str | Agent, variant: str | Ruleset, seed: int | None) -> Agent:
+    """Returns the opponent, built from its spec, once it is known to play the variant.
+
+    Raises:
+        ValueError: a bad spec, or an agent that cannot play the variant.
+    """
+    if isinstance(opponent, str):
+        return make_agent(opponent, seed, rules=variant)
+    check_plays(opponent, variant)
+    return opponent
 
 
 def opponent_move(agent: Agent, env: Any) -> Move:
@@ -273,7 +331,7 @@ def play_text(
     """
     lines = sys.stdin if lines is None else lines
     out = sys.stdout if out is None else out
-    agent = make_agent(opponent, seed) if isinstance(opponent, str) else opponent
+    agent = _opponent(opponent, variant, seed)
     agent.reset()
     session = _TextSession(variant, agent, human_first, out)
     game, human = session.game, session.human
@@ -291,14 +349,29 @@ def play_text(
 
 
 def _prompted(lines: TextIO, out: TextIO, session: _TextSession) -> Iterator[str]:
-    """Yields input lines, printing a prompt before each; stops at game end or end of input."""
+    """Yields input lines, printing a prompt before each; stops at game end or end of input.
+
+    A line longer than MAX_LINE_CHARS is read to its end a piece at a time (memory stays
+    bounded), dropped and answered with an error.
+    """
     while not session.game.is_over:
         print("your move> ", end="", file=out, flush=True)
-        line = lines.readline()
+        line = lines.readline(MAX_LINE_CHARS + 1)
         if not line:
             print(file=out)
             return
+        if len(line) > MAX_LINE_CHARS:
+            _skip_line(lines, line)
+            session.say(f"error: a line longer than {MAX_LINE_CHARS} characters was ignored")
+            continue
         yield line
+
+
+def _skip_line(lines: TextIO, start: str) -> None:
+    """Reads the rest of a line whose first piece was `start`, in pieces, and drops it."""
+    piece = start
+    while piece and not piece.endswith("\n"):
+        piece = lines.readline(MAX_LINE_CHARS)
 
 
 # --- Window ---------------------------------------------------------------------------------
@@ -317,7 +390,7 @@ def play_window(
     from damas_env import draughts_v0
     from damas_env.clock import TimeControl
 
-    agent = make_agent(opponent, seed) if isinstance(opponent, str) else opponent
+    agent = _opponent(opponent, variant, seed)
     env: Any = draughts_v0.env(variant, render_mode="human")
     if seconds is not None:
         env = TimeControl(env, seconds, increment)
@@ -426,14 +499,21 @@ def _window_reason(raw: Any, closed: bool) -> str:
 
 
 def run(args: argparse.Namespace) -> None:
-    """Plays the game the arguments ask for and saves it if asked."""
+    """Plays the game the arguments ask for and saves it if asked.
+
+    Raises:
+        ValueError: a bad variant, spec or clock, or an opponent that cannot play the variant
+            (all found before the game starts).
+    """
+    _check_clock(args)
     rules = get_ruleset(args.variant)  # fail now on an unknown variant
-    agent = make_agent(args.opponent, args.seed)  # and on a bad spec
+    agent = make_agent(args.opponent, args.seed, rules=rules)  # a bad spec, or other rules
     first = args.side == "first"
     if args.text:
         game, result = play_text(rules, agent, first, seed=args.seed)
     else:
-        game, result = play_window(rules, agent, first, args.seed, args.time, args.increment)
+        increment = args.increment or 0.0
+        game, result = play_window(rules, agent, first, args.seed, args.time, increment)
     if args.pdn:
         human = game_start_turn(game) if first else game_start_turn(game).opponent
         names = {human: "you", human.opponent: agent.name}
@@ -443,12 +523,20 @@ def run(args: argparse.Namespace) -> None:
         print(f"saved {args.pdn}")
 
 
+def _check_clock(args: argparse.Namespace) -> None:
+    """Raises ValueError for clock options that would be ignored: the terminal has no clock."""
+    if args.text and (args.time is not None or args.increment is not None):
+        raise ValueError("--time and --increment apply to the window only; --text has no clock")
+    if args.increment is not None and args.time is None:
+        raise ValueError("--increment needs --time")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Runs ``damas play``; returns the exit status (2 on a usage or input error)."""
     args = build_parser().parse_args(argv)
     try:
         run(args)
-    except (ValueError, ImportError, NotImplementedError, OSError) as e:
+    except (ValueError, ImportError, NotImplementedError, OSError, EngineError) as e:
         print(f"damas play: error: {e}", file=sys.stderr)
         return 2
     return 0

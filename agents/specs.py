@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from damas_env.checks import shown
+from damas_env.rules import Ruleset, get_ruleset
 
 from .base import Agent
 from .search import MAX_DEPTH
@@ -56,6 +57,7 @@ __all__ = [
     "MAX_SIMS",
     "MAX_SPEC_CHARS",
     "Option",
+    "check_plays",
     "parse_spec",
     "make_agent",
     "spec_usage",
@@ -236,11 +238,18 @@ def _accepted() -> str:
     return f"accepted: {spec_usage()}"
 
 
-def make_agent(spec: str, seed: int | None = None) -> Agent:
+def make_agent(spec: str, seed: int | None = None, rules: Ruleset | str | None = None) -> Agent:
     """Returns the agent a spec names, seeded where the agent takes a seed.
 
+    Args:
+        spec: the agent spec.
+        seed: the agent's seed (for kinds that take one).
+        rules: the ruleset it will play, if known: an agent that cannot play it (a checkpoint
+            trained on other rules, an engine of one variant) is refused now, not in the game.
+
     Raises:
-        ValueError: the spec is malformed (see :func:`parse_spec`).
+        ValueError: the spec is malformed (see :func:`parse_spec`), or the agent cannot play
+            `rules`.
         agents.checkpoint.CheckpointError: ``checkpoint:PATH`` names no usable checkpoint.
         ImportError: the agent's module, or the external engine it drives, is missing.
     """
@@ -250,8 +259,21 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
     kwargs: dict[str, Any] = dict(options)
     if kind.seeded:
         kwargs["seed"] = seed
-    agent = build(**kwargs)
+    agent: Agent = build(**kwargs)
+    if rules is not None:
+        check_plays(agent, rules)
     return agent
+
+
+def check_plays(agent: Agent, rules: Ruleset | str) -> None:
+    """Raises ValueError if an agent says it cannot play a ruleset.
+
+    Agents bound to rules (a trained network, an engine of one variant) have a
+    ``check_rules(rules)`` method that raises; other agents play any ruleset.
+    """
+    check = getattr(agent, "check_rules", None)
+    if callable(check):
+        check(get_ruleset(rules))
 
 
 def _target(kind_name: str, kind: Kind) -> Callable[..., Any]:

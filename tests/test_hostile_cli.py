@@ -3,10 +3,44 @@ with exit status 2, before any game starts; no input makes them hang or fill the
 
 from __future__ import annotations
 
-import pytest
+import io
+from pathlib import Path
 
-from agents import arena
+import pytest
+import torch
+
+from agents import arena, play
 from agents.cli import main as arena_main
+from agents.play import main as play_main
+
+TINY = {
+    "name": "hostile-cli",
+    "env": {"variant": "english", "num_envs": 2, "max_plies": 20},
+    "network": {"channels": 8, "blocks": 1, "value_hidden": 8, "device": "cpu"},
+    "train": {"iterations": 4, "batch_size": 8, "replay_size": 64},
+    "mcts": {"simulations": 2, "leaves_per_game": 1, "steps_per_iteration": 1},
+    "eval": {"every": 0},
+}
+
+
+@pytest.fixture(scope="module")
+def english_pt(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Returns a tiny checkpoint trained (not at all) on English rules."""
+    from agents.alphazero import AlphaZeroTrainer
+    from agents.checkpoint import save_checkpoint
+    from agents.config import config_from_dict
+
+    path = tmp_path_factory.mktemp("ck") / "english.pt"
+    save_checkpoint(path, AlphaZeroTrainer(config_from_dict(TINY)))
+    return path
+
+
+def _crafted(source: Path, target: Path, change) -> Path:
+    """Writes `source`'s contents with `change` applied to `target`."""
+    data = torch.load(source, weights_only=True)
+    change(data)
+    torch.save(data, target)
+    return target
 
 
 def _exit(capsys: pytest.CaptureFixture[str], main, argv: list[str]) -> tuple[int, str]:
@@ -97,3 +131,98 @@ def test_an_engine_that_dies_is_one_line_not_a_traceback(
     status, err = _exit(capsys, arena_main, argv)
     assert status == 2 and err.count("\n") == 1
     assert err.startswith("damas arena: error: hub:true: the engine died")
+
+
+# --- checkpoints in the arena ---------------------------------------------------------------
+
+
+def test_a_checkpoint_whose_fingerprint_disagrees_is_refused_before_any_game(
+    capsys: pytest.CaptureFixture[str], english_pt: Path, tmp_path: Path
+) -> None:
+    def grow(data: dict) -> None:
+        data["fingerprint"]["network"].update(channels=200000, blocks=50)
+
+    crafted = _crafted(english_pt, tmp_path / "fp.pt", grow)
+    argv = ["--agents", f"checkpoint:{crafted}", "random", "--games", "2", "--no-progress"]
+    status, err = _exit(capsys, arena_main, argv)
+    assert status == 2 and "fingerprint disagrees with its own config: network.blocks" in err
+
+
+class _Exploit:
+    def __reduce__(self):  # noqa: ANN204
+        return (print, ("pwned",))
+
+
+def test_a_code_running_pickle_is_refused_without_torchs_advice(
+    capsys: pytest.CaptureFixture[str], english_pt: Path, tmp_path: Path
+) -> None:
+    crafted = _crafted(english_pt, tmp_path / "evil.pt", lambda d: d.update(history=[_Exploit()]))
+    status, err = _exit(capsys, arena_main, ["--agents", f"checkpoint:{crafted}", "random"])
+    assert status == 2 and err.rstrip().endswith("refused unread, it could run code")
+    assert "weights_only" not in err and "Re-running" not in err
+
+
+# --- damas play -----------------------------------------------------------------------------
+
+
+def test_play_refuses_a_checkpoint_of_other_rules_before_the_first_move(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, english_pt: Path
+) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO("32-28\n"))
+    argv = ["--variant", "international", "--opponent", f"checkpoint:{english_pt}", "--text"]
+    status, err = _exit(capsys, play_main, argv)
+    assert status == 2
+    assert "trained on 'english' rules and cannot play a 'international' game" in err
+    assert err.endswith("\n") and err.count("\n") == 1
+
+
+def test_play_text_caps_the_line_length(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A gigabyte without a newline is read in pieces and dropped, never held whole."""
+    reads: list[int] = []
+
+    class Zeros(io.StringIO):
+        def readline(self, size: int = -1) -> str:  # type: ignore[override]
+            reads.append(size)
+            return "\0" * size if len(reads) < 1000 else ""  # 4 MB, then end of input
+
+    out = io.StringIO()
+    _, result = play.play_text("english", "random", lines=Zeros(), out=out, seed=0)
+    assert result == "*" and all(0 < size <= play.MAX_LINE_CHARS + 1 for size in reads)
+    assert "error: a line longer than 4096 characters was ignored" in out.getvalue()
+
+
+def test_play_text_drops_an_over_long_line_and_reads_on() -> None:
+    lines = io.StringIO("x" * 10_000 + "\n" + "resign\n")
+    out = io.StringIO()
+    _, result = play.play_text("english", "random", lines=lines, out=out, seed=0)
+    assert result == "1-0" and "was ignored" in out.getvalue()
+    assert "x" * 100 not in out.getvalue()
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--time", "-5"], "argument --time: must be a number of seconds > 0 and <= 86400"),
+        (["--time", "nan"], "argument --time: must be a number of seconds"),
+        (["--time", "0"], "argument --time: must be a number of seconds > 0"),
+        (["--time", "1e400"], "argument --time: must be a number of seconds"),
+        (["--time", "60", "--increment", "inf"], "argument --increment: must be a number"),
+        (["--time", "60", "--increment", "-1"], "argument --increment: must be a number"),
+        (["--text", "--time", "60"], "--time and --increment apply to the window only"),
+        (["--text", "--increment", "2"], "--time and --increment apply to the window only"),
+        (["--increment", "2"], "--increment needs --time"),
+    ],
+)
+def test_play_refuses_clocks_it_would_ignore(
+    capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    status, err = _exit(capsys, play_main, ["--opponent", "random", *argv])
+    assert status == 2 and message in err
+
+
+def test_arena_refuses_a_checkpoint_of_other_rules_before_any_game(
+    capsys: pytest.CaptureFixture[str], english_pt: Path
+) -> None:
+    argv = ["--variant", "international", "--agents", f"checkpoint:{english_pt}", "random"]
+    status, err = _exit(capsys, arena_main, [*argv, "--games", "2", "--no-progress"])
+    assert status == 2 and "cannot play a 'international' game" in err

@@ -23,7 +23,7 @@ class ScriptedPerson:
         self.out, self.script, self.auto = out, list(script), auto
         self.asked = False
 
-    def readline(self) -> str:
+    def readline(self, size: int = -1) -> str:  # lines are short: size never cuts one
         if self.script:
             return self.script.pop(0) + "\n"
         if not self.auto:
