@@ -106,7 +106,10 @@ class EnvConfig:
 
     def ruleset(self) -> Ruleset:
         """Returns the ruleset of the variant with the overrides applied."""
-        return get_ruleset(self.variant, **self.rules)
+        rules = dict(self.rules)
+        if isinstance(rules.get("colour_names"), list):  # YAML has lists, the engine tuples
+            rules["colour_names"] = tuple(rules["colour_names"])
+        return get_ruleset(self.variant, **rules)
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@
 A run directory holds everything about one run::
 
     config.yaml                 the config as run (overrides applied)
+    rules.yaml                  with env.rules overrides: the ruleset, for damas play --variant
     train.log                   the summary lines printed during the run
     metrics.jsonl               one JSON object of metrics per logged iteration
     tb/                         TensorBoard events (tensorboard --logdir runs)
@@ -39,6 +40,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import shlex
 import sys
 import time
 from collections.abc import Sequence
@@ -46,6 +48,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
+
+import yaml
 
 from .config import Config, ConfigError, apply_overrides, config_to_yaml, load_config
 from .files import CheckpointError, remove_temporaries, write_atomically
@@ -56,6 +60,7 @@ __all__ = [
     "check_time_budget",
     "evaluate",
     "main",
+    "play_command",
     "run_training",
 ]
 
@@ -273,16 +278,61 @@ def _prepare(
         from .trainer import check_device
 
         check_device(config)
+    _check_opponents(config)
     return config, run_dir, checkpoint
 
 
+def _check_opponents(config: Config) -> None:
+    """Raises a ConfigError naming the entry if an evaluation opponent cannot play the run.
+
+    Each of ``eval.opponents`` is built and asked for its first hop of a game of the run's
+    ruleset: a missing checkpoint or engine, or an agent that refuses these rules (an engine
+    of other rules, a network trained on others), stops the run before it writes anything,
+    not at its first evaluation. An opponent's checkpoint imports torch first.
+    """
+    if not config.eval.every:
+        return
+    from damas_env.draughts_v0 import raw_env
+
+    from .base import play_hop
+    from .specs import make_agent
+
+    env = raw_env(config.env.ruleset())
+    for i, spec in enumerate(config.eval.opponents):
+        agent = None
+        try:
+            agent = make_agent(spec, seed=0)
+            env.reset()
+            play_hop(agent, env)
+        except (ValueError, ImportError, OSError, RuntimeError) as error:
+            raise ConfigError(f"eval.opponents[{i}]: {error}") from None
+        finally:
+            getattr(agent, "close", lambda: None)()  # an external engine's process
+
+
 def _open_run_dir(config: Config, path: Path) -> None:
-    """Creates the run directory, removes stale temporary files and writes config.yaml."""
+    """Creates the run directory, removes stale temporary files and writes config.yaml (and
+    rules.yaml when env.rules changes the variant)."""
     path.mkdir(parents=True, exist_ok=True)
     for folder in (path, path / "checkpoints"):
         remove_temporaries(folder)
     write_atomically(path / "config.yaml", config_to_yaml(config).encode("utf-8"))
+    if config.env.rules:
+        write_atomically(path / "rules.yaml", _rules_yaml(config).encode("utf-8"))
     (path / "games").mkdir(exist_ok=True)
+
+
+def _rules_yaml(config: Config) -> str:
+    """Returns the run's ruleset as a rules file (every switch, so no ``base`` is needed)."""
+    header = f"# the rules of run {config.name}: {config.env.variant} with env.rules applied\n"
+    return header + yaml.safe_dump(config.env.ruleset().to_dict(), sort_keys=False)
+
+
+def play_command(config: Config, run_dir: Path, checkpoint: Path) -> str:
+    """Returns the ``damas play`` command that plays a checkpoint of the run under its rules."""
+    variant = str(run_dir / "rules.yaml") if config.env.rules else config.env.variant
+    opponent = f"checkpoint:{checkpoint}"
+    return f"damas play --variant {shlex.quote(variant)} --opponent {shlex.quote(opponent)}"
 
 
 def _start(
@@ -415,7 +465,7 @@ def run_training(
                 break
         emit(_closing(config, trainer.iteration, time.perf_counter() - started, latest_eval))
         emit(f"checkpoint: {latest}")
-        emit(f"play it: damas play --variant {config.env.variant} --opponent checkpoint:{latest}")
+        emit(f"play it: {play_command(config, path, latest)}")
     except KeyboardInterrupt:
         save()
         emit(f"interrupted: checkpoint of iteration {trainer.iteration} saved to {latest}")

@@ -220,3 +220,13 @@ def test_override_errors_name_the_key(override: str, message: str) -> None:
 def test_env_ruleset_applies_overrides() -> None:
     rules = EnvConfig(variant="international", rules={"flying_kings": False}).ruleset()
     assert rules.board_size == 10 and rules.flying_kings is False
+
+
+def test_colour_names_may_be_a_yaml_list(tmp_path: Path) -> None:
+    """YAML has no tuples: a list of two names is the ruleset's pair, and survives a round trip."""
+    config = apply_overrides(Config(), ["env.rules={colour_names: [red, white]}"])
+    assert config.env.ruleset().colour_names == ("red", "white")
+    save_config(config, tmp_path / "c.yaml")
+    assert load_config(tmp_path / "c.yaml").env.ruleset() == config.env.ruleset()
+    with pytest.raises(ConfigError, match="colour_names"):
+        apply_overrides(Config(), ["env.rules.colour_names=[red, white, blue]"])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import shlex
 from pathlib import Path
 
 import numpy as np
@@ -358,11 +359,31 @@ def test_cuda_without_cuda_stops_before_writing(tmp_path: Path, capsys) -> None:
     assert not (tmp_path / "run").exists()
 
 
-def test_a_bad_opponent_is_refused_before_training(tmp_path: Path, capsys) -> None:
+@pytest.mark.parametrize(
+    ("opponent", "message"),
+    [
+        ("bogus", "unknown agent kind 'bogus'"),
+        ("checkpoint:{tmp}/nonexistent.pt", "no checkpoint file at"),
+        ("checkpoint:{tmp}/international.pt", "cannot play a 'english' game"),
+        ("hub:{tmp}/nonexistent", "Hub engine"),
+        ("dame:depth=2", "plays international rules only"),
+    ],
+)
+def test_a_bad_opponent_is_refused_before_training(
+    tmp_path: Path, capsys, opponent: str, message: str
+) -> None:
+    """An opponent that parses but cannot be built, or cannot play the run's rules, stops
+    the run before it writes anything (not at its first evaluation)."""
+    if opponent.startswith("dame"):
+        pytest.importorskip("dame")
+    other = AlphaZeroTrainer(tiny(env={"variant": "international"}))
+    save_checkpoint(tmp_path / "international.pt", other)
+    spec = opponent.format(tmp=tmp_path)
     config = tmp_path / "c.yaml"
-    config.write_text(json.dumps({**TINY, "eval": {**TINY["eval"], "opponents": ["bogus"]}}))
+    config.write_text(json.dumps({**TINY, "eval": {**TINY["eval"], "opponents": ["random", spec]}}))
     assert train_main([str(config), "--out", str(tmp_path / "run"), "--no-progress"]) == 2
-    assert "eval.opponents[0]: unknown agent kind 'bogus'" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "eval.opponents[1]: " in err and message in err and "Traceback" not in err
     assert not (tmp_path / "run").exists()
 
 
@@ -401,17 +422,24 @@ def test_shipped_configs_load_and_build(path: Path) -> None:
     assert trainer.iteration == 0 and trainer.config == config
 
 
-def test_play_against_a_trained_checkpoint(tmp_path: Path, monkeypatch, capsys) -> None:
-    """What the closing line of ``damas train`` suggests works: damas play vs the checkpoint."""
+@pytest.mark.parametrize("rules", [{}, {"flying_kings": True, "colour_names": ["red", "white"]}])
+def test_play_against_a_trained_checkpoint(
+    tmp_path: Path, monkeypatch, capsys, rules: dict
+) -> None:
+    """What the closing line of ``damas train`` suggests works: damas play vs the checkpoint,
+    also under a variant changed by env.rules (then played from the run's rules.yaml)."""
     from damas_env.cli import main as damas_main
 
-    result = run_training(tiny(train={"iterations": 1}), run_dir=tmp_path / "r", progress=False)
+    config = tiny(train={"iterations": 1}, env={"rules": rules})
+    result = run_training(config, run_dir=tmp_path / "r", progress=False)
     line = capsys.readouterr().out.splitlines()[-1]
-    assert line == (
-        f"play it: damas play --variant english --opponent checkpoint:{result.checkpoint}"
+    variant = tmp_path / "r" / "rules.yaml" if rules else "english"
+    assert (
+        line == f"play it: damas play --variant {variant} --opponent checkpoint:{result.checkpoint}"
     )
+    assert (tmp_path / "r" / "rules.yaml").exists() == bool(rules)
     monkeypatch.setattr("sys.stdin", io.StringIO("11-15\n"))
-    argv = line.removeprefix("play it: damas ").split()
+    argv = shlex.split(line.removeprefix("play it: damas "))
     assert damas_main([*argv, "--text", "--as", "second"]) == 0
     assert "checkpoint:latest.pt" in capsys.readouterr().out
 
