@@ -51,6 +51,8 @@ from typing import Any, TextIO
 
 import yaml
 
+from damas_env.checks import shown
+
 from .config import Config, ConfigError, apply_overrides, config_to_yaml, load_config
 from .files import CheckpointError, remove_temporaries, write_atomically
 
@@ -187,8 +189,9 @@ def _resume_config(run_dir: Path) -> Config:
     path = run_dir / "config.yaml"
     if not path.is_file():
         raise ConfigError(
-            f"{run_dir} is not a run directory (no config.yaml): nothing to resume; "
-            f"start the run there with: damas train CONFIG --out {run_dir}"
+            f"{run_dir} is not a run directory (no config.yaml): nothing to resume without a "
+            f"config; start or continue the run there with: damas train CONFIG --resume "
+            f"{shlex.quote(str(run_dir))}"
         )
     return load_config(path)
 
@@ -270,9 +273,10 @@ def _prepare(
         run_dir = run_dir or default_run_dir(config)
         if (run_dir / "checkpoints" / "latest.pt").exists():
             raise FileExistsError(
-                f"{run_dir} already holds a run; continue it with --resume {run_dir} "
-                "or choose another --out"
+                f"{run_dir} already holds a run; continue it with: damas train CONFIG --resume "
+                f"{shlex.quote(str(run_dir))} (or choose another --out)"
             )
+    _check_directory(run_dir)
     assert config is not None
     if config.network.device == "cuda":  # the one device that can be missing
         from .trainer import check_device
@@ -308,6 +312,16 @@ def _check_opponents(config: Config) -> None:
             raise ConfigError(f"eval.opponents[{i}]: {error}") from None
         finally:
             getattr(agent, "close", lambda: None)()  # an external engine's process
+
+
+def _check_directory(run_dir: Path) -> None:
+    """Raises a ConfigError if the run directory, or the first of its parents that exists,
+    is not a directory (a file, /dev/null), so the run could not be written there."""
+    for path in (run_dir, *run_dir.parents):
+        if path.exists() or path.is_symlink():
+            if not path.is_dir():
+                raise ConfigError(f"{shown(str(path))} is not a directory: no run can go there")
+            return
 
 
 def _open_run_dir(config: Config, path: Path) -> None:
@@ -389,8 +403,12 @@ def run_training(
     """
     out = out or sys.stdout
     check_time_budget(time_budget)
+    if "" in (str(run_dir), str(resume)):  # Path("") would be the current directory
+        raise ConfigError("the run directory is empty: give its path (--out or --resume)")
     config, path, checkpoint = _prepare(
-        config, Path(run_dir) if run_dir else None, Path(resume) if resume else None
+        config,
+        None if run_dir is None else Path(run_dir),
+        None if resume is None else Path(resume),
     )
     if checkpoint is None:  # a fresh run is resumable before torch is imported
         _open_run_dir(config, path)

@@ -329,13 +329,43 @@ def test_command_line_errors(tmp_path: Path, capsys) -> None:
     assert "did you mean 'simulations'" in capsys.readouterr().err
     assert train_main(["--resume", str(tmp_path / "nothing")]) == 2
     err = capsys.readouterr().err
-    assert "not a run directory (no config.yaml)" in err and "damas train CONFIG --out" in err
+    assert "not a run directory (no config.yaml)" in err and "damas train CONFIG --resume" in err
     assert train_main(["--resume", str(tmp_path / "r"), "--out", str(tmp_path / "x")]) == 2
     out, err = capsys.readouterr()
     assert not out and "--out and --resume are exclusive" in err
     config.write_text("")
     assert train_main([str(config)]) == 2
     assert "the config is empty" in capsys.readouterr().err
+
+
+def test_out_must_name_a_directory(tmp_path: Path, capsys, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    config = tmp_path / "c.yaml"
+    config.write_text(json.dumps(TINY))
+    (tmp_path / "file").write_text("x")
+    for out in ("", "/dev/null", str(tmp_path / "file"), str(tmp_path / "file" / "run")):
+        assert train_main([str(config), "--out", out, "--no-progress"]) == 2
+        err = capsys.readouterr().err
+        assert "is not a directory" in err or "the run directory is empty" in err
+        assert "Errno" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.yaml", "file"]
+
+
+def test_the_advice_for_a_run_without_config_yaml_works(tmp_path: Path, capsys) -> None:
+    """A run dir with a checkpoint but no config.yaml (copied, or config.yaml lost): both
+    refusals point to ``damas train CONFIG --resume DIR``, which continues it."""
+    run = tmp_path / "run"
+    run_training(tiny(train={"iterations": 1}), run_dir=run, progress=False, out=io.StringIO())
+    (run / "config.yaml").unlink()
+    config = tmp_path / "c.yaml"
+    config.write_text(json.dumps({**TINY, "train": {**TINY["train"], "iterations": 2}}))
+    advice = f"damas train CONFIG --resume {run}"
+    assert train_main(["--resume", str(run)]) == 2
+    assert advice in capsys.readouterr().err
+    assert train_main([str(config), "--out", str(run)]) == 2
+    assert advice in capsys.readouterr().err
+    assert train_main([str(config), "--resume", str(run), "--no-progress"]) == 0
+    assert read_checkpoint(run / "checkpoints" / "latest.pt")["iteration"] == 2
 
 
 @pytest.mark.parametrize("budget", ["-5", "0", "nan", "inf", "soon"])
