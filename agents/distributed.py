@@ -28,13 +28,16 @@ run stops with an error. Without a cluster address a local Ray starts in this pr
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 from typing import Any
 
-from .config import Config, config_from_dict, config_to_dict
+from damas_env.checks import shown
 
-__all__ = ["RaySelfPlay", "WorkersLostError"]
+from .config import Config, DistributedConfig, config_from_dict, config_to_dict
+
+__all__ = ["RaySelfPlay", "RayStartError", "WorkersLostError"]
 
 
 class WorkersLostError(RuntimeError):
@@ -69,6 +72,30 @@ class _Worker:
         return os.getpid()
 
 
+class RayStartError(RuntimeError):
+    """Ray did not start here (a local node that timed out) or could not join its cluster."""
+
+
+def _start_ray(ray: Any, d: DistributedConfig) -> None:
+    """Starts a local Ray, or joins the cluster at ``distributed.address``.
+
+    Raises:
+        RayStartError: Ray failed to start or connect; the message is its first line.
+    """
+    try:
+        if d.address:
+            ray.init(address=d.address, log_to_driver=False)
+        else:
+            cpus = max(os.cpu_count() or 1, int(d.workers * d.worker_cpus) + 1)
+            ray.init(num_cpus=cpus, include_dashboard=False, log_to_driver=False)
+    except Exception as error:  # Ray's node startup raises a bare Exception
+        with contextlib.suppress(Exception):
+            ray.shutdown()  # what a half-started node left
+        reason = (str(error).strip().splitlines() or [type(error).__name__])[0][:300]
+        where = f"join the Ray cluster at {shown(d.address)}" if d.address else "start a local Ray"
+        raise RayStartError(f"could not {where}: {reason}") from error
+
+
 class RaySelfPlay:
     """Runs a trainer's self-play in Ray actors (see the module docstring).
 
@@ -78,6 +105,7 @@ class RaySelfPlay:
 
     Raises:
         ImportError: Ray is not installed (``pip install damas-env[ray]``).
+        RayStartError: Ray did not start, or did not join its cluster.
     """
 
     def __init__(self, trainer: Any, config: Config) -> None:
@@ -87,15 +115,9 @@ class RaySelfPlay:
         self.trainer = trainer
         self.config = config
         d = config.distributed
-        if not ray.is_initialized():
-            if d.address:
-                ray.init(address=d.address, log_to_driver=False)
-            else:
-                cpus = max(os.cpu_count() or 1, int(d.workers * d.worker_cpus) + 1)
-                ray.init(num_cpus=cpus, include_dashboard=False, log_to_driver=False)
-            self._started_ray = True
-        else:
-            self._started_ray = False
+        self._started_ray = not ray.is_initialized()
+        if self._started_ray:
+            _start_ray(ray, d)
         self._actor = ray.remote(num_cpus=d.worker_cpus, max_restarts=0)(_Worker)
         self.restarts = 0
         self._restarts_of = [0] * d.workers

@@ -590,7 +590,7 @@ def _seconds(text: str) -> float:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Runs ``damas train``; returns the exit status (2 for a bad config or checkpoint)."""
-    from .distributed import WorkersLostError
+    from .distributed import RayStartError, WorkersLostError
 
     args = _parser().parse_args(argv)
     if args.resume and args.out:
@@ -616,7 +616,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ConfigError, CheckpointError, FileExistsError) as error:
         print(f"damas train: {error}", file=sys.stderr)
         return 2
-    except (WorkersLostError, DivergenceError, OSError) as error:
+    except (WorkersLostError, RayStartError, DivergenceError, OSError) as error:
         print(f"damas train: {error}", file=sys.stderr)
         return 1
     except ModuleNotFoundError as error:

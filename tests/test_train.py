@@ -482,3 +482,24 @@ def test_alphazero_iterates_on_other_boards(variant: str) -> None:
     r = trainer.replay
     assert r.obs.shape[2] == trainer.rules.board_size
     assert np.all(r.policies[: r.size][~r.masks[: r.size]] == 0)
+
+
+def test_a_ray_that_does_not_start_is_one_line(tmp_path: Path, monkeypatch, capsys) -> None:
+    """Ray's local node timing out (it raises a bare Exception) stops the run with exit 1 and
+    one line, not a traceback; the run directory stays resumable."""
+    ray = pytest.importorskip("ray")
+
+    def timed_out(*args: object, **kwargs: object) -> None:
+        raise Exception("The current node timed out during startup.\nThis could happen...")
+
+    monkeypatch.setattr(ray, "init", timed_out)
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    config = tmp_path / "c.yaml"
+    config.write_text(json.dumps({**TINY, "distributed": {"backend": "ray", "workers": 1}}))
+    run = tmp_path / "run"
+    assert train_main([str(config), "--out", str(run), "--no-progress"]) == 1
+    err = capsys.readouterr().err
+    assert err == (
+        "damas train: could not start a local Ray: The current node timed out during startup.\n"
+    )
+    assert read_checkpoint(run / "checkpoints" / "latest.pt")["iteration"] == 0
