@@ -719,7 +719,7 @@ def _set_path(data: dict[str, Any], keys: list[str], value: Any) -> None:
             path = ".".join(keys[: depth + 1])
             if child is None and key not in node:
                 raise _unknown_key(key, list(node), path)
-            raise ConfigError(f"{path} is a value, not a section: cannot set {'.'.join(keys)}")
+            raise ConfigError(f"{path} is a value, not a section: cannot set {shown(keys[-1])}")
         node = child
     node[keys[-1]] = value
 

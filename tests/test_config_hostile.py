@@ -218,7 +218,8 @@ def test_only_regular_files_are_read(tmp_path: Path) -> None:
 
 def test_an_override_is_quoted_briefly() -> None:
     long = "x" * 100_000
-    for item in (f"env.rules.colour_names=[{long}, y]", f"name={long}", long):
+    items = [f"env.rules.colour_names=[{long}, y]", f"name={long}", long, f"train.lr.{long}=1"]
+    for item in items + [f"{long}.a=1", f"env.rules.{long}=1", f"env.variant={long}"]:
         with pytest.raises(ConfigError) as error:
             apply_overrides(Config(), [item])
         assert len(str(error.value)) < 1000
