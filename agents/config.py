@@ -31,7 +31,9 @@ Usage::
     fingerprint_mismatches(checkpoint["fingerprint"], config.fingerprint())  # [] if compatible
 
 Values are parsed with YAML 1.2 number rules, so ``3e-4`` is a float (PyYAML alone reads it
-as a string); an int is accepted where a float is expected.
+as a string); an int is accepted where a float is expected. A key given twice in one mapping
+is an error (YAML would keep the last), a config is read only from a regular file (never a
+FIFO or a device), and a YAML error gives its line and column, never the text there.
 """
 
 from __future__ import annotations

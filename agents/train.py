@@ -16,7 +16,10 @@ A run directory holds everything about one run::
     checkpoints/latest.pt       the latest checkpoint, always (model, optimiser, replay...)
     checkpoints/iter_000010.pt  snapshots of the network alone, to play in the arena
 
-Each iteration is one :meth:`agents.trainer.Trainer.step`. Every ``train.log_every``
+Before anything is written the config, the device and each of ``eval.opponents`` are
+checked: every opponent is built and plays a first hop of the run's ruleset, so a missing
+checkpoint or engine, or one of other rules, is refused at once. Each iteration is one
+:meth:`agents.trainer.Trainer.step`. Every ``train.log_every``
 iterations a summary line is printed (games/s, positions/s, losses, latest evaluation);
 every ``eval.every`` iterations (and after the last) the network plays ``eval.games`` arena
 games against each of ``eval.opponents`` (``eval.simulations`` PUCT simulations per hop,
