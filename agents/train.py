@@ -304,11 +304,12 @@ def _check_opponents(config: Config) -> None:
     from .base import play_hop
     from .specs import make_agent
 
-    env = raw_env(config.env.ruleset())
+    rules = config.env.ruleset()
+    env = raw_env(rules)
     for i, spec in enumerate(config.eval.opponents):
         agent = None
         try:
-            agent = make_agent(spec, seed=0)
+            agent = make_agent(spec, seed=0, rules=rules)
             env.reset()
             play_hop(agent, env)
         except (ValueError, ImportError, OSError, RuntimeError) as error:
