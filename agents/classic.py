@@ -14,11 +14,13 @@ from the seed given at construction (``reset()`` does not rewind it).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
 
 from damas_env import Move, Position, Ruleset
+from damas_env.checks import shown
 
 from .base import MoveAgent, Observation
 from .search import Searcher, SearchResult
@@ -123,10 +125,11 @@ class AlphaBetaAgent(MoveAgent):
         if not given:
             raise ValueError("AlphaBetaAgent needs a limit: depth=, nodes= or time=")
         for key, value in given.items():
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-                raise ValueError(f"{key} must be a positive number, not {value!r}")
+            number = isinstance(value, (int, float)) and not isinstance(value, bool)
+            if not number or not 0 < value < math.inf:  # NaN fails the comparison too
+                raise ValueError(f"{key} must be a positive finite number, not {shown(value)}")
             if key != "time" and not isinstance(value, int):
-                raise ValueError(f"{key} must be an int, not {value!r}")
+                raise ValueError(f"{key} must be an int, not {shown(value)}")
         if not 4 <= tt_bits <= 30:
             raise ValueError(f"tt_bits must be 4..30, not {tt_bits}")
         self.depth, self.nodes, self.time = depth, nodes, time

@@ -226,3 +226,11 @@ def test_arena_refuses_a_checkpoint_of_other_rules_before_any_game(
     argv = ["--variant", "international", "--agents", f"checkpoint:{english_pt}", "random"]
     status, err = _exit(capsys, arena_main, [*argv, "--games", "2", "--no-progress"])
     assert status == 2 and "cannot play a 'international' game" in err
+
+
+@pytest.mark.parametrize("limit", [{"time": float("nan")}, {"time": float("inf")}, {"depth": 0}])
+def test_alphabeta_refuses_non_finite_or_empty_limits(limit: dict) -> None:
+    from agents.classic import AlphaBetaAgent
+
+    with pytest.raises(ValueError, match="positive finite number"):
+        AlphaBetaAgent(**limit)
