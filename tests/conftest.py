@@ -1,4 +1,5 @@
-"""Shared pytest hooks: the differential tally printed at the end of a run.
+"""Shared pytest fixtures and hooks: one torch thread for tiny networks, and the
+differential tally printed at the end of a run.
 
 ``tests/test_differential.py`` counts the positions it compared against each peer, by
 variant. Under pytest-xdist each worker sends its counts back through
@@ -13,6 +14,21 @@ from typing import Any
 import pytest
 
 _TALLY: Counter[str] = Counter()
+
+
+@pytest.fixture
+def one_torch_thread() -> Any:
+    """Runs a test on one torch thread: tiny networks run fastest there, and two threads
+    crawl on a busy machine. Skips nothing when torch is not installed."""
+    try:
+        import torch
+    except ImportError:
+        yield
+        return
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
 
 
 def _local_tally() -> Counter[str]:

@@ -89,12 +89,7 @@ class Saved(NamedTuple):
         return f"Saved({self.path})"
 
 
-@pytest.fixture(autouse=True)
-def _one_torch_thread() -> Any:
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")  # conftest.py
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -61,18 +60,7 @@ class Spy:
             assert all(legal), f"{who}: {legal.count(False)} illegal actions of {len(legal)}"
 
 
-@pytest.fixture(autouse=True)
-def one_thread() -> Iterator[None]:
-    """Keeps torch, if installed, on one thread (the tests share a 2-core machine)."""
-    try:
-        import torch
-    except ImportError:
-        yield
-        return
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")  # conftest.py
 
 
 @pytest.fixture

@@ -38,13 +38,7 @@ FIXED_KEYS = (
 )
 
 
-@pytest.fixture(autouse=True)
-def _one_torch_thread() -> Any:
-    """Tiny networks run fastest on one thread (and two threads crawl on a busy machine)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")  # conftest.py
 
 
 def tiny(norm: Literal["batch", "group"] = "batch", seed: int = 0, **ppo: Any) -> Config:
