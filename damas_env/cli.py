@@ -1,11 +1,13 @@
-"""The ``damas`` command line: perft, legal moves and boards for any ruleset.
+"""The library's commands of ``damas``: perft, legal moves and boards for any ruleset.
 
     damas perft --variant english --depth 8 [--fen FEN] [--divide] [--json]
     damas moves --variant international [--fen FEN] [--json]
     damas show  --variant configs/rules/seed002_website_checkers.yaml [--fen FEN]
-    damas arena --variant english --agents alphabeta:depth=2 mcts:sims=200 [--json]
-    damas play --variant english --opponent alphabeta:depth=4 [--text] [--pdn game.pdn]
-    damas train configs/quickstart.yaml [--set train.lr=3e-4] [--out DIR] [--resume DIR]
+    damas variants
+
+The ``damas`` program itself is assembled by the application (``agents.command``), which
+adds ``arena``, ``play`` and ``train`` through :func:`main`'s `commands`: the library never
+imports the agents.
 
 ``--variant`` takes a ruleset name (``damas variants`` lists them) or a rules YAML path.
 ``--fen`` defaults to the start position; an empty ``--fen ""`` is an error. ``--depth`` runs
@@ -20,14 +22,17 @@ import json
 import os
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from .engine import MAX_PERFT_DEPTH, Position
 from .notation import format_move
 from .rules import get_ruleset, ruleset_names
 
-__all__ = ["main", "variant_arg"]
+__all__ = ["Command", "main", "variant_arg"]
+
+#: A command added by the application: (help line, its main taking the remaining argv).
+Command = tuple[str, Callable[[list[str]], int]]
 
 
 def variant_arg(text: str) -> str | Path:
@@ -119,8 +124,10 @@ def _turn(pos: Position) -> str:
     return pos.rules.colour_names[int(pos.turn)]
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="damas", description=__doc__.split("\n\n")[0])
+def _parser(more: Mapping[str, Command] | None = None) -> argparse.ArgumentParser:
+    """Returns the parser of the library's commands, listing the `more` commands by name."""
+    description = "Draughts rules, environments and agents for reinforcement learning."
+    parser = argparse.ArgumentParser(prog="damas", description=description)
     sub = parser.add_subparsers(dest="command", required=True)
     commands: dict[str, tuple[Callable[[argparse.Namespace], None], str]] = {
         "perft": (cmd_perft, "count the leaves of the legal move tree"),
@@ -146,28 +153,23 @@ def _parser() -> argparse.ArgumentParser:
                 "--depth", type=int, required=True, help=f"plies to search (1-{MAX_PERFT_DEPTH})"
             )
             p.add_argument("--divide", action="store_true", help="show the count below each move")
-    sub.add_parser("arena", help="play agents against each other (damas arena --help)")
-    sub.add_parser("play", help="play against an agent (damas play --help)")
-    sub.add_parser("train", help="train a self-play agent from a config (damas train --help)")
+    for name, (help_text, _) in (more or {}).items():
+        sub.add_parser(name, help=help_text)  # parsed by the command's own main
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Runs the command line; returns the exit status: 2 on a bad input, 130 on Ctrl-C."""
+def main(argv: Sequence[str] | None = None, commands: Mapping[str, Command] | None = None) -> int:
+    """Runs a command; returns the exit status: 2 on a bad input, 130 on Ctrl-C.
+
+    Args:
+        argv: the arguments (default ``sys.argv[1:]``).
+        commands: more commands by name, each run by its own main on the arguments after
+            its name (the application's ``arena``, ``play`` and ``train``).
+    """
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] == ["arena"]:  # the agents package is imported only for this command
-        from agents.cli import main as arena_main
-
-        return arena_main(argv[1:])
-    if argv[:1] == ["play"]:  # likewise for play
-        from agents.play import main as play_main
-
-        return play_main(argv[1:])
-    if argv[:1] == ["train"]:  # and for train (torch)
-        from agents.train import main as train_main
-
-        return train_main(argv[1:])
-    parser = _parser()
+    if argv[:1] and commands and argv[0] in commands:
+        return commands[argv[0]][1](argv[1:])
+    parser = _parser(commands)
     args = parser.parse_args(argv)
     try:
         args.func(args)

@@ -29,8 +29,8 @@ from agents.arena import (
 )
 from agents.ballots import ACF_OPENINGS, BARRED, DECK
 from agents.cli import main as arena_main
+from agents.command import main as damas_main
 from damas_env import Position, draughts_v0
-from damas_env.cli import main as damas_main
 from damas_env.encoding import move_to_actions
 from damas_env.game import Game
 from damas_env.notation import read_pdn, write_pdn

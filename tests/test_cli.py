@@ -1,6 +1,7 @@
 """The damas command line: perft, moves, show, variants; JSON output; errors on stderr."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -75,3 +76,22 @@ def test_errors_go_to_stderr_with_status_2(
 ) -> None:
     status, out, err = run(capsys, *argv)
     assert status == 2 and out == "" and message in err
+
+
+def test_the_library_never_imports_the_application() -> None:
+    import ast
+
+    package = Path(__file__).resolve().parent.parent / "damas_env"
+    for path in package.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.level == 0:
+                names = [node.module or ""]
+            assert not any(n == "agents" or n.startswith("agents.") for n in names), path
+
+
+def test_the_library_command_lists_only_what_it_is_given(capsys) -> None:
+    with pytest.raises(SystemExit) as done:
+        main(["train", "x.yaml"])
+    assert done.value.code == 2 and "invalid choice: 'train'" in capsys.readouterr().err
+    assert main(["train", "x"], {"train": ("help", lambda argv: len(argv))}) == 1

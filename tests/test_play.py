@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from agents import play
-from damas_env.cli import main as damas_main
+from agents.command import main as damas_main
 from damas_env.game import Game
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")

@@ -59,7 +59,7 @@ def start(run: Path, config: Path) -> subprocess.Popen:
         args = [str(config), "--out", str(run)]
     log = (run.parent / "train.out").open("ab")
     return subprocess.Popen(
-        [sys.executable, "-m", "damas_env.cli", "train", *args, "--no-progress"],
+        [sys.executable, "-m", "agents.command", "train", *args, "--no-progress"],
         cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
     )  # fmt: skip
 
@@ -110,7 +110,7 @@ def check_consistent(run: Path) -> int:
 def finish(run: Path) -> str:
     """Resumes the run to the end and checks everything it should hold; returns its output."""
     done = subprocess.run(
-        [sys.executable, "-m", "damas_env.cli", "train", "--resume", str(run), "--no-progress"],
+        [sys.executable, "-m", "agents.command", "train", "--resume", str(run), "--no-progress"],
         cwd=ROOT, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
@@ -231,7 +231,7 @@ def test_config_yaml_is_written_before_torch_is_imported(tmp_path: Path) -> None
     run = tmp_path / "run"
     code = (
         "import sys; sys.modules['torch'] = None\n"
-        "from damas_env.cli import main\n"
+        "from agents.command import main\n"
         f"sys.exit(main(['train', {str(config)!r}, '--out', {str(run)!r}, '--no-progress']))\n"
     )
     done = subprocess.run(

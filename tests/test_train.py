@@ -458,7 +458,7 @@ def test_play_against_a_trained_checkpoint(
 ) -> None:
     """What the closing line of ``damas train`` suggests works: damas play vs the checkpoint,
     also under a variant changed by env.rules (then played from the run's rules.yaml)."""
-    from damas_env.cli import main as damas_main
+    from agents.command import main as damas_main
 
     config = tiny(train={"iterations": 1}, env={"rules": rules})
     result = run_training(config, run_dir=tmp_path / "r", progress=False)
