@@ -40,11 +40,11 @@ from damas_env import Colour, Move, Position
 from damas_env.checks import shown
 from damas_env.encoding import action_layout
 from damas_env.notation import parse_move
-from damas_env.peers import OpenSpielCheckersPeer, PeerMove, _os_decode
 from damas_env.rules import Ruleset, get_ruleset
 from damas_env.turn import HOP_ILLEGAL, Turn
 
 from .base import MoveAgent, Observation
+from .peers import OpenSpielCheckersPeer, PeerMove, openspiel_decode
 
 __all__ = ["OpenSpielMCTSAgent", "DameAgent", "EngineError", "HubAgent", "HubError"]
 
@@ -238,7 +238,7 @@ class OpenSpielMCTSAgent:
         black_to_move = state.current_player() == 0  # OpenSpiel's first player is our Black
         if state.is_terminal() or black_to_move != (position.turn == Colour.BLACK):
             return -1
-        start, end, _ = _os_decode(self._bot.step(state))
+        start, end, _ = openspiel_decode(self._bot.step(state))
         return layout.hop_action(start - 1, end - 1, position.turn)
 
     def _legal_hops(self, position: Position, hops: Sequence[int]) -> list[int]:
@@ -256,7 +256,7 @@ class OpenSpielMCTSAgent:
 def _os_action(state: Any, origin: int, target: int) -> int:
     """Returns OpenSpiel's legal action for a hop between two PDN squares (-1 if none)."""
     for action in state.legal_actions():
-        start, end, _ = _os_decode(action)
+        start, end, _ = openspiel_decode(action)
         if (start, end) == (origin, target):
             return int(action)
     return -1

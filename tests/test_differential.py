@@ -2,7 +2,7 @@
 
 Moves are compared as sets of (origin, destination, captured set) in PDN numbers, which is
 what both peers can express (pydraughts lists duplicate capture routes separately; the
-adapters in damas_env.peers merge them).
+adapters in agents.peers merge them).
 
 - pydraughts 0.6.7: international, english, brazilian, russian. Its rules agree with ours
   on all four; it has no draw rules we rely on here (we stop games at a ply cap).
@@ -24,8 +24,8 @@ from collections import Counter
 import numpy as np
 import pytest
 
+from agents.peers import OpenSpielCheckersPeer, PydraughtsPeer
 from damas_env import Position
-from damas_env.peers import OpenSpielCheckersPeer, PydraughtsPeer
 
 pytest.importorskip("draughts")
 

@@ -1,4 +1,5 @@
-"""Adapters to independent draughts engines, used as oracles by differential tests and benchmarks.
+"""Adapters to independent draughts engines: oracles for the differential tests and benchmarks,
+and the OpenSpiel board behind the `openspiel-mcts` agent.
 
 Two peers are provided:
 
@@ -30,8 +31,8 @@ from typing import Any
 
 import numpy as np
 
-from .engine import Colour
-from .notation import format_fen, parse_fen
+from damas_env.engine import Colour
+from damas_env.notation import format_fen, parse_fen
 
 PeerMove = tuple[int, int, frozenset[int]]
 """A complete move: origin square, destination square, and the set of captured squares."""
@@ -311,7 +312,7 @@ def _os_square_to_pdn(row: int, column: int) -> int:
     return row_from_top * 4 + column_from_left // 2 + 1
 
 
-def _os_decode(action: int) -> tuple[int, int, int | None]:
+def openspiel_decode(action: int) -> tuple[int, int, int | None]:
     """Decodes one OpenSpiel checkers action (one step or one hop).
 
     OpenSpiel ranks actions in the mixed base ``(row, column, direction, move_type)`` =
@@ -382,7 +383,7 @@ class OpenSpielCheckersPeer:
         while stack:
             node, origin, captured, actions = stack.pop()
             for action in node.legal_actions():
-                start, end, taken = _os_decode(action)
+                start, end, taken = openspiel_decode(action)
                 child = node.clone()
                 child.apply_action(action)
                 first = start if origin is None else origin
