@@ -96,9 +96,7 @@ __all__ = [
     "PUCTNode",
     "RolloutEvaluator",
     "UniformEvaluator",
-    "copy_turn",
     "select_action",
-    "terminal_value",
     "uniform_priors",
 ]
 
@@ -598,11 +596,6 @@ class PUCTNode:
         return f"PUCTNode(side={self.side.name.lower()}, visits={visits}, result={self.result})"
 
 
-def terminal_value(node: PUCTNode) -> float:
-    """Returns the engine's result of a finished game for the colour to move there."""
-    return float(_terminal_value(node.result, int(node.side)))
-
-
 # --- Search ---------------------------------------------------------------------------------
 
 
@@ -816,11 +809,6 @@ class BatchedPUCT:
             self._tables = _Tables(rules)
         self._tables.load_roots(turns)
         return self._tables
-
-
-def copy_turn(dst: Turn, src: Turn) -> None:
-    """Makes one turn state equal to another (see Turn.copy_from)."""
-    dst.copy_from(src)
 
 
 def select_action(visits: np.ndarray, temperature: float, rng: np.random.Generator) -> int:

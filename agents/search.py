@@ -469,11 +469,6 @@ class SearchResult:
     pv: tuple[Move, ...]
 
     @property
-    def nodes_per_second(self) -> float:
-        """Returns the search speed."""
-        return self.nodes / self.seconds if self.seconds > 0 else 0.0
-
-    @property
     def mate_in(self) -> int | None:
         """Returns the plies to a forced end of game (positive: a win, negative: a loss)."""
         if abs(self.score) <= MATE_BOUND:

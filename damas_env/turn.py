@@ -34,7 +34,7 @@ import numpy as np
 
 from . import kernels as K
 from .checks import shown
-from .encoding import PLANES, action_layout
+from .encoding import action_layout
 from .engine import Colour, Engine, Move, Position, move_from_row
 from .kernels import kernel
 from .notation import NotationError
@@ -475,8 +475,3 @@ class Turn:
         mask = np.zeros(self.layout.num_actions, dtype=np.int8)
         self.write_mask(mask)
         return np.flatnonzero(mask).tolist()
-
-    @staticmethod
-    def planes() -> int:
-        """Returns the number of observation planes."""
-        return PLANES

@@ -730,15 +730,6 @@ class DraughtsBatchEnv:
 
         return torch.from_numpy(array)
 
-    def reason_name(self, code: int) -> str:
-        """Returns the name of a reason code of info["reason"] or info["final_reason"].
-
-        Raises:
-            TypeError: code is not an int.
-            ValueError: code is not one of REASONS' indices.
-        """
-        return REASONS[checked_int("code", code, 0, len(REASONS) - 1)]
-
 
 def _checked_obs_dtype(obs_dtype: Any) -> np.dtype:
     """Returns the observation dtype: float32 or uint8, in native byte order.
