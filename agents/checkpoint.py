@@ -432,9 +432,9 @@ def _check_optimizer_form(value: Any) -> None:
     if isinstance(value, dict) and not value:
         return
     if not (isinstance(value, dict) and set(value) == {"state", "param_groups"}):
-        shown = _show(sorted(map(str, value))) if isinstance(value, dict) else _show(value)
+        what = _show(sorted(map(str, value))) if isinstance(value, dict) else _show(value)
         raise _FieldError(
-            f"optimizer: {shown}, not an optimiser state dict (keys 'state', 'param_groups')"
+            f"optimizer: {what}, not an optimiser state dict (keys 'state', 'param_groups')"
         )
     groups, state = value["param_groups"], value["state"]
     if not (isinstance(groups, list) and all(_is_group(g) for g in groups)):
@@ -692,8 +692,8 @@ def _check_like(value: Any, own: Any, where: str) -> None:
     up), list items like the first of its own list, numpy generator states that load."""
     if isinstance(own, dict):
         if not (isinstance(value, dict) and set(value) == set(own)):
-            shown = _show(sorted(map(str, value))) if isinstance(value, dict) else _show(value)
-            raise _FieldError(f"{where}: {shown}, not a mapping with keys {sorted(own)}")
+            what = _show(sorted(map(str, value))) if isinstance(value, dict) else _show(value)
+            raise _FieldError(f"{where}: {what}, not a mapping with keys {sorted(own)}")
         if "bit_generator" in own:
             _check_bit_generator(value, own["bit_generator"], where)
             return

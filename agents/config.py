@@ -41,9 +41,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import math
-import os
 import re
-import stat
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,7 +49,7 @@ from typing import Any, Literal
 
 import yaml
 
-from damas_env.checks import shown
+from damas_env.checks import read_regular_file, shown, yaml_error_place
 from damas_env.rules import Ruleset, RulesetError, get_ruleset
 
 from .specs import parse_spec
@@ -611,8 +609,8 @@ _Loader.add_implicit_resolver(
 )
 
 
-#: Longest config file read (a real one is a few hundred characters).
-MAX_CONFIG_CHARS = 1 << 20
+#: Largest config file read, in bytes (a real one is a few hundred).
+MAX_CONFIG_BYTES = 1 << 20
 
 
 def _parse_yaml(text: str) -> Any:
@@ -627,8 +625,7 @@ def _parse_yaml(text: str) -> Any:
     except RecursionError:
         raise ConfigError("not valid YAML: nested too deeply") from None
     except yaml.MarkedYAMLError as error:
-        mark = error.problem_mark or error.context_mark
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        where = yaml_error_place(error)
         what = f": {error.problem}" if isinstance(error, _DuplicateKeyError) else ""
         raise ConfigError(f"not valid YAML{where}{what}") from None
     except (yaml.YAMLError, ValueError):  # ValueError: an int of too many digits
@@ -640,24 +637,19 @@ def _read_text(path: Path) -> str:
 
     Raises:
         ConfigError: the file cannot be read, is not a regular file (a FIFO, a device, a
-            directory), is not UTF-8 or is longer than :data:`MAX_CONFIG_CHARS`.
+            directory), is not UTF-8 or is longer than :data:`MAX_CONFIG_BYTES`.
     """
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO opens without a writer
+        raw = read_regular_file(path, MAX_CONFIG_BYTES + 1)
     except (OSError, ValueError) as error:  # ValueError: a NUL byte in the path
         reason = error.strerror if isinstance(error, OSError) else "not a valid path"
         raise ConfigError(f"cannot read config {shown(str(path))}: {reason}") from None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise ConfigError(f"{path}: not a regular file (a config is a YAML file)")
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{path}: a config file is at most {MAX_CONFIG_BYTES} bytes")
     try:
-        with open(fd, encoding="utf-8") as file:
-            text = file.read(MAX_CONFIG_CHARS + 1)
+        return raw.decode("utf-8")
     except UnicodeDecodeError as error:
         raise ConfigError(f"{path}: not a text file (not UTF-8): {error.reason}") from None
-    if len(text) > MAX_CONFIG_CHARS:
-        raise ConfigError(f"{path}: a config file is at most {MAX_CONFIG_CHARS} characters")
-    return text
 
 
 def load_config(path: str | Path) -> Config:

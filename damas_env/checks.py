@@ -1,4 +1,5 @@
-"""Argument checks for the public API, and input quoted safely in error messages.
+"""Argument checks for the public API, input quoted safely in error messages, and small
+files read safely.
 
 One home for refusing a wrong type or value the same way everywhere: the envs, the batch
 env, notation, rulesets and the agents' configs and checkpoints all name a bad argument
@@ -9,7 +10,11 @@ width and length.
 
 from __future__ import annotations
 
+import errno
+import os
 import reprlib
+import stat
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -20,7 +25,9 @@ __all__ = [
     "checked_int",
     "checked_options",
     "checked_seed",
+    "read_regular_file",
     "shown",
+    "yaml_error_place",
 ]
 
 INT64_MAX = int(np.iinfo(np.int64).max)
@@ -87,3 +94,30 @@ def checked_options(options: Any) -> dict[str, Any]:
     if not isinstance(options, dict):
         raise TypeError(f"options must be a dict or None, not {type(options).__name__}")
     return options
+
+
+def read_regular_file(path: str | Path, limit: int) -> bytes:
+    """Returns up to `limit` bytes of a regular file.
+
+    The file is opened without blocking and checked before it is read, so a FIFO, a device
+    or a directory is refused at once instead of hanging or streaming without end.
+
+    Raises:
+        OSError: the file cannot be opened, or is not a regular file ("not a regular file").
+        ValueError: the path holds a NUL byte.
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    if not stat.S_ISREG(os.fstat(fd).st_mode):  # before fdopen, which refuses a folder itself
+        os.close(fd)
+        raise OSError(errno.EINVAL, "not a regular file")
+    with os.fdopen(fd, "rb") as f:
+        return f.read(limit)
+
+
+def yaml_error_place(error: BaseException) -> str:
+    """Returns " at line L, column C" for a YAML error that knows where it is, else "".
+
+    Messages about a file give its place, never its text: a file may hold secrets.
+    """
+    mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
+    return f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""

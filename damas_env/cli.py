@@ -168,7 +168,11 @@ def main(argv: Sequence[str] | None = None, commands: Mapping[str, Command] | No
     """
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] and commands and argv[0] in commands:
-        return commands[argv[0]][1](argv[1:])
+        try:
+            return commands[argv[0]][1](argv[1:])
+        except KeyboardInterrupt:
+            print(f"damas {argv[0]}: interrupted", file=sys.stderr)
+            return 130
     parser = _parser(commands)
     args = parser.parse_args(argv)
     try:

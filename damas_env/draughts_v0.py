@@ -104,7 +104,7 @@ def env(
     """Returns the wrapped environment (PettingZoo's order enforcing, our illegal-action policy).
 
     Args:
-        variant: a ruleset name or a rules YAML path.
+        variant: a ruleset name, a ``pathlib.Path`` to a rules YAML, or a Ruleset.
         illegal_action: "raise" (default): an illegal action raises IllegalActionError and
             changes nothing; "lose": the mover gets -1 and the game ends.
         **kwargs: passed to :class:`raw_env` (render_mode, max_plies, channels_last,

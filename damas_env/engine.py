@@ -53,13 +53,10 @@ def checked_board_size(board_size: object) -> int:
         TypeError: board_size is not an int.
         ValueError: board_size is not 8, 10 or 12.
     """
-    if isinstance(board_size, (bool, np.bool_)) or not isinstance(board_size, (int, np.integer)):
-        raise TypeError(
-            f"board_size must be an int, not {type(board_size).__name__} {shown(board_size)}"
-        )
-    if board_size not in BOARD_SIZES:
-        raise ValueError(f"board_size must be 8, 10 or 12, not {shown(board_size)}")
-    return int(board_size)
+    size = checked_int("board_size", board_size, 0)
+    if size not in BOARD_SIZES:
+        raise ValueError(f"board_size must be 8, 10 or 12, not {size}")
+    return size
 
 
 class Colour(IntEnum):
@@ -208,13 +205,12 @@ def check_perft_depth(depth: object) -> int:
         TypeError: depth is not an int.
         ValueError: depth is negative or above MAX_PERFT_DEPTH.
     """
-    if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)):
-        raise TypeError(f"perft depth must be an int, not {type(depth).__name__}")
-    value = int(depth)
-    if not 0 <= value <= MAX_PERFT_DEPTH:
-        shown = value if abs(value) < 1 << 64 else "a larger number"
-        raise ValueError(f"perft depth must be between 0 and {MAX_PERFT_DEPTH}, not {shown}")
-    return value
+    try:
+        return checked_int("perft depth", depth, 0, MAX_PERFT_DEPTH)
+    except ValueError:
+        raise ValueError(
+            f"perft depth must be between 0 and {MAX_PERFT_DEPTH}, not {shown(depth)}"
+        ) from None
 
 
 #: Largest move list the Python API grows to. Merged moves stay far below the kernels'

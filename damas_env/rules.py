@@ -22,10 +22,8 @@ Only the engine reads these switches; everything else calls the engine.
 from __future__ import annotations
 
 import dataclasses
-import errno
 import os
 import re
-import stat
 from dataclasses import dataclass, fields, replace
 from functools import cache
 from pathlib import Path
@@ -33,7 +31,7 @@ from typing import Any, Literal
 
 import yaml
 
-from .checks import shown
+from .checks import read_regular_file, shown, yaml_error_place
 
 __all__ = [
     "Ruleset",
@@ -357,7 +355,7 @@ _PRESET_NAME = re.compile(r"[a-z0-9_]+")
 def get_ruleset(
     variant: str | os.PathLike | Ruleset = "international", **overrides: Any
 ) -> Ruleset:
-    """Returns a named ruleset, a preset from ``configs/rules`` or the ruleset of a rules file.
+    """Returns a named ruleset, a preset from ``damas_env/presets`` or the ruleset of a rules file.
 
     A string is only ever a name: text from a game file, a checkpoint or a config cannot make
     the library open a file. A rules file is read only when the caller passes a path object
@@ -434,7 +432,7 @@ def _read_mapping(path: Path, max_bytes: int = MAX_RULES_FILE_BYTES) -> dict[str
             not a mapping; the message gives the line of a YAML error, not its text.
     """
     try:
-        raw = _read_regular_file(path, max_bytes + 1)
+        raw = read_regular_file(path, max_bytes + 1)
     except (OSError, ValueError) as e:  # ValueError: a NUL byte in the path
         reason = e.strerror if isinstance(e, OSError) else "not a valid path"
         raise RulesetError(f"cannot read rules file {shown(str(path))}: {reason}") from None
@@ -447,25 +445,7 @@ def _read_mapping(path: Path, max_bytes: int = MAX_RULES_FILE_BYTES) -> dict[str
     except RecursionError:
         raise RulesetError(f"rules file {path} is nested too deeply") from None
     except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        raise RulesetError(f"rules file {path} is not valid YAML{where}") from None
+        raise RulesetError(f"rules file {path} is not valid YAML{yaml_error_place(e)}") from None
     if not isinstance(data, dict) or not all(isinstance(k, str) for k in data):
         raise RulesetError(f"rules file {path} must hold a mapping of rule switches")
     return dict(data)
-
-
-def _read_regular_file(path: Path, limit: int) -> bytes:
-    """Returns up to `limit` bytes of a regular file.
-
-    The file is opened without blocking and checked before it is read, so a FIFO, a device
-    or a directory is refused at once instead of hanging or streaming without end.
-
-    Raises:
-        OSError: the file cannot be opened, or is not a regular file.
-    """
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    with os.fdopen(fd, "rb") as f:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(errno.EINVAL, "not a regular file")
-        return f.read(limit)

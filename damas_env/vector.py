@@ -394,7 +394,8 @@ class DraughtsBatchEnv:
 
     Args:
         num_envs: games in the batch (B), 1 to 2**24; a Python or numpy int.
-        variant: a ruleset name or rules YAML path; ``**rule_overrides`` change switches.
+        variant: a ruleset name, a ``pathlib.Path`` to a rules YAML, or a Ruleset;
+            ``**rule_overrides`` change switches.
         seed: seed of the per-game random streams (openings, start positions,
             random_actions), an int >= 0; None draws one.
         num_threads: threads for the compiled loops, 1 to numba's maximum (None: all cores).

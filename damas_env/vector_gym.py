@@ -112,7 +112,8 @@ class DraughtsVectorEnv(gymnasium.vector.VectorEnv[np.ndarray, np.ndarray, np.nd
 
         Args:
             num_envs: games in the batch (B).
-            variant: a ruleset name or rules YAML path; ``**rule_overrides`` change switches.
+            variant: a ruleset name, a ``pathlib.Path`` to a rules YAML, or a Ruleset;
+                ``**rule_overrides`` change switches.
             opponent: "random", a callable ``f(observations, masks) -> actions`` or an object
                 with ``act(observations, masks) -> actions`` (see the module docstring).
             play_as: the learner's agent, "player_0", "player_1" or "random" (per episode).

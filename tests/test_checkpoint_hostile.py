@@ -307,7 +307,9 @@ def test_a_huge_network_is_refused_before_anything_is_built(
         return real(*args)
 
     monkeypatch.setattr(agents.checkpoint, "DraughtsNet", spy)
-    refused(crafted(saved, scratch, lambda d: d["config"]["network"].update(channels=200000)), "")
+    refused(
+        crafted(saved, scratch, lambda d: d["config"]["network"].update(channels=200000)), "512"
+    )
     assert built == []
     big = {"channels": 512, "blocks": 40}
 

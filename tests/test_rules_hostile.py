@@ -26,6 +26,7 @@ from damas_env.rules import (
     RulesetError,
     get_ruleset,
     load_ruleset_file,
+    ruleset_names,
 )
 
 _OPENED: list[list[str]] = []
@@ -41,7 +42,9 @@ sys.addaudithook(_audit)
 
 @contextmanager
 def opened_files() -> Iterator[list[str]]:
-    """Yields the list of files opened inside the block."""
+    """Yields the list of files opened inside the block (after the presets, which load once,
+    at the first name looked up in the process)."""
+    ruleset_names()
     _OPENED.append([])
     try:
         yield _OPENED[-1]
