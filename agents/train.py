@@ -238,8 +238,8 @@ def _check_finite(trainer: Any, metrics: dict[str, float]) -> None:
         for key, value in metrics.items()
         if key.startswith("loss/") and not math.isfinite(value)
     ]
-    weights = (t for t in trainer.network.state_dict().values() if t.is_floating_point())
-    if not all(bool(torch.isfinite(t).all()) for t in weights):
+    weights = [t for t in trainer.network.state_dict().values() if t.is_floating_point()]
+    if not bool(torch.stack([torch.isfinite(t).all() for t in weights]).all()):  # one sync
         bad.append("the network's weights are not finite")
     if bad:
         raise DivergenceError(

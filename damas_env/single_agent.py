@@ -147,7 +147,7 @@ class DraughtsGymEnv(gymnasium.Env[np.ndarray, np.int64]):
         if self._is_over():
             reason = self._aec.infos[self.learner].get("reason")
             raise ValueError(f"the game ended ({reason}) before the learner's first move")
-        return self._observation(), self._info()
+        return self._observed()
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Plays the learner's hop, then the opponent's move if the learner's is complete.
@@ -164,7 +164,8 @@ class DraughtsGymEnv(gymnasium.Env[np.ndarray, np.int64]):
         reward = self._aec.rewards[self.learner] + self._play_opponent()
         terminated = bool(self._aec.terminations[self.learner])
         truncated = bool(self._aec.truncations[self.learner])
-        return self._observation(), float(reward), terminated, truncated, self._info()
+        observation, info = self._observed()
+        return observation, float(reward), terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
         """Returns the learner's legal hops as booleans (what MaskablePPO asks for).
@@ -228,14 +229,13 @@ class DraughtsGymEnv(gymnasium.Env[np.ndarray, np.int64]):
         legal = np.flatnonzero(obs["action_mask"])
         return int(legal[self.np_random.integers(legal.size)])
 
-    def _observation(self) -> np.ndarray:
-        return self._aec.observe(self.learner)["observation"]  # observe() returns copies
-
-    def _info(self) -> dict[str, Any]:
+    def _observed(self) -> tuple[np.ndarray, dict[str, Any]]:
+        """Returns the learner's observation and info, from one observe() (it copies)."""
+        obs = self._aec.observe(self.learner)
         info = dict(self._aec.infos[self.learner])
-        info["action_mask"] = self._aec.observe(self.learner)["action_mask"]
+        info["action_mask"] = obs["action_mask"]
         info["play_as"] = self.learner
-        return info
+        return obs["observation"], info
 
 
 def checked_play_as(play_as: Any) -> str:
