@@ -1,5 +1,12 @@
-"""Shared pytest fixtures and hooks: one torch thread for tiny networks, and the
-differential tally printed at the end of a run.
+"""Shared pytest fixtures and hooks: a deterministic Hypothesis profile, one torch thread for
+tiny networks, and the differential tally printed at the end of a run.
+
+Helpers that tests import (variant lists from the registry, a tiny training config,
+hostile checkpoints, env snapshots) live in ``tests/helpers.py``.
+
+Hypothesis runs derandomized (the examples follow from each test's name, with no example
+database), so CI runs the same examples every time; ``HYPOTHESIS_PROFILE=explore`` draws
+fresh ones, e.g. to hunt for bugs locally.
 
 ``tests/test_differential.py`` counts the positions it compared against each peer, by
 variant. Under pytest-xdist each worker sends its counts back through
@@ -8,10 +15,16 @@ variant. Under pytest-xdist each worker sends its counts back through
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from typing import Any
 
 import pytest
+from hypothesis import settings
+
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 _TALLY: Counter[str] = Counter()
 

@@ -1,0 +1,195 @@
+"""Helpers shared by the tests: variant lists from the registry, a tiny training config,
+hostile checkpoints, and a snapshot of everything an env holds.
+
+Tests import it as ``from helpers import ...`` (pytest puts ``tests/`` on the path, as for
+``agent_play``). It imports neither torch nor the trainers at import time.
+"""
+
+from __future__ import annotations
+
+import copy
+import struct
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from damas_env.rules import RULES_DIR, get_ruleset, ruleset_names
+
+# --- Variants, from the registry ------------------------------------------------------------
+
+#: Every distinct registered ruleset: each name whose ruleset carries that name, so the
+#: aliases ("american", "checkers", ...) are left out, the giveaway twins and presets kept.
+RULESETS: list[str] = [name for name in ruleset_names() if get_ruleset(name).name == name]
+
+#: The rules presets shipped as YAML files in ``damas_env/presets``.
+PRESETS: list[str] = [name for name in RULESETS if (RULES_DIR / f"{name}.yaml").is_file()]
+
+#: The built-in variants: every ruleset that is neither a preset nor a giveaway twin.
+VARIANTS: list[str] = [
+    name for name in RULESETS if name not in PRESETS and not get_ruleset(name).giveaway
+]
+
+#: The giveaway twin of every built-in variant.
+GIVEAWAY: list[str] = [name for name in RULESETS if get_ruleset(name).giveaway]
+
+
+# --- A training run of seconds --------------------------------------------------------------
+
+
+def tiny_training(**sections: Any) -> dict[str, Any]:
+    """Returns a fresh config dict for a training run of a few seconds: a tiny network, two
+    games, few simulations and no evaluation.
+
+    Each keyword updates that section of the config (a dict is merged into the section's,
+    anything else replaces it), e.g. ``tiny_training(env={"max_plies": 8}, algorithm="ppo")``.
+    """
+    data: dict[str, Any] = {
+        "name": "tiny",
+        "env": {"variant": "english", "num_envs": 2, "max_plies": 20},
+        "network": {"channels": 8, "blocks": 1, "value_hidden": 8, "device": "cpu"},
+        "train": {"iterations": 4, "batch_size": 8, "replay_size": 64},
+        "mcts": {"simulations": 2, "leaves_per_game": 1, "steps_per_iteration": 1},
+        "eval": {"every": 0},
+    }
+    for key, value in sections.items():
+        old = data.get(key)
+        data[key] = {**old, **value} if isinstance(old, dict) and isinstance(value, dict) else value
+    return data
+
+
+def tiny_config(**sections: Any) -> Any:
+    """Returns :func:`tiny_training`'s dict as an ``agents.config.Config``."""
+    from agents.config import config_from_dict
+
+    return config_from_dict(tiny_training(**sections))
+
+
+# --- Hostile checkpoints --------------------------------------------------------------------
+
+
+class Exploit:
+    """An object whose unpickling would call ``print("pwned")``: what ``torch.load`` without
+    ``weights_only`` would run. A checkpoint holding one must be refused unread."""
+
+    def __reduce__(self) -> tuple[Callable[..., Any], tuple[str]]:
+        return (print, ("pwned",))
+
+
+def crafted_checkpoint(
+    source: Path | dict[str, Any], target: Path, change: Callable[[dict[str, Any]], Any]
+) -> Path:
+    """Writes a checkpoint's contents with `change` applied to `target`; returns `target`.
+
+    `source` is a checkpoint file (read with ``weights_only``) or contents already read,
+    which are deep-copied first and so left as they were.
+    """
+    import torch
+
+    if isinstance(source, dict):
+        data = copy.deepcopy(source)
+    else:
+        data = torch.load(source, weights_only=True)
+    change(data)
+    torch.save(data, target)
+    return target
+
+
+# --- Snapshots of an env's full state -------------------------------------------------------
+
+#: Attributes, as ``Class.attribute``, that are per-call scratch: written by a call before
+#: they are read, holding no game state. The batch env's status of each game in the last
+#: call, its retry counts, its action buffer and its route and move-generation workspaces;
+#: the engine's buffer of generated moves (refusing a hop lists the legal ones).
+SCRATCH = frozenset(
+    {
+        "DraughtsBatchEnv._status",
+        "DraughtsBatchEnv._trouble",
+        "DraughtsBatchEnv._actions",
+        "DraughtsBatchEnv._scratch",
+        "DraughtsBatchEnv._ws",
+        "Engine.moves",
+    }
+)
+
+#: Modules whose objects a snapshot walks into; any other object is compared by identity.
+_WALKED = ("damas_env", "pettingzoo", "gymnasium")
+
+
+def state_of(obj: Any, skip: Iterable[str] = SCRATCH) -> dict[str, Any]:
+    """Returns everything `obj` holds, flattened to ``{path: value}`` for comparing bit for bit.
+
+    Walks the attributes of objects from damas_env, PettingZoo and Gymnasium (wrappers,
+    the raw env, its turn state, spaces), dicts, lists and tuples. Arrays are compared by
+    dtype, shape and bytes, floats by their bits, random generators by their state, anything
+    else (functions, compiled kernels) by identity. Attributes named in `skip`
+    (``Class.attribute``) are left out,
+    and so is the object they hold wherever else it appears.
+    """
+    out: dict[str, Any] = {}
+    skipped: set[int] = set()
+    _walk(obj, "$", out, set(), frozenset(skip), skipped)
+    return out
+
+
+def _walk(
+    obj: Any,
+    path: str,
+    out: dict[str, Any],
+    seen: set[int],
+    skip: frozenset[str],
+    skipped: set[int],
+) -> None:
+    """Adds obj's leaves under `path` to `out` (see :func:`state_of`)."""
+    if id(obj) in skipped:
+        return
+    if isinstance(obj, np.ndarray):
+        out[path] = (obj.dtype.str, obj.shape, obj.tobytes())
+    elif isinstance(obj, float | np.floating):
+        out[path] = (type(obj).__name__, struct.pack("<d", float(obj)))
+    elif obj is None or isinstance(obj, bool | int | str | bytes | np.generic):
+        out[path] = (type(obj).__name__, obj)
+    elif isinstance(obj, np.random.Generator):
+        out[path] = ("Generator", repr(obj.bit_generator.state))
+    elif id(obj) in seen:
+        out[path] = ("seen", id(obj))
+    else:
+        seen.add(id(obj))
+        _walk_container(obj, path, out, seen, skip, skipped)
+
+
+def _walk_container(
+    obj: Any,
+    path: str,
+    out: dict[str, Any],
+    seen: set[int],
+    skip: frozenset[str],
+    skipped: set[int],
+) -> None:
+    """Walks a dict, list, tuple or an object of the walked modules; notes anything else."""
+    if isinstance(obj, dict):
+        out[path] = ("dict", [repr(key) for key in obj])
+        for key, value in obj.items():
+            _walk(value, f"{path}[{key!r}]", out, seen, skip, skipped)
+    elif isinstance(obj, list | tuple):
+        out[path] = (type(obj).__name__, len(obj))
+        for i, value in enumerate(obj):
+            _walk(value, f"{path}[{i}]", out, seen, skip, skipped)
+    elif type(obj).__module__.startswith(_WALKED) and hasattr(obj, "__dict__"):
+        out[path] = (type(obj).__qualname__, sorted(vars(obj)))
+        attributes = vars(obj)
+        owner = type(obj).__name__
+        skipped.update(id(v) for k, v in attributes.items() if f"{owner}.{k}" in skip)
+        for name, value in attributes.items():
+            _walk(value, f"{path}.{name}", out, seen, skip, skipped)
+    else:
+        out[path] = ("object", type(obj).__qualname__, id(obj))
+
+
+def assert_same_state(before: dict[str, Any], after: dict[str, Any]) -> None:
+    """Asserts two :func:`state_of` snapshots are identical, naming the paths that differ."""
+    missing = object()
+    paths = before.keys() | after.keys()
+    changed = sorted(p for p in paths if before.get(p, missing) != after.get(p, missing))
+    assert not changed, f"changed: {changed[:20]}"
