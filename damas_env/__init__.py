@@ -1,6 +1,7 @@
 """damas-env: exact, compiled draughts rules for every major variant, for RL research."""
 
-from .engine import Colour, Engine, IllegalMoveError, Move, Position
+from .engine import Engine, Position
+from .moves import Colour, IllegalMoveError, Move
 from .notation import NotationError
 from .rules import Ruleset, RulesetError, get_ruleset, ruleset_names
 

@@ -8,22 +8,35 @@
     1469
 
 Squares in this API are 0-based indices (see :mod:`damas_env.geometry`); PDN square
-numbers (1-based) appear only in :mod:`damas_env.notation`.
+numbers (1-based) appear only in :mod:`damas_env.notation`. The value types ``Move`` and
+``Colour`` live below this module, in :mod:`damas_env.moves`, and are importable from here too.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
-from enum import IntEnum
 from functools import cache
 
 import numpy as np
 
 from . import kernels as K
-from .checks import checked_bool, checked_int, shown
+from .checks import checked_int, shown
 from .geometry import Geometry, geometry
+from .moves import (
+    BOARD_SIZES,
+    Colour,
+    IllegalMoveError,
+    Move,
+    board_codes,
+    checked_board_size,
+    checked_colour,
+    checked_move,
+    move_from_row,
+    move_to_row,
+)
+from .notation import NotationError, board_text, format_fen, format_move, parse_fen, parse_move
+from .render import position_svg
 from .rules import Ruleset, get_ruleset
 
 __all__ = [
@@ -41,126 +54,6 @@ __all__ = [
     "checked_move",
     "board_codes",
 ]
-
-#: The board sizes a ruleset may have (8x8, 10x10, 12x12).
-BOARD_SIZES = (8, 10, 12)
-
-
-def checked_board_size(board_size: object) -> int:
-    """Returns a board size argument as an int, checked before any table is sized from it.
-
-    Raises:
-        TypeError: board_size is not an int.
-        ValueError: board_size is not 8, 10 or 12.
-    """
-    size = checked_int("board_size", board_size, 0)
-    if size not in BOARD_SIZES:
-        raise ValueError(f"board_size must be 8, 10 or 12, not {size}")
-    return size
-
-
-class Colour(IntEnum):
-    """A side: White starts on the bottom rows (high square numbers), Black on the top."""
-
-    WHITE = 0
-    BLACK = 1
-
-    @property
-    def opponent(self) -> Colour:
-        """Returns the other colour."""
-        return Colour(1 - self)
-
-
-def checked_colour(name: str, value: object) -> Colour:
-    """Returns a colour argument (a Colour, or the int 0 or 1) as a Colour.
-
-    Raises:
-        TypeError: value is not an int (a bool or a float is refused, not guessed).
-        ValueError: value is not 0 or 1.
-    """
-    return Colour(checked_int(name, value, 0, 1))
-
-
-class IllegalMoveError(ValueError):
-    """Raised for a move that is not legal here; names it and lists the legal moves."""
-
-
-@dataclass(frozen=True)
-class Move:
-    """A complete move: origin, landing squares in order, captured squares in capture order.
-
-    Two capture routes with the same origin, destination and captured set are the same move:
-    they compare equal and hash alike (``key``), whatever their path.
-    """
-
-    origin: int
-    path: tuple[int, ...]
-    captures: tuple[int, ...] = ()
-    crowns: bool = False
-
-    @property
-    def destination(self) -> int:
-        """Returns the square the moving piece ends on."""
-        return self.path[-1]
-
-    @property
-    def is_capture(self) -> bool:
-        """Returns True if the move takes pieces."""
-        return bool(self.captures)
-
-    @property
-    def key(self) -> tuple[int, int, frozenset[int]]:
-        """Returns (origin, destination, captured set): what identifies a move.
-
-        A malformed Move (built by hand with an empty path, say) still has a key, so that it
-        compares and hashes; the API refuses it with :func:`checked_move`.
-        """
-        try:
-            return self.origin, self.path[-1], frozenset(self.captures)
-        except (IndexError, TypeError):
-            return self.origin, -1, frozenset()
-
-    @property
-    def squares(self) -> tuple[int, ...]:
-        """Returns the origin followed by every landing square."""
-        return (self.origin, *self.path)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Move) and self.key == other.key
-
-    def __hash__(self) -> int:
-        return hash(self.key)
-
-    def __str__(self) -> str:
-        """Returns the PDN string of the move (full path only for a round trip)."""
-        from .notation import format_move
-
-        return format_move(self)
-
-
-def checked_move(move: object) -> Move:
-    """Returns a Move argument whose fields have the types a move has.
-
-    Squares are not checked against a board here: a square off the board is simply not a
-    legal move (IllegalMoveError where legality is asked).
-
-    Raises:
-        TypeError: move is not a Move, or a field has the wrong type (the message names it).
-        ValueError: a square is negative, or the path is empty.
-    """
-    if not isinstance(move, Move):
-        raise TypeError(f"move must be a Move, not {type(move).__name__} {shown(move)}")
-    checked_int("move.origin", move.origin, 0)
-    for name in ("path", "captures"):
-        squares = getattr(move, name)
-        if not isinstance(squares, tuple):
-            raise TypeError(f"move.{name} must be a tuple of ints, not {shown(squares)}")
-        for i, square in enumerate(squares):
-            checked_int(f"move.{name}[{i}]", square, 0)
-    if not move.path:
-        raise ValueError("move.path must hold at least one landing square, not ()")
-    checked_bool("move.crowns", move.crowns)
-    return move
 
 
 def rules_array(rules: Ruleset) -> np.ndarray:
@@ -351,53 +244,6 @@ class Engine:
         return int(K.hash_position(board, side, self.zobrist, self.side_key))
 
 
-def move_from_row(row: np.ndarray) -> Move:
-    """Returns the Move stored in one row of a kernel move list."""
-    ncap = int(row[K.M_NCAP])
-    npath = max(ncap, 1)
-    return Move(
-        origin=int(row[K.M_FROM]),
-        path=tuple(int(s) for s in row[K.M_PATH : K.M_PATH + npath]),
-        captures=tuple(int(s) for s in row[K.M_CAPS : K.M_CAPS + ncap]),
-        crowns=bool(row[K.M_CROWN]),
-    )
-
-
-def board_codes(board: Iterable[int], squares: int) -> np.ndarray:
-    """Returns a board's piece codes as a new int8 array, checked.
-
-    Raises:
-        TypeError: board is not a sequence of integers.
-        ValueError: it has the wrong length or a code other than 0, +-1, +-2.
-    """
-    if isinstance(board, (str, bytes)):
-        raise TypeError(f"board must be a sequence of ints, not {type(board).__name__}")
-    try:
-        values = np.array(board if isinstance(board, np.ndarray) else list(board))
-    except TypeError:
-        raise TypeError(f"board must be a sequence of ints, not {type(board).__name__}") from None
-    if values.shape != (squares,):
-        raise ValueError(f"board must have {squares} squares, not shape {values.shape}")
-    if values.dtype.kind not in "iu":
-        raise TypeError(f"board codes must be ints, not {values.dtype}")
-    if not np.isin(values, (-2, -1, 0, 1, 2)).all():
-        raise ValueError("board codes must be 0, +-1 (men) or +-2 (kings)")
-    return values.astype(np.int8)
-
-
-def move_to_row(move: Move, board: np.ndarray, row: np.ndarray) -> None:
-    """Writes a Move into a kernel move-list row (piece codes read from board)."""
-    row[:] = 0
-    row[K.M_FROM] = move.origin
-    row[K.M_TO] = move.destination
-    row[K.M_NCAP] = len(move.captures)
-    row[K.M_CROWN] = move.crowns
-    row[K.M_PATH : K.M_PATH + len(move.path)] = move.path
-    for k, sq in enumerate(move.captures):
-        row[K.M_CAPS + k] = sq
-        row[K.M_CODES + k] = board[sq]
-
-
 class Position:
     """A position as a value: ruleset, pieces on the squares and the colour to move.
 
@@ -438,8 +284,6 @@ class Position:
             NotationError: the FEN is malformed (an empty string included), or describes
                 an impossible position (a man on its crowning row).
         """
-        from .notation import NotationError, parse_fen
-
         rules = get_ruleset(rules)
         board, turn = parse_fen(fen, rules.board_size)
         try:
@@ -490,8 +334,6 @@ class Position:
             NotationError: the string is not a move.
             IllegalMoveError: no legal move matches.
         """
-        from .notation import format_move, parse_move
-
         if not isinstance(move, (Move, str)):
             raise TypeError(f"move must be a Move or a PDN move string, not {type(move).__name__}")
         legal = self.legal_moves()
@@ -521,8 +363,6 @@ class Position:
 
     def fen(self) -> str:
         """Returns the PDN FEN string of the position."""
-        from .notation import format_fen
-
         return format_fen(self._board, self.turn)
 
     def hash(self) -> int:
@@ -551,12 +391,8 @@ class Position:
         return f"Position({self.rules.name!r}, {self.fen()!r})"
 
     def __str__(self) -> str:
-        from .notation import board_text
-
         return board_text(self._board, self.rules.board_size)
 
     def _repr_svg_(self) -> str:
         """Returns the board as SVG, so a notebook draws the position by itself."""
-        from .render import position_svg
-
         return position_svg(self)

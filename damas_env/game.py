@@ -22,7 +22,8 @@ import numpy as np
 
 from . import kernels as K
 from .checks import shown
-from .engine import Colour, IllegalMoveError, Move, Position, move_to_row
+from .engine import Position
+from .moves import Colour, IllegalMoveError, Move, move_to_row
 from .notation import NotationError, PdnGame, format_fen, format_move, read_pdn, write_pdn
 from .rules import Ruleset, RulesetError, get_ruleset
 

@@ -1,5 +1,9 @@
 """Notation: the only place where strings become moves, positions and games, and back.
 
+One piece sits lower down: a move's own string (``str(move)``) is
+:func:`damas_env.moves.move_text`, which :func:`format_move` calls, so that a Move can print
+itself without importing this module.
+
 PDN square numbers are 1-based and follow FMJD art. 2.6: the dark squares numbered row by
 row, left to right, from the top-left as White sees the board (1-50 on 10x10, 1-32
 on 8x8, 1-72 on 12x12). Internally squares are 0-based: ``number = index + 1``.
@@ -30,7 +34,8 @@ from itertools import groupby
 import numpy as np
 
 from .checks import shown
-from .engine import (
+from .geometry import geometry
+from .moves import (
     Colour,
     IllegalMoveError,
     Move,
@@ -38,8 +43,8 @@ from .engine import (
     checked_board_size,
     checked_colour,
     checked_move,
+    move_text,
 )
-from .geometry import geometry
 
 __all__ = [
     "NotationError",
@@ -225,15 +230,11 @@ def format_move(move: Move, legal: Sequence[Move] = ()) -> str:
         ValueError: the move is malformed (an empty path, a negative square).
     """
     checked_move(move)
-    if not move.captures:
-        return f"{move.origin + 1}-{move.destination + 1}"
-    ambiguous = any(
+    ambiguous = move.is_capture and any(
         m.origin == move.origin and m.destination == move.destination and m.key != move.key
         for m in legal
     )
-    circular = move.origin == move.destination  # a king's round trip: "20x20" says nothing
-    squares = move.squares if ambiguous or circular else (move.origin, move.destination)
-    return "x".join(str(s + 1) for s in squares)
+    return move_text(move, full_path=ambiguous)
 
 
 def parse_move(text: str, legal: Sequence[Move], board_size: int) -> Move:

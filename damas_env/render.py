@@ -31,16 +31,14 @@ from dataclasses import dataclass, replace
 from enum import Enum
 from functools import cache
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 from xml.sax.saxutils import escape
 
 import numpy as np
 
 from .geometry import geometry
 from .notation import square_to_pdn
-
-if TYPE_CHECKING:
-    from .engine import Position
+from .rules import Ruleset
 
 __all__ = [
     "Highlights",
@@ -520,8 +518,22 @@ def _svg_piece(
     return out
 
 
+class Drawable(Protocol):
+    """What :func:`position_svg` reads of a position (a :class:`damas_env.Position` is one).
+
+    The engine imports this module (``Position._repr_svg_``), so this module names no engine
+    type: imports run one way.
+    """
+
+    @property
+    def board(self) -> np.ndarray: ...
+
+    @property
+    def rules(self) -> Ruleset: ...
+
+
 def position_svg(
-    position: Position, highlights: Highlights = Highlights(), flip: bool = False
+    position: Drawable, highlights: Highlights = Highlights(), flip: bool = False
 ) -> str:
     """Returns the SVG picture of a Position, in its ruleset's colours (for ``_repr_svg_``)."""
     rules = position.rules
