@@ -41,7 +41,7 @@ from damas_env.turn import Turn
 from .config import Config
 from .network import NetworkEvaluator
 from .puct import BatchedPUCT, select_action
-from .trainer import make_learner
+from .trainer import gradient_steps, make_learner
 
 __all__ = ["AlphaZeroTrainer", "ReplayBuffer", "outcome_for"]
 
@@ -254,20 +254,11 @@ class AlphaZeroTrainer:
         t = self.config.train
         if self.replay.size == 0:
             return {}
-        self.network.train()
-        sums: dict[str, float] = {}
-        for _ in range(t.updates_per_iteration):
-            rows = self.replay.sample(min(t.batch_size, self.replay.size), self.rng)
-            terms = self.losses(rows)
-            self.optimizer.zero_grad(set_to_none=True)
-            terms["total"].backward()
-            if t.max_grad_norm > 0:
-                torch.nn.utils.clip_grad_norm_(self.network.parameters(), t.max_grad_norm)
-            self.optimizer.step()
-            for key, value in terms.items():
-                sums[key] = sums.get(key, 0.0) + float(value.detach())
-        self.network.eval()
-        return {key: value / t.updates_per_iteration for key, value in sums.items()}
+        batches = (
+            self.replay.sample(min(t.batch_size, self.replay.size), self.rng)
+            for _ in range(t.updates_per_iteration)
+        )
+        return gradient_steps(self.network, self.optimizer, batches, self.losses, t.max_grad_norm)
 
     # --- Trainer ----------------------------------------------------------------------------
 

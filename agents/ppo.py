@@ -51,6 +51,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -64,7 +65,7 @@ from damas_env.vector import DraughtsBatchEnv
 from .classic import GreedyAgent
 from .config import Config, NetworkConfig, PPOConfig
 from .network import DraughtsNet
-from .trainer import make_learner
+from .trainer import gradient_steps, make_learner
 
 __all__ = [
     "GREEDY",
@@ -254,23 +255,20 @@ def ppo_update(
     if size == 0:
         return {}
     minibatch = math.ceil(size / ppo.num_minibatches)
-    network.train()
-    sums: dict[str, float] = {}
-    count = 0
-    for _ in range(ppo.update_epochs):
-        order = torch.from_numpy(rng.permutation(size)).to(batch.actions.device)
-        for start in range(0, size, minibatch):
-            terms = ppo_losses(network, batch, order[start : start + minibatch], ppo)
-            optimizer.zero_grad(set_to_none=True)
-            terms["total"].backward()
-            if max_grad_norm > 0:
-                torch.nn.utils.clip_grad_norm_(network.parameters(), max_grad_norm)
-            optimizer.step()
-            for key, value in terms.items():
-                sums[key] = sums.get(key, 0.0) + float(value.detach())
-            count += 1
-    network.eval()
-    return {key: value / count for key, value in sums.items()}
+
+    def minibatches() -> Iterator[torch.Tensor]:
+        for _ in range(ppo.update_epochs):
+            order = torch.from_numpy(rng.permutation(size)).to(batch.actions.device)
+            for start in range(0, size, minibatch):
+                yield order[start : start + minibatch]
+
+    return gradient_steps(
+        network,
+        optimizer,
+        minibatches(),
+        lambda rows: ppo_losses(network, batch, rows, ppo),
+        max_grad_norm,
+    )
 
 
 # --- 4. The opponent pool ---------------------------------------------------------------------

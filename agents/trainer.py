@@ -27,12 +27,16 @@ turns the counts into rates and writes every key to TensorBoard under its name):
     value_error     mean squared error of the value head against its targets
 
 Other keys are free (``ppo/clip_fraction``, ``alphazero/replay``...).
+
+Both algorithms learn through :func:`gradient_steps`: one optimiser step per minibatch of
+their own loss, and the mean of its terms.
 """
 
 from __future__ import annotations
 
 import importlib
-from typing import Any, NamedTuple, Protocol, runtime_checkable
+from collections.abc import Callable, Iterable
+from typing import Any, NamedTuple, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 import torch
@@ -40,7 +44,17 @@ import torch
 from .config import Config, ConfigError
 from .network import DraughtsNet, device_from
 
-__all__ = ["ALGORITHMS", "Learner", "Trainer", "check_device", "make_learner", "make_trainer"]
+__all__ = [
+    "ALGORITHMS",
+    "Learner",
+    "Trainer",
+    "check_device",
+    "gradient_steps",
+    "make_learner",
+    "make_trainer",
+]
+
+Batch = TypeVar("Batch")
 
 #: Where each ``config.algorithm`` is implemented (``module:Class``).
 ALGORITHMS = {
@@ -149,3 +163,36 @@ def make_learner(config: Config) -> Learner:
         network.parameters(), lr=config.train.lr, weight_decay=config.train.weight_decay
     )
     return Learner(np.random.default_rng(config.train.seed), device, network, optimizer)
+
+
+def gradient_steps(
+    network: DraughtsNet,
+    optimizer: torch.optim.Optimizer,
+    batches: Iterable[Batch],
+    losses: Callable[[Batch], dict[str, torch.Tensor]],
+    max_grad_norm: float,
+) -> dict[str, float]:
+    """Takes one gradient step per batch and returns each loss term's mean over the steps
+    ({} when there is no batch).
+
+    A step: the batch's loss terms (``losses(batch)``, a dict whose ``"total"`` is
+    minimised), gradients zeroed, ``total`` backpropagated, their norm clipped to
+    `max_grad_norm` (0: not clipped), one optimiser step. The network is in train mode during
+    the steps and back in eval mode after. Batches are taken one step at a time, so a
+    generator that draws them at random draws them in step order.
+    """
+    network.train()
+    sums: dict[str, float] = {}
+    count = 0
+    for batch in batches:
+        terms = losses(batch)
+        optimizer.zero_grad(set_to_none=True)
+        terms["total"].backward()
+        if max_grad_norm > 0:
+            torch.nn.utils.clip_grad_norm_(network.parameters(), max_grad_norm)
+        optimizer.step()
+        for key, value in terms.items():
+            sums[key] = sums.get(key, 0.0) + float(value.detach())
+        count += 1
+    network.eval()
+    return {key: value / count for key, value in sums.items()}
