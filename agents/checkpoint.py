@@ -50,6 +50,7 @@ import torch
 
 from damas_env import Position
 from damas_env.checks import shown
+from damas_env.encoding import PLANES
 from damas_env.rules import Ruleset
 from damas_env.turn import HOP_ILLEGAL, Turn
 
@@ -788,7 +789,7 @@ class NetworkAgent:
         self.turn = Turn(rules)
         self._mask = np.zeros(self.turn.layout.num_actions, dtype=np.int8)
         n = rules.board_size
-        self._obs = np.zeros((1, self.evaluator.planes, n, n), dtype=np.float32)
+        self._obs = np.zeros((1, PLANES, n, n), dtype=np.float32)
 
     def reset(self) -> None:
         """Nothing to forget: every hop is decided from the position."""

@@ -150,8 +150,6 @@ class NetworkEvaluator:
             more threads only add overhead, and oversubscribed cores slow them a lot.
     """
 
-    planes = PLANES
-
     def __init__(self, network: DraughtsNet, threads: int | None = None) -> None:
         self.network = network
         self.threads = threads
