@@ -425,7 +425,7 @@ def _window_loop(env: Any, agent: Agent, human: str, game: Game, say: Callable) 
             if action is None:
                 return True
             if action in (UNDO, NEW_GAME):
-                if _restart(env, agent, game, raw._colour[human], action, say):
+                if _restart(env, agent, game, raw.colour_of(human), action, say):
                     break
                 continue
             env.step(action)
@@ -460,13 +460,13 @@ def _restart(env: Any, agent: Agent, game: Game, human: Colour, key: int, say: C
 
 def _show_clocks(env: Any) -> None:
     """Writes both clocks into the window title when a time control is on."""
-    if not hasattr(env, "remaining") or env.unwrapped._window is None:
+    if not hasattr(env, "remaining"):
         return
     raw = env.unwrapped
     clocks = "  ".join(
         f"{raw.infos[a]['colour']} {_clock_text(env.remaining(a))}" for a in raw.possible_agents
     )
-    raw._window.pygame.display.set_caption(f"damas  {clocks}")
+    raw.set_caption(f"damas  {clocks}")
 
 
 def _clock_text(seconds: float) -> str:
@@ -482,7 +482,7 @@ def _window_result(env: Any, game: Game, closed: bool) -> str:
     if outcome is not None:
         return outcome.pdn_result(game.rules.board_size)
     winner = raw.infos[raw.possible_agents[0]].get("winner")  # time: decided outside the rules
-    colour = None if winner is None else raw._colour[winner]
+    colour = None if winner is None else raw.colour_of(winner)
     return _result_string(game, colour)
 
 

@@ -12,7 +12,8 @@
 
 ============  =================================================================
 Agents        ``player_0`` (moves first in the ruleset), ``player_1``;
-              ``infos[agent]["colour"]`` names the colour each plays
+              ``infos[agent]["colour"]`` names the colour each plays,
+              ``colour_of(agent)`` returns it as a :class:`Colour`
 Actions       ``Discrete(S * 4 * (N - 1))``: one hop (origin, direction, distance)
               in the agent's view; 1,800 on 10x10, 896 on 8x8
 Observations  ``{"observation": Box(0, 1, (8, N, N), float32),``
@@ -67,7 +68,6 @@ from .rules import Ruleset, get_ruleset
 from .turn import (
     HOP_ILLEGAL,
     MOVE_DONE,
-    T_SIDE,
     Turn,
     position_from_fen,
 )
@@ -246,7 +246,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
             elif self.max_plies is not None and self._turn.ply >= self.max_plies:
                 self._truncate()
             else:
-                self.agent_selection = self._agent_by_side[self._turn.st[T_SIDE]]
+                self.agent_selection = self._agent_by_side[self._turn.side]
         if self.render_mode == "human":
             self.render()
 
@@ -371,6 +371,21 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         hop = self._checked_action(action)
         origin, target = self._layout.hop_squares(hop, self._colour[agent])
         return origin + 1, target + 1
+
+    def colour_of(self, agent: str) -> Colour:
+        """Returns the colour an agent plays: player_0 has the ruleset's first player's colour
+        in every game, player_1 the other.
+
+        Raises:
+            ValueError: agent is not one of possible_agents.
+        """
+        return self._colour[self._checked_agent(agent)]
+
+    def set_caption(self, text: str) -> None:
+        """Writes text into the pygame window's title bar (a clock, a score...); does nothing
+        while no window is open (``render_mode="human"`` opens it on the first render)."""
+        if self._window is not None:
+            self._window.pygame.display.set_caption(text)
 
     def wait_for_human(self) -> int | None:
         """Returns the hop a person makes by dragging a piece in the pygame window.

@@ -177,3 +177,21 @@ def test_window_undo_is_off_under_a_clock(monkeypatch) -> None:
     said: list[str] = []
     game, _ = play.play_window("english", "random", seed=3, seconds=60, say=said.append)
     assert any("time control" in line for line in said) and game.ply == 2
+
+
+def test_env_gives_play_the_colours_and_the_window_title() -> None:
+    """What the window game asks of the env: each agent's colour and the title bar."""
+    pygame = pytest.importorskip("pygame")
+    from damas_env import Colour, draughts_v0
+
+    raw = draughts_v0.env("english", render_mode="human").unwrapped
+    raw.reset(seed=0)
+    assert raw.colour_of("player_0") == Colour.BLACK  # Black moves first in English draughts
+    assert raw.colour_of("player_1") == Colour.WHITE
+    with pytest.raises(ValueError, match="agent must be one of"):
+        raw.colour_of("player_2")
+    raw.set_caption("no window yet")  # nothing to write into
+    raw.render()
+    raw.set_caption("damas  black 1:00  white 0:59")
+    assert pygame.display.get_caption()[0] == "damas  black 1:00  white 0:59"
+    raw.close()
