@@ -31,6 +31,13 @@ VARIANTS: list[str] = [
     name for name in RULESETS if name not in PRESETS and not get_ruleset(name).giveaway
 ]
 
+#: One built-in variant of each board size (the first in the registry's order): for tests
+#: whose subject depends on the board's size only.
+ONE_PER_BOARD_SIZE: list[str] = []
+for _name in VARIANTS:
+    if all(get_ruleset(v).board_size != get_ruleset(_name).board_size for v in ONE_PER_BOARD_SIZE):
+        ONE_PER_BOARD_SIZE.append(_name)
+
 #: The giveaway twin of every built-in variant.
 GIVEAWAY: list[str] = [name for name in RULESETS if get_ruleset(name).giveaway]
 
@@ -185,6 +192,18 @@ def _walk_container(
             _walk(value, f"{path}.{name}", out, seen, skip, skipped)
     else:
         out[path] = ("object", type(obj).__qualname__, id(obj))
+
+
+def env_state(env: Any) -> dict[str, Any]:
+    """Returns :func:`state_of` an env, a PettingZoo one after it observed every agent: its
+    turn lists the routes on the first look (as a refused action may), which changes no
+    position but fills a cache.
+    """
+    raw = getattr(env, "unwrapped", env)
+    if getattr(raw, "agents", None) and hasattr(raw, "possible_agents"):
+        for agent in raw.possible_agents:
+            raw.observe(agent)
+    return state_of(env)
 
 
 def assert_same_state(before: dict[str, Any], after: dict[str, Any]) -> None:

@@ -23,6 +23,8 @@ from typing import Any, NamedTuple
 import numpy as np
 import pytest
 import torch
+from helpers import Exploit, crafted_checkpoint, tiny_training
+from helpers import tiny_config as tiny
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -36,24 +38,12 @@ from agents.checkpoint import (
     restore_trainer,
     save_checkpoint,
 )
-from agents.config import Config, config_from_dict
+from agents.config import config_from_dict
 from agents.ppo import PPOTrainer
 
-TINY = {
-    "name": "hostile",
-    "env": {"variant": "english", "num_envs": 2, "max_plies": 20},
-    "network": {"channels": 8, "blocks": 1, "value_hidden": 8, "device": "cpu"},
-    "train": {"iterations": 4, "batch_size": 8, "replay_size": 64},
-    "mcts": {"simulations": 2, "leaves_per_game": 1, "steps_per_iteration": 1},
-    "eval": {"every": 0},
-}
 FUZZ = settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None
 )
-
-
-def tiny(**sections: Any) -> Config:
-    return config_from_dict({**TINY, **sections})
 
 
 def trained(trainer: Any) -> Any:
@@ -118,9 +108,7 @@ def write(data: Any, path: Path) -> Path:
 
 def crafted(saved: Saved, scratch: Path, change: Callable[[dict[str, Any]], Any]) -> Path:
     """Writes the valid checkpoint with `change` applied to a copy of its contents."""
-    data = copy.deepcopy(saved.data)
-    change(data)
-    return write(data, scratch)
+    return crafted_checkpoint(saved.data, scratch, change)
 
 
 # --- Comparing states -----------------------------------------------------------------------
@@ -391,7 +379,7 @@ def test_a_failure_after_the_checks_is_undone(
 
 
 def test_a_ppo_checkpoint_with_its_pool_round_trips(tmp_path: Path) -> None:
-    data = {**TINY, "algorithm": "ppo", "ppo": {"rollout_steps": 4, "pool_size": 2}}
+    data = tiny_training(algorithm="ppo", ppo={"rollout_steps": 4, "pool_size": 2})
     trainer = trained(PPOTrainer(config_from_dict(data)))
     trainer.pool.add(trainer.network)
     save_checkpoint(tmp_path / "ppo.pt", trainer)
@@ -627,17 +615,10 @@ def test_a_cut_file_is_refused(saved: Saved, scratch: Path, draw: st.DataObject)
         read_checkpoint(scratch)
 
 
-class _Exploit:
-    """An object whose unpickling would run code (torch.load without weights_only)."""
-
-    def __reduce__(self):  # noqa: ANN204
-        return (print, ("pwned",))
-
-
 def test_a_pickle_that_could_run_code_is_refused_in_our_words(saved: Saved, scratch: Path) -> None:
     """The refusal names the global it would call, and never quotes torch's advice to load the
     file again with weights_only=False."""
-    error = refused(crafted(saved, scratch, lambda d: d.update(history=[_Exploit()])), "")
+    error = refused(crafted(saved, scratch, lambda d: d.update(history=[Exploit()])), "")
     message = str(error)
     assert "holds objects other than tensors and plain values (it names '" in message
     assert "print" in message and message.endswith("; refused unread, it could run code")

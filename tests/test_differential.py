@@ -23,13 +23,15 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from helpers import VARIANTS as BUILT_IN
 
 from agents.peers import OpenSpielCheckersPeer, PydraughtsPeer
 from damas_env import Position
 
 pytest.importorskip("draughts")
 
-VARIANTS = ["international", "english", "brazilian", "russian"]
+#: The built-in variants pydraughts plays: all but pool and canadian.
+VARIANTS = [v for v in BUILT_IN if v not in ("pool", "canadian")]
 
 #: Positions compared in this process, by "peer variant"; printed by conftest.py.
 COMPARED: Counter[str] = Counter()

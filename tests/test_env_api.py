@@ -5,12 +5,15 @@ import pickle
 
 import numpy as np
 import pytest
+from helpers import PRESETS
+from helpers import VARIANTS as BUILT_IN
 from pettingzoo.test import api_test, seed_test
 
 from damas_env import draughts_v0
 from damas_env.draughts_v0 import IllegalActionError
 
-VARIANTS = ["international", "english", "russian", "seed002_website_checkers"]
+#: The built-in variants and the shipped presets (the giveaway twins play on the same code).
+VARIANTS = [*BUILT_IN, *PRESETS]
 
 
 @pytest.mark.parametrize("variant", VARIANTS)

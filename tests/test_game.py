@@ -4,12 +4,11 @@ import random
 
 import numpy as np
 import pytest
+from helpers import VARIANTS
 
 from damas_env import IllegalMoveError, Position
 from damas_env.engine import Colour
 from damas_env.game import Game, Outcome, Reason
-
-VARIANTS = ["international", "english", "brazilian", "russian", "pool", "canadian"]
 
 
 def random_game(variant: str, seed: int, plies: int = 200) -> Game:

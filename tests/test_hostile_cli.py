@@ -7,20 +7,11 @@ import io
 from pathlib import Path
 
 import pytest
-import torch
+from helpers import Exploit, crafted_checkpoint, tiny_config
 
 from agents import arena, play
 from agents.cli import main as arena_main
 from agents.play import main as play_main
-
-TINY = {
-    "name": "hostile-cli",
-    "env": {"variant": "english", "num_envs": 2, "max_plies": 20},
-    "network": {"channels": 8, "blocks": 1, "value_hidden": 8, "device": "cpu"},
-    "train": {"iterations": 4, "batch_size": 8, "replay_size": 64},
-    "mcts": {"simulations": 2, "leaves_per_game": 1, "steps_per_iteration": 1},
-    "eval": {"every": 0},
-}
 
 
 @pytest.fixture(scope="module")
@@ -28,19 +19,10 @@ def english_pt(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Returns a tiny checkpoint trained (not at all) on English rules."""
     from agents.alphazero import AlphaZeroTrainer
     from agents.checkpoint import save_checkpoint
-    from agents.config import config_from_dict
 
     path = tmp_path_factory.mktemp("ck") / "english.pt"
-    save_checkpoint(path, AlphaZeroTrainer(config_from_dict(TINY)))
+    save_checkpoint(path, AlphaZeroTrainer(tiny_config()))
     return path
-
-
-def _crafted(source: Path, target: Path, change) -> Path:
-    """Writes `source`'s contents with `change` applied to `target`."""
-    data = torch.load(source, weights_only=True)
-    change(data)
-    torch.save(data, target)
-    return target
 
 
 def _exit(capsys: pytest.CaptureFixture[str], main, argv: list[str]) -> tuple[int, str]:
@@ -142,21 +124,18 @@ def test_a_checkpoint_whose_fingerprint_disagrees_is_refused_before_any_game(
     def grow(data: dict) -> None:
         data["fingerprint"]["network"].update(channels=200000, blocks=50)
 
-    crafted = _crafted(english_pt, tmp_path / "fp.pt", grow)
+    crafted = crafted_checkpoint(english_pt, tmp_path / "fp.pt", grow)
     argv = ["--agents", f"checkpoint:{crafted}", "random", "--games", "2", "--no-progress"]
     status, err = _exit(capsys, arena_main, argv)
     assert status == 2 and "fingerprint disagrees with its own config: network.blocks" in err
 
 
-class _Exploit:
-    def __reduce__(self):  # noqa: ANN204
-        return (print, ("pwned",))
-
-
 def test_a_code_running_pickle_is_refused_without_torchs_advice(
     capsys: pytest.CaptureFixture[str], english_pt: Path, tmp_path: Path
 ) -> None:
-    crafted = _crafted(english_pt, tmp_path / "evil.pt", lambda d: d.update(history=[_Exploit()]))
+    crafted = crafted_checkpoint(
+        english_pt, tmp_path / "evil.pt", lambda d: d.update(history=[Exploit()])
+    )
     status, err = _exit(capsys, arena_main, ["--agents", f"checkpoint:{crafted}", "random"])
     assert status == 2 and err.rstrip().endswith("refused unread, it could run code")
     assert "weights_only" not in err and "Re-running" not in err

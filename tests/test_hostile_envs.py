@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from helpers import ONE_PER_BOARD_SIZE, assert_same_state, env_state
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -28,46 +29,6 @@ from damas_env.vector_gym import DraughtsVectorEnv
 
 B = 8  # games in the batch envs below
 FUZZ = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-# --- Snapshots ----------------------------------------------------------------------------
-
-
-def batch_snapshot(env: DraughtsBatchEnv) -> list[np.ndarray]:
-    """Returns copies of every game's state and every output array of a batch env."""
-    games = env._games  # boards, states, history, current, last moves, route cache, ...
-    outputs = env._outputs[:-2]  # all but the per-call status and trouble counts
-    return [a.copy() for a in (*games, *outputs)]
-
-
-def aec_snapshot(env: Any) -> list[Any]:
-    """Returns copies of a draughts_v0 env's turn state, observations and bookkeeping."""
-    raw = env.unwrapped
-    arrays = []
-    for agent in raw.possible_agents:  # first: observing lists the routes of the turn
-        obs = raw.observe(agent)
-        arrays += [obs["observation"].copy(), obs["action_mask"].copy()]
-    turn = raw._turn
-    names = ("board", "st", "hist", "cur", "last", "cache", "legal")
-    arrays += [getattr(turn, name).copy() for name in names]
-    books = [
-        dict(raw.rewards),
-        dict(raw._cumulative_rewards),
-        dict(raw.terminations),
-        dict(raw.truncations),
-        {a: dict(i) for a, i in raw.infos.items()},
-        raw.agent_selection,
-        raw._version,
-    ]
-    return [*arrays, *books]
-
-
-def assert_same(before: list[Any], after: list[Any]) -> None:
-    assert len(before) == len(after)
-    for a, b in zip(before, after, strict=True):
-        if isinstance(a, np.ndarray):
-            assert a.dtype == b.dtype and np.array_equal(a, b)
-        else:
-            assert a == b
 
 
 def illegal_action(env: DraughtsBatchEnv, g: int) -> int:
@@ -94,10 +55,10 @@ def test_written_masks_neither_let_illegal_actions_through_nor_block_legal_ones(
     actions = batch.random_actions().copy()
     actions[5] = illegal_action(batch, 5)
     masks[:] = fill  # the caller writes into the array step returned
-    before = batch_snapshot(batch)
+    before = env_state(batch)
     with pytest.raises(ValueError, match=r"^game 5: illegal action .*no game changed"):
         batch.step(actions)
-    assert_same(before, batch_snapshot(batch))
+    assert_same_state(before, env_state(batch))
     batch.step(batch.random_actions())  # legal actions still play, whatever the masks say
 
 
@@ -110,10 +71,10 @@ def test_written_torch_masks_change_nothing() -> None:
     actions[7] = illegal_action(env, 7)
     masks.fill_(1)  # the tensor shares the env's buffer
     assert isinstance(masks, torch.Tensor) and (env.masks == 1).all()
-    before = batch_snapshot(env)
+    before = env_state(env)
     with pytest.raises(ValueError, match=r"^game 7: illegal action"):
         env.step(actions)
-    assert_same(before, batch_snapshot(env))
+    assert_same_state(before, env_state(env))
 
 
 def test_a_refused_partial_step_keeps_the_idle_games_outputs(batch: DraughtsBatchEnv) -> None:
@@ -122,10 +83,10 @@ def test_a_refused_partial_step_keeps_the_idle_games_outputs(batch: DraughtsBatc
     actions = batch.random_actions().copy()
     actions[2] = batch.num_actions
     games = np.arange(B) % 2 == 0
-    before = batch_snapshot(batch)
+    before = env_state(batch)
     with pytest.raises(ValueError, match="game 2: action 896 is out of range"):
         batch.step(actions, games=games)
-    assert_same(before, batch_snapshot(batch))
+    assert_same_state(before, env_state(batch))
 
 
 def test_a_uint64_action_is_reported_as_given(batch: DraughtsBatchEnv) -> None:
@@ -160,10 +121,10 @@ def test_strided_read_only_and_listed_actions_play_like_int64(batch: DraughtsBat
 def test_an_empty_fen_is_refused_everywhere() -> None:
     env = draughts_v0.env(variant="english")
     env.reset(seed=0, options={"fen": "W:W27:B23"})
-    before = aec_snapshot(env)
+    before = env_state(env)
     with pytest.raises(NotationError, match=r"options\['fen'\]: .*FEN"):
         env.reset(options={"fen": ""})
-    assert_same(before, aec_snapshot(env))
+    assert_same_state(before, env_state(env))
     with pytest.raises(NotationError, match=r"options\['fen'\]"):
         DraughtsGymEnv(variant="english").reset(options={"fen": "  "})
     with pytest.raises(ValueError, match="fens is empty"):
@@ -251,11 +212,11 @@ def test_numpy_integers_are_accepted_as_counts_and_seeds() -> None:
 )
 def test_batch_env_methods_name_a_bad_argument(call: Any, error: type, message: str) -> None:
     env = DraughtsBatchEnv(2, variant="english", seed=0, num_threads=1)
-    before = batch_snapshot(env)
+    before = env_state(env)
     rng = env.rng.copy()
     with pytest.raises(error, match=message):
         call(env)
-    assert_same(before, batch_snapshot(env))
+    assert_same_state(before, env_state(env))
     assert np.array_equal(rng, env.rng)
 
 
@@ -304,10 +265,10 @@ def test_resets_name_a_bad_argument_and_change_nothing(
     env = draughts_v0.env(variant="english")
     env.reset(seed=0)
     env.step(env.unwrapped.legal_actions()[0])
-    before = aec_snapshot(env)
+    before = env_state(env)
     with pytest.raises(error, match=message):
         env.reset(**kwargs)
-    assert_same(before, aec_snapshot(env))
+    assert_same_state(before, env_state(env))
     with pytest.raises(error, match=message):
         DraughtsGymEnv(variant="english").reset(**kwargs)
     if "fen" not in str(kwargs):  # the vector view takes no FEN option
@@ -405,12 +366,12 @@ def test_unknown_agents_are_named(agent: Any) -> None:
 def test_end_game_names_a_bad_winner_or_reason() -> None:
     env = draughts_v0.raw_env(variant="english")
     env.reset()
-    before = aec_snapshot(env)
+    before = env_state(env)
     with pytest.raises(ValueError, match="winner must be None or one of"):
         env.end_game("player_9", "time")
     with pytest.raises(TypeError, match="reason must be a string"):
         env.end_game("player_0", None)
-    assert_same(before, aec_snapshot(env))
+    assert_same_state(before, env_state(env))
 
 
 def test_the_turn_state_refuses_wrong_types_and_huge_hops() -> None:
@@ -432,10 +393,10 @@ def test_a_refused_learner_action_changes_no_game_of_the_vector_view() -> None:
     actions = batch.random_actions().copy()
     actions[4] = illegal_action(batch, 4)
     batch.masks[:] = 1
-    before = batch_snapshot(batch)
+    before = env_state(batch)
     with pytest.raises(ValueError, match="game 4: illegal action"):
         envs.step(actions)
-    assert_same(before, batch_snapshot(batch))
+    assert_same_state(before, env_state(batch))
 
 
 # --- Outputs the caller may write into, dtypes, openings, huge inputs ----------------------
@@ -445,13 +406,13 @@ def test_a_refused_learner_action_changes_no_game_of_the_vector_view() -> None:
 def test_writing_into_an_observation_changes_nothing(wrapped: bool) -> None:
     env = (draughts_v0.env if wrapped else draughts_v0.raw_env)(variant="english")
     env.reset()
-    before = aec_snapshot(env)
+    before = env_state(env)
     obs = env.observe("player_0")
     obs["action_mask"][:] = 1
     obs["observation"][:] = 7.0
     last, *_ = env.last()
     last["action_mask"][:] = 1
-    assert_same(before, aec_snapshot(env))
+    assert_same_state(before, env_state(env))
     assert env.last()[0]["action_mask"].sum() == len(env.unwrapped.legal_actions())
 
 
@@ -598,7 +559,7 @@ def as_int(value: Any) -> int | None:
     return None
 
 
-AEC_ENVS = {v: draughts_v0.env(variant=v) for v in ("english", "international", "russian")}
+AEC_ENVS = {v: draughts_v0.env(variant=v) for v in ONE_PER_BOARD_SIZE}
 
 
 @FUZZ
@@ -622,16 +583,14 @@ def test_aec_env_survives_a_hostile_action_stream(variant: str, seed: int, strea
         if hop is not None and hop in legal:
             env.step(item)
             continue
-        before = aec_snapshot(env)
+        before = env_state(env)
         with pytest.raises(draughts_v0.IllegalActionError):
             env.step(item)
-        assert_same(before, aec_snapshot(env))
+        assert_same_state(before, env_state(env))
     assert raw.legal_actions() or any(raw.terminations.values())
 
 
-BATCH_ENVS = {
-    v: DraughtsBatchEnv(B, variant=v, seed=0, num_threads=1) for v in ("english", "international")
-}
+BATCH_ENVS = {v: DraughtsBatchEnv(B, variant=v, seed=0, num_threads=1) for v in ONE_PER_BOARD_SIZE}
 
 
 @st.composite
@@ -691,9 +650,9 @@ def test_batch_env_survives_hostile_steps(data: st.DataObject, variant: str, see
         if how != "keep":
             scribble(masks, how, seed)
         actions = data.draw(hostile_batch_actions(legal, active))
-        before = batch_snapshot(env)
+        before = env_state(env)
         with pytest.raises(ValueError):
             env.step(actions, games=games)
-        assert_same(before, batch_snapshot(env))
+        assert_same_state(before, env_state(env))
         env.step(data.draw(legal_actions(legal)), games=games)
         legal[active] = masks[active]  # the rows the step wrote; the others keep theirs

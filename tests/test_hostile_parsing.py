@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import ONE_PER_BOARD_SIZE
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -503,7 +504,7 @@ def pdn_text() -> st.SearchStrategy[str]:
 
 
 FUZZ = settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-VARIANTS = st.sampled_from(["english", "international", "canadian"])
+VARIANTS = st.sampled_from(ONE_PER_BOARD_SIZE)
 
 
 @FUZZ

@@ -7,7 +7,7 @@ games with random edits, and objects that are not text; they may raise only the 
 they document. The action streams interleave legal hops with illegal, out-of-range and
 mistyped actions in the AEC env (``illegal_action="raise"``), the batch env and the
 Gymnasium single-agent view; each refusal is compared against a snapshot of everything the
-env holds (``helpers.state_of``).
+env holds (``helpers.env_state``).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers import RULESETS, assert_same_state, state_of
+from helpers import RULESETS, assert_same_state, env_state
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -194,12 +194,10 @@ def test_the_aec_env_refuses_actions_changing_nothing(
             env.step(data.draw(st.sampled_from(legal)))
             continue
         action = refused_action(data, kind, legal, raw.action_space(raw.agent_selection).n)
-        for agent in raw.possible_agents:  # the turn lists its routes on the first look
-            env.observe(agent)
-        before = state_of(env)
+        before = env_state(env)
         with pytest.raises(IllegalActionError):
             env.step(action)
-        assert_same_state(before, state_of(env))
+        assert_same_state(before, env_state(env))
 
 
 def batch_refusal(
@@ -244,10 +242,10 @@ def test_the_batch_env_refuses_actions_changing_nothing(
             masks = np.where(active[:, None], new_masks, masks)  # idle games keep theirs
             continue
         actions = batch_refusal(data, kind, legal, active, env.num_actions)
-        before = state_of(env)
+        before = env_state(env)
         with pytest.raises(ValueError):
             env.step(actions, games=games)
-        assert_same_state(before, state_of(env))
+        assert_same_state(before, env_state(env))
 
 
 @FEW
@@ -261,10 +259,10 @@ def test_the_single_agent_view_refuses_actions_changing_nothing(
     over = False
     for kind in data.draw(st.lists(KINDS, min_size=1, max_size=30), label="kinds"):
         if over:  # a step after the end is refused too
-            before = state_of(env)
+            before = env_state(env)
             with pytest.raises(RuntimeError):
                 env.step(0)
-            assert_same_state(before, state_of(env))
+            assert_same_state(before, env_state(env))
             _, info = env.reset(seed=seed + 1)
             over = False
         legal = np.flatnonzero(info["action_mask"]).tolist()
@@ -273,7 +271,7 @@ def test_the_single_agent_view_refuses_actions_changing_nothing(
             over = terminated or truncated
             continue
         action = refused_action(data, kind, legal, int(env.action_space.n))
-        before = state_of(env)
+        before = env_state(env)
         with pytest.raises(IllegalActionError):
             env.step(action)
-        assert_same_state(before, state_of(env))
+        assert_same_state(before, env_state(env))

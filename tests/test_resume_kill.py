@@ -20,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from helpers import tiny_training
 
 from agents.checkpoint import read_checkpoint, save_checkpoint
 from agents.config import config_from_dict, config_to_yaml
@@ -30,11 +31,9 @@ ROOT = Path(__file__).resolve().parents[1]
 TOTAL, EVERY = 12, 3
 
 #: A run of a few seconds once started: tiny network, few games and simulations, no eval.
-TINY = {
-    "name": "tiny",
-    "env": {"variant": "english", "num_envs": 2, "max_plies": 8},
-    "network": {"channels": 8, "blocks": 1, "value_hidden": 8, "device": "cpu"},
-    "train": {
+TINY = tiny_training(
+    env={"max_plies": 8},
+    train={
         "iterations": TOTAL,
         "batch_size": 16,
         "updates_per_iteration": 2,
@@ -42,9 +41,8 @@ TINY = {
         "checkpoint_every": EVERY,
         "torch_threads": 1,
     },
-    "mcts": {"simulations": 4, "leaves_per_game": 2, "steps_per_iteration": 4},
-    "eval": {"every": 0},
-}
+    mcts={"simulations": 4, "leaves_per_game": 2, "steps_per_iteration": 4},
+)
 
 
 def snapshot(run: Path, iteration: int) -> Path:

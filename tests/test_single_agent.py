@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 
 import gymnasium
 import numpy as np
 import pettingzoo
 import pytest
 from gymnasium.utils.env_checker import check_env
+from helpers import VARIANTS
 
 from damas_env.draughts_v0 import IllegalActionError
+from damas_env.engine import Position
 from damas_env.registration import register
 from damas_env.single_agent import DraughtsGymEnv, OpponentError
 
@@ -82,13 +85,14 @@ def test_check_env_through_gymnasium_make(monkeypatch: pytest.MonkeyPatch) -> No
         check_env(env)
 
 
-@pytest.mark.parametrize("variant", ["english", "international"])
+@pytest.mark.parametrize("variant", VARIANTS)
 @pytest.mark.parametrize("play_as", ["player_0", "player_1"])
 def test_random_games_run_to_the_end(variant: str, play_as: str) -> None:
     env = DraughtsGymEnv(variant, play_as=play_as)
     obs, info = env.reset(seed=3)
     assert obs in env.observation_space and info["play_as"] == play_as
-    assert env.action_space.n == (896 if variant == "english" else 1800)
+    size = env.aec_env.unwrapped.rules.board_size
+    assert env.action_space.n == size * size // 2 * 4 * (size - 1)  # squares x rays x distances
     _, rewards, info = play_out(env, seed=3)
     assert all(r == 0.0 for r in rewards[:-1]) and rewards[-1] in (-1.0, 0.0, 1.0)
     assert "reason" in info and not info["action_mask"].any()
@@ -255,10 +259,29 @@ def test_registration_makes_both_envs_and_is_idempotent() -> None:
 def test_a_classical_agent_as_opponent_gets_the_position() -> None:
     from agents.classic import AlphaBetaAgent
 
-    env = DraughtsGymEnv(variant="english", opponent=AlphaBetaAgent(depth=2, seed=0))
+    class Watched(AlphaBetaAgent):
+        """Notes what it is given beside what the engine holds at that moment."""
+
+        def act(
+            self,
+            observation: dict[str, np.ndarray],
+            position: Position | None = None,
+            hops: Sequence[int] = (),
+        ) -> int:
+            raw = env.aec_env.unwrapped
+            given.append((position, tuple(hops), raw.position, raw.hops_played))
+            return super().act(observation, position, hops)
+
+    given: list[tuple] = []
+    env = DraughtsGymEnv(variant="english", opponent=Watched(depth=2, seed=0))
     obs, info = env.reset(seed=0)
     for _ in range(30):
         action = int(np.flatnonzero(info["action_mask"])[0])
         obs, reward, terminated, truncated, info = env.step(action)
         if terminated or truncated:
             break
+    assert len(given) >= 10
+    opponent_colour = env.aec_env.unwrapped.colour_of("player_1")
+    for position, hops, engine_position, engine_hops in given:
+        assert isinstance(position, Position) and position == engine_position
+        assert position.turn == opponent_colour and hops == engine_hops
