@@ -20,6 +20,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from damas_env import Move, Position, Ruleset
+from damas_env import kernels as K
 from damas_env.checks import shown
 
 from .base import MoveAgent, Observation
@@ -63,8 +64,9 @@ class RandomAgent:
 class GreedyAgent(MoveAgent):
     """Plays the move that leaves the mover the best material; ties drawn at random.
 
-    Men count 1 and kings 2.5 where kings fly, 1.5 where they step. Under giveaway rules the
-    best material is the least (the aim is to lose pieces).
+    Men count 1 and kings 2.5 where kings fly, 1.5 where they step (the engine's piece values,
+    :func:`damas_env.kernels.piece_values`). Under giveaway rules the best material is the
+    least (the aim is to lose pieces).
     """
 
     name = "greedy"
@@ -85,15 +87,16 @@ class GreedyAgent(MoveAgent):
 
 def king_value(rules: Ruleset) -> float:
     """Returns a king's worth in men: 2.5 for flying kings, 1.5 for kings that step."""
-    return 2.5 if rules.flying_kings else 1.5
+    return int(K.piece_values(rules.flying_kings)[2 + 2]) / K.MAN_VALUE
 
 
 def material_gain(position: Position, move: Move) -> float:
-    """Returns how much the mover's material balance (men 1, kings king_value) rises."""
-    king = king_value(position.rules)
+    """Returns how much the mover's material balance (men 1, kings king_value) rises, in men."""
+    values = K.piece_values(position.rules.flying_kings)
     board = position.board
-    taken = sum(king if abs(int(board[sq])) == 2 else 1.0 for sq in move.captures)
-    return taken + (king - 1.0 if move.crowns else 0.0)
+    taken = sum(int(values[2 + abs(int(board[sq]))]) for sq in move.captures)
+    crowned = int(values[2 + 2] - values[2 + 1]) if move.crowns else 0
+    return (taken + crowned) / K.MAN_VALUE
 
 
 class AlphaBetaAgent(MoveAgent):

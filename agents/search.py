@@ -45,7 +45,7 @@ import numpy as np
 
 from damas_env import Move, Position
 from damas_env import kernels as K
-from damas_env.engine import MAX_LIST_ROWS, Engine, move_from_row
+from damas_env.engine import MAX_LIST_ROWS, Engine
 from damas_env.geometry import geometry
 from damas_env.kernels import (
     M_CODES,
@@ -61,6 +61,7 @@ from damas_env.kernels import (
     kernel,
     undo_move,
 )
+from damas_env.moves import move_from_row
 from damas_env.rules import Ruleset
 
 __all__ = [
@@ -81,10 +82,7 @@ QS_PLIES = 48  # capture plies searched past the nominal depth (MAX_DEPTH + QS_P
 MATE_BOUND = MATE - MAX_PLY  # scores beyond this are wins or losses with a distance
 MAX_NODES = 1 << 62  # a node budget that never runs out
 
-# Evaluation weights, in centi-men.
-MAN = 100
-KING_FLYING = 250  # a flying king sweeps whole diagonals (FMJD art. 3): worth 2.5 men
-KING_SHORT = 150  # a king that steps one square (EDA): worth 1.5 men
+# Evaluation weights, in centi-men (material: kernels.piece_values).
 ADVANCE_MAX = 24  # a man one step from crowning; grows with the square of the rows advanced
 CENTRE_MAN = 2  # per column away from the side edges (at most 3)
 CENTRE_KING = 3  # per row and column away from the edges (at most 3 each)
@@ -137,25 +135,27 @@ class Tables(NamedTuple):
 def piece_square_table(rules: Ruleset) -> np.ndarray:
     """Returns the int32 table [code + 2, square] of piece values from White's view.
 
-    A white man is worth MAN plus advancement (ADVANCE_MAX * a**2 / (N-2)**2 after a rows)
-    plus CENTRE_MAN per column away from the side edges; a white king KING_FLYING or
-    KING_SHORT plus CENTRE_KING per row and column away from the edges. Black's entries are
-    White's turned 180 degrees and negated, so the evaluation is colour-symmetric. Under
-    giveaway rules only material counts, negated: fewer pieces are better.
+    A white man is worth its material (:func:`damas_env.kernels.piece_values`) plus
+    advancement (ADVANCE_MAX * a**2 / (N-2)**2 after a rows) plus CENTRE_MAN per column away
+    from the side edges; a white king its material plus CENTRE_KING per row and column away
+    from the edges. Black's entries are White's turned 180 degrees and negated, so the
+    evaluation is colour-symmetric. Under giveaway rules only material counts, negated: fewer
+    pieces are better.
     """
     geo = geometry(rules.board_size)
     n, squares = rules.board_size, rules.squares
-    king = KING_FLYING if rules.flying_kings else KING_SHORT
+    values = K.piece_values(rules.flying_kings)
+    man, king = int(values[2 + 1]), int(values[2 + 2])
     pst = np.zeros((5, squares), dtype=np.int32)
     for s in range(squares):
         row, col = int(geo.row[s]), int(geo.col[s])
         across = min(col, n - 1 - col, 3)
         down = min(row, n - 1 - row, 3)
         advanced = n - 1 - row
-        pst[2 + 1, s] = MAN + ADVANCE_MAX * advanced**2 // (n - 2) ** 2 + CENTRE_MAN * across
+        pst[2 + 1, s] = man + ADVANCE_MAX * advanced**2 // (n - 2) ** 2 + CENTRE_MAN * across
         pst[2 + 2, s] = king + CENTRE_KING * (across + down)
         if rules.giveaway:
-            pst[2 + 1, s], pst[2 + 2, s] = -MAN, -king
+            pst[2 + 1, s], pst[2 + 2, s] = -man, -king
     for code in (1, 2):  # Black = White turned 180 degrees: square s <-> S-1-s
         pst[2 - code, ::-1] = -pst[2 + code, :]
     return pst
@@ -623,23 +623,21 @@ class Searcher:
 
     def _grow_buffers(self) -> bool:
         """Enlarges every ply's move list (after an overflow); False if already at its largest."""
-        rows = self.tables.buffers.shape[1]
-        if rows >= K.MAX_MOVES:
+        try:
+            bigger = K.grown_move_buffer(self.tables.buffers, 0, K.MAX_MOVES)
+        except OverflowError:
             return False
-        bigger = np.zeros((MAX_PLY, min(4 * rows, K.MAX_MOVES), K.MOVE_WIDTH), dtype=np.int16)
         self.tables = self.tables._replace(buffers=bigger)
         return True
 
     def _root_moves(self, board: np.ndarray, side: int) -> tuple[np.ndarray, int]:
         """Returns the root's move list (grown to fit) and its length."""
-        rows = FIRST_ROWS
+        root, t = K.new_move_buffer(FIRST_ROWS), self.tables
         while True:
-            root = K.new_move_buffer(rows)
-            t = self.tables
             n = int(generate_moves(board, side, t.ray, t.rules, root, True, t.ws))
-            if n <= rows:
+            if n <= root.shape[0]:
                 return root[:n].copy(), n
-            rows = min(max(4 * rows, n), MAX_LIST_ROWS)
+            root = K.grown_move_buffer(root, n, MAX_LIST_ROWS)
 
     # --- Result -------------------------------------------------------------------------------
 

@@ -61,7 +61,6 @@ def rules_array(rules: Ruleset) -> np.ndarray:
     r = np.zeros(K.R_LEN, dtype=np.int64)
     r[K.R_SIZE] = rules.board_size
     r[K.R_SQUARES] = rules.squares
-    r[K.R_ROWS] = rules.rows_per_side
     r[K.R_MEN_BACK] = rules.men_capture_backward
     r[K.R_FLYING] = rules.flying_kings
     r[K.R_MAJORITY] = rules.capture_precedence == "most_pieces"
@@ -76,7 +75,6 @@ def rules_array(rules: Ruleset) -> np.ndarray:
     r[K.R_ENDGAME] = rules.fmjd_endgame
     r[K.R_PLY_LIMIT] = rules.ply_limit
     r[K.R_LIMIT_MATERIAL] = rules.ply_limit_result == "material"
-    r[K.R_FIRST] = rules.first_player == "black"
     return r
 
 
@@ -161,15 +159,10 @@ class Engine:
                     self.workspace,
                 )
             )
-            rows = self.moves.shape[0]
-            if n <= rows:
+            if n <= self.moves.shape[0]:
                 return n
-            if rows >= MAX_LIST_ROWS:
-                raise OverflowError(
-                    f"more than {rows} {'moves' if merge else 'capture routes'} in one "
-                    "position; raise damas_env.engine.MAX_LIST_ROWS"
-                )
-            self.moves = K.new_move_buffer(min(max(4 * rows, n), MAX_LIST_ROWS))
+            what = "moves" if merge else "capture routes"
+            self.moves = K.grown_move_buffer(self.moves, n, MAX_LIST_ROWS, what)
 
     def legal_moves(self, board: np.ndarray, side: int, merge: bool = True) -> list[Move]:
         """Returns the legal moves as Move values (every route if not merge)."""
@@ -189,19 +182,17 @@ class Engine:
             ValueError: depth is negative or above MAX_PERFT_DEPTH.
         """
         depth = check_perft_depth(depth)
-        rows = K.MAX_MOVES if self._perft_buffers is None else self._perft_buffers.shape[1]
+        buffers = self._perft_buffers
+        if buffers is None or buffers.shape[0] <= depth:
+            rows = K.MAX_MOVES if buffers is None else buffers.shape[1]
+            buffers = np.zeros((depth + 1, rows, K.MOVE_WIDTH), dtype=np.int16)
         while True:
-            buffers = self._perft_buffers
-            if buffers is None or buffers.shape[0] <= depth or buffers.shape[1] < rows:
-                buffers = np.zeros((depth + 1, rows, K.MOVE_WIDTH), dtype=np.int16)
-                self._perft_buffers = buffers
+            self._perft_buffers = buffers
             self._perft_chunk = 4  # learnt afresh for each tree
             count = self._perft_walk(board.copy(), side, depth, buffers)
             if count >= 0:
                 return count
-            if rows >= MAX_LIST_ROWS:
-                raise OverflowError(f"more than {rows} moves in one position; raise MAX_LIST_ROWS")
-            rows = min(4 * rows, MAX_LIST_ROWS)
+            buffers = K.grown_move_buffer(buffers, 0, MAX_LIST_ROWS)
 
     def _perft_walk(self, board: np.ndarray, side: int, depth: int, buffers: np.ndarray) -> int:
         """Returns the perft count below a node, or -1 if a move list overflowed.

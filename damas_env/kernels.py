@@ -59,10 +59,10 @@ WHITE, BLACK = 0, 1
 # Rules array.
 R_SIZE, R_SQUARES, R_MEN_BACK, R_FLYING, R_MAJORITY, R_PROMO, R_LANDING = 0, 1, 2, 3, 4, 5, 6
 R_TURKISH, R_GIVEAWAY, R_REPETITION, R_NO_PROGRESS, R_PROGRESS, R_ENDGAME = 7, 8, 9, 10, 11, 12
-R_PLY_LIMIT, R_LIMIT_MATERIAL, R_FIRST, R_ROWS = 13, 14, 15, 16
-R_LEN = 17
-PROMO_ENDS, PROMO_PASS, PROMO_CROWN = 0, 1, 2
-PROGRESS_MAN_MOVE, PROGRESS_PROMOTION = 0, 1
+R_PLY_LIMIT, R_LIMIT_MATERIAL = 13, 14
+R_LEN = 15
+PROMO_ENDS, PROMO_CROWN = 0, 2  # R_PROMO; 1 (pass_through): the man goes on uncrowned
+PROGRESS_MAN_MOVE = 0  # R_PROGRESS; 1: a capture or a promotion is progress
 
 # Move rows.
 MAX_CAPTURES = 32  # a move never takes more than 30 pieces (Canadian: 30 men a side)
@@ -90,6 +90,22 @@ REASON_ENDGAME, REASON_PLY_LIMIT, REASON_ADJUDICATION = 4, 5, 6
 def new_move_buffer(max_moves: int = MAX_MOVES) -> np.ndarray:
     """Returns an empty move list able to hold max_moves moves."""
     return np.zeros((max_moves, MOVE_WIDTH), dtype=np.int16)
+
+
+def grown_move_buffer(buffer: np.ndarray, need: int, cap: int, what: str = "moves") -> np.ndarray:
+    """Returns an empty move list like `buffer` (same leading axes) with more rows.
+
+    It has four times as many rows, or `need` if that is more, and at most `cap`: what every
+    caller does when generate_moves reports an overflow.
+
+    Raises:
+        OverflowError: `buffer` already has `cap` rows ("more than N `what` in one position").
+    """
+    rows = buffer.shape[-2]
+    if rows >= cap:
+        raise OverflowError(f"more than {rows} {what} in one position")
+    grown = min(max(4 * rows, need), cap)
+    return np.zeros((*buffer.shape[:-2], grown, MOVE_WIDTH), dtype=np.int16)
 
 
 def new_workspace(size: int) -> np.ndarray:
@@ -539,6 +555,41 @@ def hash_after(h, board, mv, i, keys, side_key):
     return h
 
 
+# --- Material -------------------------------------------------------------------------------
+
+# Piece values in hundredths of a man: the one table behind greedy play, the alpha-beta
+# evaluation, the rollouts' material and adjudication.
+MAN_VALUE = 100
+KING_VALUE_FLYING = 250  # a flying king sweeps whole diagonals (FMJD art. 3): worth 2.5 men
+KING_VALUE_SHORT = 150  # a king that steps one square (EDA): worth 1.5 men
+
+
+def piece_values(flying_kings: bool, king: int | None = None) -> np.ndarray:
+    """Returns the int32 values of the piece codes -2..2 (index ``code + 2``), White's positive.
+
+    A man is worth MAN_VALUE and a king KING_VALUE_FLYING where kings fly, KING_VALUE_SHORT
+    where they step; ``king`` replaces the king's worth for a caller that weighs it its own way.
+    """
+    if king is None:
+        king = KING_VALUE_FLYING if flying_kings else KING_VALUE_SHORT
+    return np.array([-king, -MAN_VALUE, 0, MAN_VALUE, king], dtype=np.int32)
+
+
+#: Seed 004's adjudication as piece values: more pieces wins and, between equal counts, more
+#: kings. A king is worth a man and one hundredth: the difference in kings (a board has at most
+#: 72 squares) never outweighs one piece more.
+ADJUDICATION_VALUES = piece_values(False, king=MAN_VALUE + 1)
+
+
+@kernel()
+def material(board, values):
+    """Returns White's material minus Black's, valued by a table from piece_values."""
+    total = 0
+    for s in range(board.shape[0]):
+        total += values[board[s] + 2]
+    return total
+
+
 # --- Draw counters and results --------------------------------------------------------------
 
 
@@ -578,7 +629,7 @@ def count_repetitions(hist, hlen, window):
 
 
 @kernel()
-def _material(board):
+def _piece_counts(board):
     """Returns (white men, white kings, black men, black kings)."""
     wm, wk, bm, bk = 0, 0, 0, 0
     for s in range(board.shape[0]):
@@ -602,7 +653,7 @@ def endgame_limit(board):
     king: 16 moves each; two kings, a king and a man, or a king against a lone king: 5 moves
     each.
     """
-    wm, wk, bm, bk = _material(board)
+    wm, wk, bm, bk = _piece_counts(board)
     if bm + bk == 1 and bk == 1:
         return _endgame_plies(wm, wk)
     if wm + wk == 1 and wk == 1:
@@ -651,12 +702,10 @@ def outcome(board, side, has_move, counters, repetitions, rules):
 @kernel()
 def _adjudicate(board):
     """Seed 004: more pieces wins; equal pieces, more kings wins; otherwise a draw."""
-    wm, wk, bm, bk = _material(board)
-    if wm + wk != bm + bk:
-        return WHITE_WINS if wm + wk > bm + bk else BLACK_WINS
-    if wk != bk:
-        return WHITE_WINS if wk > bk else BLACK_WINS
-    return DRAW
+    balance = material(board, ADJUDICATION_VALUES)
+    if balance == 0:
+        return DRAW
+    return WHITE_WINS if balance > 0 else BLACK_WINS
 
 
 # --- Perft ----------------------------------------------------------------------------------

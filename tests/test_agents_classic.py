@@ -15,9 +15,10 @@ import numpy as np
 import pytest
 
 from agents.base import Agent, play_hop
-from agents.classic import AlphaBetaAgent, GreedyAgent, RandomAgent, material_gain
-from agents.search import MATE, MAX_PLY, QS_PLIES, Searcher
-from damas_env import Move, Position, draughts_v0
+from agents.classic import AlphaBetaAgent, GreedyAgent, RandomAgent, king_value, material_gain
+from agents.search import MATE, MAX_PLY, QS_PLIES, Searcher, piece_square_table
+from damas_env import Move, Position, draughts_v0, get_ruleset
+from damas_env import kernels as K
 from damas_env.draughts_v0 import IllegalActionError
 from damas_env.kernels import MOVE_WIDTH
 
@@ -118,6 +119,14 @@ def test_greedy_takes_the_most_material() -> None:
     assert legal_names(position) == {"15x6", "15x8", "16x7"}
     for seed in range(5):
         assert pdn(position, GreedyAgent(seed).choose(position)) == "15x6"
+
+
+@pytest.mark.parametrize("variant", ["english_giveaway", "international_giveaway"])
+def test_greedy_and_alphabeta_weigh_pieces_by_the_engine_table(variant: str) -> None:
+    rules = get_ruleset(variant)
+    values = K.piece_values(rules.flying_kings)
+    assert king_value(rules) == values[2 + 2] / K.MAN_VALUE == (2.5 if rules.flying_kings else 1.5)
+    assert (piece_square_table(rules) == -values[:, None]).all()  # giveaway: material only
 
 
 # --- Never an illegal move --------------------------------------------------------------------

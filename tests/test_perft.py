@@ -2,10 +2,12 @@
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 import yaml
 
 from damas_env import Position
+from damas_env import kernels as K
 
 TABLES = yaml.safe_load((Path(__file__).parent / "data" / "perft.yaml").read_text())
 
@@ -42,3 +44,13 @@ def test_other_variants_have_start_branching(variant: str) -> None:
     # on 12x12 the six front men have 11 steps; on 8x8 there are 7.
     expected = {"canadian": 11, "pool": 7, "english_giveaway": 7}[variant]
     assert Position.start(variant).perft(1) == expected
+
+
+def test_move_lists_grow_four_times_to_the_need_and_to_the_cap() -> None:
+    lists = np.ones((3, 8, K.MOVE_WIDTH), dtype=np.int16)
+    assert K.grown_move_buffer(lists, 0, 1000).shape == (3, 32, K.MOVE_WIDTH)
+    assert K.grown_move_buffer(lists, 100, 1000).shape == (3, 100, K.MOVE_WIDTH)
+    assert K.grown_move_buffer(lists, 0, 20).shape == (3, 20, K.MOVE_WIDTH)
+    assert not K.grown_move_buffer(lists[0], 0, 1000).any()
+    with pytest.raises(OverflowError, match="more than 8 capture routes in one position"):
+        K.grown_move_buffer(lists, 9, 8, "capture routes")

@@ -3,9 +3,12 @@
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from damas_env import Ruleset, RulesetError, get_ruleset, ruleset_names
+from damas_env import kernels as K
+from damas_env.engine import rules_array
 from damas_env.rules import RULES_DIR, load_ruleset_file
 
 PRESETS = ["seed000_international", "seed002_website_checkers", "seed004_english"]
@@ -48,6 +51,25 @@ def test_seed004_preset_switches() -> None:
     r = get_ruleset("seed004_english")
     assert r.first_player == "black" and r.ply_limit_result == "material" and r.ply_limit > 0
     assert r.promotion_in_capture == "ends_move" and not r.men_capture_backward
+
+
+def adjudicated(board: np.ndarray) -> int:
+    """Returns seed 004's verdict as its rule reads: more pieces wins; then more kings."""
+    white, black = int((board > 0).sum()), int((board < 0).sum())
+    if white == black:
+        white, black = int((board == 2).sum()), int((board == -2).sum())
+    return K.DRAW if white == black else K.WHITE_WINS if white > black else K.BLACK_WINS
+
+
+@pytest.mark.parametrize("squares", [32, 72])
+def test_seed004_adjudication_counts_pieces_then_kings(squares: int) -> None:
+    rules = rules_array(get_ruleset("seed004_english"))
+    counters = np.array([rules[K.R_PLY_LIMIT], 0, 0], dtype=np.int64)
+    rng = np.random.default_rng(4)
+    for _ in range(2000):
+        board = rng.choice(np.array([-2, -1, 0, 1, 2], np.int8), squares, p=rng.dirichlet([1] * 5))
+        result, reason = K.outcome(board, 0, True, counters, 1, rules)
+        assert (result, reason) == (adjudicated(board), K.REASON_ADJUDICATION)
 
 
 @pytest.mark.parametrize("name", PRESETS)
