@@ -14,12 +14,12 @@ turned 180 degrees, so every agent sees its own men moving up.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 import numpy as np
 import pytest
+from helpers import assert_same_state, env_state, state_of
 
 from damas_env import Colour, draughts_v0
 from damas_env.draughts_v0 import IllegalActionError
@@ -149,52 +149,17 @@ def finish(env: Any) -> dict[str, float]:
     return seen
 
 
-def snapshot(env: Any) -> Any:
-    """Returns a deep copy of everything an illegal action must leave unchanged."""
-    u = env.unwrapped
-    return copy.deepcopy(
-        {
-            "observations": {a: env.observe(a) for a in env.agents},
-            "last": env.last(),
-            "agent_selection": env.agent_selection,
-            "rewards": env.rewards,
-            "cumulative": env._cumulative_rewards,
-            "terminations": env.terminations,
-            "truncations": env.truncations,
-            "infos": env.infos,
-            "fen": u.position.fen(),
-            "legal": u.legal_actions(),
-        }
-    )
-
-
-def assert_same(a: Any, b: Any) -> None:
-    """Asserts two snapshots are equal, numpy arrays compared exactly (dtype, shape, values)."""
-    if isinstance(a, np.ndarray):
-        assert isinstance(b, np.ndarray) and a.dtype == b.dtype and np.array_equal(a, b)
-    elif isinstance(a, dict):
-        assert isinstance(b, dict) and a.keys() == b.keys()
-        for k in a:
-            assert_same(a[k], b[k])
-    elif isinstance(a, (tuple, list)):
-        assert type(a) is type(b) and len(a) == len(b)
-        for x, y in zip(a, b, strict=True):
-            assert_same(x, y)
-    else:
-        assert a == b
-
-
 def refused(env: Any, origin: int, target: int) -> str:
     """Plays an illegal hop; checks it raises and changes nothing; returns the message."""
-    before = snapshot(env)
+    before = env_state(env)
     held = env.observe(env.agent_selection)
-    held_copy = copy.deepcopy(held)
+    held_copy = state_of(held)
     action = hop(env, origin, target)
     with pytest.raises(IllegalActionError) as info:
         env.step(action)
     assert isinstance(info.value, ValueError)
-    assert_same(before, snapshot(env))
-    assert_same(held_copy, held)  # the observation already handed out was not touched
+    assert_same_state(before, env_state(env))
+    assert_same_state(held_copy, state_of(held))  # the observation handed out is untouched
     message = str(info.value)
     assert str(action) in message and f"{origin}->{target}" in message
     return message

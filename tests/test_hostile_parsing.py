@@ -1,6 +1,6 @@
 """Hostile input to the parsers, the engine API and the command line.
 
-Each defect of the issue's trial is pinned here: quadratic PDN reading, Unicode digits,
+Each defect a hostile trial found is pinned here: quadratic PDN reading, Unicode digits,
 an empty FEN, games split by their result, wrong types, unbounded perft, and PDN tags that
 named files. The property tests feed random and mutated text to every parser and accept
 only the documented errors.
