@@ -46,10 +46,13 @@ from damas_env.turn import (
     HOP_ILLEGAL,
     HOP_OVERFLOW,
     MOVE_DONE,
-    T_NLEGAL,
-    T_RESULT,
     Turn,
+    direct_call,
+    game_value,
+    grown,
     play_hop,
+    random_action,
+    result_of,
     write_mask,
 )
 
@@ -60,83 +63,27 @@ __all__ = ["MCTSAgent", "Node", "rollout"]
 # --- Compiled rollout -----------------------------------------------------------------------
 
 
-@kernel(inline=True)
-def _next_random(rng):
-    """Returns the next number of an xorshift64* stream kept in rng[0]."""
-    x = rng[0]
-    x ^= x >> np.uint64(12)
-    x ^= x << np.uint64(25)
-    x ^= x >> np.uint64(27)
-    rng[0] = x
-    return (x * np.uint64(2685821657736338717)) >> np.uint64(11)
-
-
 @kernel()
-def _random_legal(st, legal, mask, rng):
-    """Returns a uniformly random legal hop from the list write_mask made (or the mask)."""
-    n = st[T_NLEGAL]
-    if n > 0:
-        return legal[np.int64(_next_random(rng) % np.uint64(n))]
-    count = 0  # more hops than the list holds: count them in the mask
-    for a in range(mask.shape[0]):
-        count += mask[a]
-    pick = np.int64(_next_random(rng) % np.uint64(max(count, 1)))
-    for a in range(mask.shape[0]):
-        if mask[a] == 1:
-            if pick == 0:
-                return a
-            pick -= 1
-    return -1
-
-
-@kernel()
-def white_value(board, st, rules):
-    """Returns the game's value for White: the result if it ended, else the material sign.
-
-    Material counts the piece codes (a man 1, a king 2); under giveaway rules having less is
-    better, so the sign turns.
-    """
-    result = st[T_RESULT]
-    if result == K.WHITE_WINS:
-        return 1.0
-    if result == K.BLACK_WINS:
-        return -1.0
-    if result == K.DRAW:
-        return 0.0
-    balance = 0
-    for s in range(board.shape[0]):
-        balance += board[s]
-    if rules[K.R_GIVEAWAY] == 1:
-        balance = -balance
-    return 1.0 if balance > 0 else (-1.0 if balance < 0 else 0.0)
-
-
-@kernel()
-def rollout(
-    board, st, hist, cur, last, cache, legal, mask, action_of, keys, side_key, ray, rules,
-    scratch, ws, rng, max_plies,
-):  # fmt: skip
-    """Plays random legal hops until the game ends or max_plies complete moves are played.
+def rollout(s, g, t, mask, scratch, ws, max_plies):
+    """Plays random legal hops in game g (from its stream) until the game ends or max_plies
+    complete moves are played.
 
     Returns (status, value for White, complete moves played); status HOP_OVERFLOW means the
     scratch route list was too small (the caller grows it and goes on), else 0.
     """
     plies = 0
-    while st[T_RESULT] == K.ONGOING and plies < max_plies:
-        if write_mask(board, st, cur, cache, legal, mask, action_of, ray, rules, scratch, ws) < 0:
+    while result_of(s, g) == K.ONGOING and plies < max_plies:
+        if write_mask(s, g, t, mask, scratch, ws) < 0:
             return HOP_OVERFLOW, 0.0, plies
-        action = _random_legal(st, legal, mask, rng)
+        action = random_action(s, g, mask)
         if action < 0:  # never while the game goes on; a guard against an endless loop
             break
-        status = play_hop(
-            board, st, hist, cur, last, cache, action, action_of, keys, side_key, ray, rules,
-            scratch, ws,
-        )  # fmt: skip
+        status = play_hop(s, g, t, action, scratch, ws)
         if status == HOP_OVERFLOW:
             return HOP_OVERFLOW, 0.0, plies
         if status == MOVE_DONE:
             plies += 1
-    return 0, white_value(board, st, rules), plies
+    return 0, game_value(s, g, t, K.WHITE), plies
 
 
 # --- Search state ---------------------------------------------------------------------------
@@ -158,25 +105,24 @@ class _SearchState:
         self.turn.write_mask(self.mask)
         return np.flatnonzero(self.mask).tolist()
 
-    def rollout(self, max_plies: int, rng: np.ndarray) -> float:
+    def rollout(self, max_plies: int) -> float:
         """Plays random hops to the end (or max_plies moves); returns the value for White."""
-        return play_out(self.turn, self.mask, rng, max_plies)
+        return play_out(self.turn, self.mask, max_plies)
 
 
-def play_out(turn: Turn, mask: np.ndarray, rng: np.ndarray, max_plies: int) -> float:
+def play_out(turn: Turn, mask: np.ndarray, max_plies: int) -> float:
     """Plays random hops from a turn state to the end of the game (or `max_plies` moves) with
-    the compiled rollout; returns the value for White. Grows the route list if needed."""
-    e = turn.engine
+    the compiled rollout and the turn's random stream; returns the value for White. Grows the
+    route list if needed."""
+    s, t = turn.states, turn.tables
     while True:
-        status, value, plies = rollout(
-            turn.board, turn.st, turn.hist, turn.cur, turn.last, turn.cache, turn.legal, mask,
-            turn.layout.action_of, e.zobrist, e.side_key, e.ray, e.rule_array, turn.routes,
-            e.workspace, rng, max_plies,
-        )  # fmt: skip
+        status, value, plies = direct_call(
+            rollout, (), s, 0, t, mask, turn.routes, turn.ws, int(max_plies)
+        )
         if status != HOP_OVERFLOW:
             return float(value)
         max_plies -= int(plies)
-        turn.routes = K.new_move_buffer(4 * turn.routes.shape[0])  # many flying kings
+        turn.routes = grown(turn.routes)
 
 
 # --- Tree -----------------------------------------------------------------------------------
@@ -250,7 +196,6 @@ class MCTSAgent:
     def reset(self) -> None:
         """Restarts the random stream from the seed (games replay for a seed)."""
         self._rng = np.random.default_rng(self.seed)
-        self._stream = np.ones(1, dtype=np.uint64)  # the rollouts' xorshift state
 
     def act(
         self, observation: Observation, position: Position | None = None, hops: Sequence[int] = ()
@@ -279,7 +224,7 @@ class MCTSAgent:
         """Returns the root of a tree grown by ``sims`` simulations from a root state."""
         work = self._states[root_state.turn.rules][1]
         root = Node(None, -1, root_state.turn.result)
-        self._stream[0] = np.uint64(self._rng.integers(1, 2**63))
+        work.turn.states.rng[0] = np.uint64(self._rng.integers(1, 2**63))  # for the rollouts
         for _ in range(self.sims):
             work.copy_from(root_state)
             path = self._descend(root, work)
@@ -329,8 +274,9 @@ class MCTSAgent:
     def _evaluate(self, leaf: Node, work: _SearchState) -> float:
         """Returns the leaf's value for White: its result, or a random rollout's."""
         if leaf.result != K.ONGOING:
-            return float(white_value(work.turn.board, work.turn.st, work.turn.engine.rule_array))
-        return work.rollout(self.rollout_plies, self._stream)
+            turn = work.turn
+            return float(direct_call(game_value, (), turn.states, 0, turn.tables, K.WHITE))
+        return work.rollout(self.rollout_plies)
 
     @staticmethod
     def _play(work: _SearchState, action: int) -> None:

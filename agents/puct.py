@@ -66,24 +66,25 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from damas_env import Colour, Engine
+from damas_env import Colour
 from damas_env import kernels as K
 from damas_env.encoding import PLANES, action_layout
 from damas_env.kernels import kernel
 from damas_env.rules import Ruleset, get_ruleset
 from damas_env.turn import (
-    CACHE_ROWS,
-    CUR_LEN,
     HOP_ILLEGAL,
     HOP_OVERFLOW,
-    LEGAL_CAP,
-    T_LEN,
-    T_NROUTES,
-    T_RESULT,
-    T_SIDE,
+    States,
     Turn,
-    history_size,
+    copy_game,
+    direct_call,
+    grown,
+    new_states,
     play_hop,
+    result_of,
+    result_value,
+    side_of,
+    tables,
     write_mask,
     write_planes,
 )
@@ -156,8 +157,7 @@ class RolloutEvaluator:
         self.turn = Turn(get_ruleset(rules) if isinstance(rules, str) else rules)
         self.mask = np.zeros(self.turn.layout.num_actions, dtype=np.int8)
         self.max_plies = max_plies
-        start = np.random.default_rng(seed).integers(1, 2**63)
-        self._stream = np.array([start], dtype=np.uint64)
+        self.turn.states.rng[0] = np.random.default_rng(seed).integers(1, 2**63)
 
     def evaluate(
         self, observations: np.ndarray, masks: np.ndarray
@@ -177,7 +177,7 @@ class RolloutEvaluator:
 
     def _play_out(self) -> float:
         """Plays random hops to the end (or max_plies moves); returns White's value."""
-        return play_out(self.turn, self.mask, self._stream, self.max_plies)
+        return play_out(self.turn, self.mask, self.max_plies)
 
 
 # --- Compiled tree --------------------------------------------------------------------------
@@ -215,21 +215,12 @@ def _new_node(nodes, used, side, result, state, parent, edge):
 
 
 @kernel()
-def _init_roots(nodes, used, sts, games):
+def _init_roots(nodes, used, roots, games):
     """Makes nodes 0..games-1 the roots of the games (from their turn states); no edges."""
     used[0] = 0
     used[1] = 0
     for g in range(games):
-        _new_node(nodes, used, sts[g, T_SIDE], sts[g, T_RESULT], NEW, -1, -1)
-
-
-@kernel(inline=True)
-def _terminal_value(result, side):
-    """Returns the engine's result of a finished game for `side` (the colour to move there)."""
-    if result == K.DRAW:
-        return 0.0
-    white = 1.0 if result == K.WHITE_WINS else -1.0
-    return white if side == K.WHITE else -white
+        _new_node(nodes, used, side_of(roots, g), result_of(roots, g), NEW, -1, -1)
 
 
 @kernel()
@@ -270,56 +261,27 @@ def _back_up(nodes, edge_i, edge_f, node, side, value, visit):
 
 
 @kernel()
-def _restore(roots, work, g):
-    """Sets the work state to a copy of game g's root (the listed routes travel with it)."""
-    boards, sts, hists, curs, lasts, caches = roots
-    board, st, hist, cur, last, cache, _ = work
-    for i in range(board.shape[0]):
-        board[i] = boards[g, i]
-    for i in range(st.shape[0]):
-        st[i] = sts[g, i]
-    for i in range(hist.shape[0]):
-        hist[i] = hists[g, i]
-    for i in range(cur.shape[0]):
-        cur[i] = curs[g, i]
-    for i in range(last.shape[0]):
-        last[i] = lasts[g, i]
-    for r in range(max(st[T_NROUTES], 0)):  # only the listed routes are ever read
-        for c in range(cache.shape[1]):
-            cache[r, c] = caches[g, r, c]
-
-
-@kernel()
-def _encode_roots(roots, live, obs, masks, legal, tab, scratch, ws):
+def _encode_roots(roots, live, obs, masks, t, scratch, ws):
     """Writes the planes and mask of each live game's root into obs[j], masks[j]; returns
-    HOP_OVERFLOW if the scratch route list is too small (start again with a larger one).
-
-    ``legal`` is any list of hops (the work state's): the roots need none of their own.
-    """
-    boards, sts, hists, curs, lasts, caches = roots
-    action_of, rows, cols, _, _, ray, rules = tab
+    HOP_OVERFLOW if the scratch route list is too small (start again with a larger one)."""
     for j in range(live.shape[0]):
         g = live[j]
-        write_planes(boards[g], sts[g], curs[g], obs[j], sts[g, T_SIDE], rows, cols, rules)
+        write_planes(roots, g, t, obs[j], side_of(roots, g))
         # the routes are listed into the root's cache here, once for all walks
-        status = write_mask(
-            boards[g], sts[g], curs[g], caches[g], legal, masks[j], action_of, ray, rules,
-            scratch, ws,
-        )  # fmt: skip
-        if status == HOP_OVERFLOW:
+        if write_mask(roots, g, t, masks[j], scratch, ws) == HOP_OVERFLOW:
             return HOP_OVERFLOW
     return WALK_OK
 
 
 @kernel()
-def _walk_round(tree, roots, work, tab, scratch, ws, walks, leaves, obs, masks, params):
+def _walk_round(tree, roots, work, t, scratch, ws, walks, leaves, obs, masks, params):
     """Walks up to ``batch`` paths per game by PUCT with virtual loss, from ``walks``' cursor.
 
-    Each walk copies the game's root state into the work state, replays the hops of its path
-    and ends at a leaf: a new node that is not terminal waits for its evaluation (planes and
-    mask written into ``obs[k]``, ``masks[k]``, its node into ``leaves[k]``); a terminal node
-    takes the engine's result at once; a node already waiting in this round ends the game's
-    round (its virtual loss is lifted, nothing counted).
+    Each walk copies the game's root state into the work state (game 0 of ``work``), replays
+    the hops of its path and ends at a leaf: a new node that is not terminal waits for its
+    evaluation (planes and mask written into ``obs[k]``, ``masks[k]``, its node into
+    ``leaves[k]``); a terminal node takes the engine's result at once; a node already waiting
+    in this round ends the game's round (its virtual loss is lifted, nothing counted).
 
     walks: int64[games + 3]: the simulations left per game, then the cursor (game, walks done
         in it this round, leaves written) where the round goes on.
@@ -330,29 +292,21 @@ def _walk_round(tree, roots, work, tab, scratch, ws, walks, leaves, obs, masks, 
     call again) or HOP_ILLEGAL (a hop of the tree was refused: a bug).
     """
     nodes, edge_i, edge_f, used = tree
-    board, st, hist, cur, last, cache, legal = work
-    action_of, rows, cols, keys, side_key, ray, rules = tab
     c_puct, vl, batch = params[0], params[1], np.int64(params[2])
     games = walks.shape[0] - 3
     g, j, k = walks[games], walks[games + 1], walks[games + 2]
     while g < games:
         collided = False
         while j < batch and walks[g] > 0 and not collided:
-            _restore(roots, work, g)
+            copy_game(roots, g, work, 0)
             node = g  # the root
             while True:
                 e = _select(nodes, edge_i, edge_f, node, c_puct, vl)
                 edge_i[e, EI_PENDING] += 1
-                status = play_hop(
-                    board, st, hist, cur, last, cache, edge_i[e, EI_ACTION], action_of, keys,
-                    side_key, ray, rules, scratch, ws,
-                )  # fmt: skip
-                if status >= 0 and edge_i[e, EI_CHILD] < 0 and st[T_RESULT] == K.ONGOING:
+                status = play_hop(work, 0, t, edge_i[e, EI_ACTION], scratch, ws)
+                if status >= 0 and edge_i[e, EI_CHILD] < 0 and result_of(work, 0) == K.ONGOING:
                     # a new leaf to evaluate: its mask first (it may overflow the scratch list)
-                    status = write_mask(
-                        board, st, cur, cache, legal, masks[k], action_of, ray, rules, scratch,
-                        ws,
-                    )  # fmt: skip
+                    status = write_mask(work, 0, t, masks[k], scratch, ws)
                 if status < 0:  # HOP_OVERFLOW or HOP_ILLEGAL: undo the walk, stop here
                     edge_i[e, EI_PENDING] -= 1
                     _back_up(nodes, edge_i, edge_f, node, 0, 0.0, False)
@@ -360,23 +314,23 @@ def _walk_round(tree, roots, work, tab, scratch, ws, walks, leaves, obs, masks, 
                     return status
                 child = edge_i[e, EI_CHILD]
                 if child < 0:  # a new leaf
-                    result = st[T_RESULT]
+                    result, side = result_of(work, 0), side_of(work, 0)
                     if result == K.ONGOING:
-                        write_planes(board, st, cur, obs[k], st[T_SIDE], rows, cols, rules)
-                        child = _new_node(nodes, used, st[T_SIDE], result, PENDING, node, e)
+                        write_planes(work, 0, t, obs[k], side)
+                        child = _new_node(nodes, used, side, result, PENDING, node, e)
                         edge_i[e, EI_CHILD] = child
                         leaves[k] = child
                         k += 1
                     else:
-                        child = _new_node(nodes, used, st[T_SIDE], result, NEW, node, e)
+                        child = _new_node(nodes, used, side, result, NEW, node, e)
                         edge_i[e, EI_CHILD] = child
-                        value = _terminal_value(result, st[T_SIDE])
-                        _back_up(nodes, edge_i, edge_f, child, st[T_SIDE], value, True)
+                        value = result_value(result, side)
+                        _back_up(nodes, edge_i, edge_f, child, side, value, True)
                     walks[g] -= 1
                     break
                 if nodes[child, N_RESULT] != K.ONGOING:  # a terminal leaf walked again
                     side = nodes[child, N_SIDE]
-                    value = _terminal_value(nodes[child, N_RESULT], side)
+                    value = result_value(nodes[child, N_RESULT], side)
                     _back_up(nodes, edge_i, edge_f, child, side, value, True)
                     walks[g] -= 1
                     break
@@ -600,55 +554,27 @@ class PUCTNode:
 
 
 class _Tables:
-    """What the kernels need of one ruleset: the turn kernels' tables, scratch, buffers."""
+    """What the kernels need of one ruleset: its tables, the roots and one work state,
+    scratch, the evaluation buffers."""
 
     def __init__(self, rules: Ruleset) -> None:
         self.rules = rules
-        engine = Engine.for_rules(rules)
-        layout = action_layout(rules.board_size)
-        self.num_actions = layout.num_actions
-        self.tab = (
-            layout.action_of, layout.row, layout.col, engine.zobrist, engine.side_key,
-            engine.ray, engine.rule_array,
-        )  # fmt: skip
+        self.num_actions = action_layout(rules.board_size).num_actions
+        self.tab = tables(rules)
         self.scratch = K.new_move_buffer()
         self.ws = K.new_workspace(rules.board_size)
-        h = history_size(rules)
-        self.work = (
-            np.zeros(rules.squares, np.int8), np.zeros(T_LEN, np.int64), np.zeros(h, np.uint64),
-            np.zeros(CUR_LEN, np.int16), np.zeros(K.MOVE_WIDTH, np.int16),
-            K.new_move_buffer(CACHE_ROWS), np.zeros(LEGAL_CAP, np.int16),
-        )  # fmt: skip
-        self.roots = self._root_arrays(0)
+        self.work = new_states(rules, 1)
+        self.roots: States = new_states(rules, 0)
         self.obs = np.zeros((0, PLANES, rules.board_size, rules.board_size), np.float32)
         self.masks = np.zeros((0, self.num_actions), np.int8)
         self.leaves = np.zeros(0, np.int64)
 
-    def _root_arrays(self, games: int) -> tuple[np.ndarray, ...]:
-        r = self.rules
-        return (
-            np.zeros((games, r.squares), np.int8),
-            np.zeros((games, T_LEN), np.int64),
-            np.zeros((games, history_size(r)), np.uint64),
-            np.zeros((games, CUR_LEN), np.int16),
-            np.zeros((games, K.MOVE_WIDTH), np.int16),
-            np.zeros((games, CACHE_ROWS, K.MOVE_WIDTH), np.int16),
-        )
-
     def load_roots(self, turns: list[Turn]) -> None:
-        """Copies the caller's turn states into the root arrays (rows 0..len(turns)-1)."""
-        if self.roots[0].shape[0] < len(turns):
-            self.roots = self._root_arrays(len(turns))
-        boards, sts, hists, curs, lasts, caches = self.roots
+        """Copies the caller's turn states into the roots (games 0..len(turns)-1)."""
+        if self.roots.board.shape[0] < len(turns):
+            self.roots = new_states(self.rules, len(turns))
         for g, t in enumerate(turns):
-            boards[g] = t.board
-            sts[g] = t.st
-            hists[g] = t.hist
-            curs[g] = t.cur
-            lasts[g] = t.last
-            n = int(t.st[T_NROUTES])
-            if n > 0:  # only the listed routes are read
-                caches[g, :n] = t.cache[:n]
+            direct_call(copy_game, (), t.states, 0, self.roots, g)
 
     def buffers(self, leaves: int) -> None:
         """Makes the evaluation buffers hold at least `leaves` leaves."""
@@ -660,7 +586,7 @@ class _Tables:
 
     def grow_scratch(self) -> None:
         """Enlarges the route scratch list after an overflow (many flying kings)."""
-        self.scratch = K.new_move_buffer(4 * self.scratch.shape[0])
+        self.scratch = grown(self.scratch)
 
 
 class BatchedPUCT:
@@ -725,7 +651,7 @@ class BatchedPUCT:
         self._tree.start(games, self.simulations, self.EDGES_PER_NODE)
         tree = self._tree
         t.buffers(games * self.batch_leaves)
-        _init_roots(tree.nodes, tree.used, t.roots[1], games)
+        direct_call(_init_roots, (), tree.nodes, tree.used, t.roots, games)
         walks = np.zeros(games + 3, dtype=np.int64)
         live = self._expand_roots(t, games, add_noise)
         counts = tree.nodes[live, N_COUNT]
@@ -744,9 +670,9 @@ class BatchedPUCT:
         games = walks.shape[0] - 3
         walks[games:] = 0  # the cursor: from the first game
         while True:
-            status = _walk_round(
-                self._tree.arrays(), t.roots, t.work, t.tab, t.scratch, t.ws, walks,
-                t.leaves, t.obs, t.masks, params,
+            status = direct_call(
+                _walk_round, (), self._tree.arrays(), t.roots, t.work, t.tab, t.scratch, t.ws,
+                walks, t.leaves, t.obs, t.masks, params,
             )  # fmt: skip
             if status != HOP_OVERFLOW:
                 break
@@ -782,11 +708,11 @@ class BatchedPUCT:
     def _expand_roots(self, t: _Tables, games: int, add_noise: bool) -> np.ndarray:
         """Evaluates the roots of the games still going in one call and adds the root noise;
         returns those games."""
-        live = np.flatnonzero(t.roots[1][:games, T_RESULT] == K.ONGOING)
+        live = np.flatnonzero(t.roots.results[:games] == K.ONGOING)
         if not len(live):
             return live
         n = len(live)
-        while _encode_roots(t.roots, live, t.obs, t.masks, t.work[6], t.tab, t.scratch, t.ws):
+        while direct_call(_encode_roots, (), t.roots, live, t.obs, t.masks, t.tab, t.scratch, t.ws):
             t.grow_scratch()
         priors, _ = self.evaluator.evaluate(t.obs[:n], t.masks[:n])
         self._expand(live, t.masks[:n], priors, np.zeros(n), back_up=False)

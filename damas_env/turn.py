@@ -1,4 +1,5 @@
-"""The turn state: a game played hop by hop, compiled, shared by the env and the batch env.
+"""The turn state: games played hop by hop, compiled, shared by the env, the batch env and
+the searches.
 
 At the start of a turn the engine lists every legal capture route (after the capture
 precedence rule). The turn state holds the hops played so far: the mask allows exactly the
@@ -6,46 +7,47 @@ next hops of the routes that begin with them, and when the hops form a complete 
 move is applied and the turn passes. Two routes to one move are both playable and end in
 the same position.
 
+All turn states live in one bundle, :class:`States`: arrays with a leading batch axis (one
+row a game), allocated by :func:`new_states` and copied by :func:`copy_game`. The batch env
+holds thousands of rows, a search one per root plus its work rows, and :class:`Turn` (the
+env's) a batch of one. The kernels take ``(s, g, t, ...)``: the states, the game's row and
+the ruleset's read-only :class:`Tables`. The layout of a row is private to this module; the
+code outside reads it through the accessors (:func:`side_of`, :func:`result_of`, ... in
+kernels; the :class:`States` properties in Python).
+
 The routes of a turn are listed once into a small per-game cache (or, when a turn has more
 routes than it holds, into a per-thread scratch list, again at each hop), so the state of
-one game stays small and the batch env can stack thousands:
-
-    board   int8[S]                the position at the start of the turn
-    st      int64[T_LEN]           side, hops played, result, reason, repetitions,
-                                   history length, last-move flag, routes listed, legal
-                                   hops listed, counters (kernels.G_*)
-    hist    uint64[H]              ring of position hashes (H >= the no-progress window)
-    cur     int16[CUR_LEN]         the move in progress: origin, landing squares, taken
-                                   squares (CUR_PATH.., CUR_CAPS..)
-    last    int16[MOVE_WIDTH]      the last complete move, in the kernels' move-row layout
-    cache   int16[CACHE_ROWS, MOVE_WIDTH]   this turn's routes, once listed, if they fit
-    legal   int16[LEGAL_CAP]       the legal next hops, once listed (st[T_NLEGAL] of them)
-
-Scratch (one per thread): ``routes`` int16[M, MOVE_WIDTH] for turns with more routes than
-the cache holds, and the capture-search workspace.
+one game stays small. Scratch (one per thread): ``scratch`` int16[M, MOVE_WIDTH] for turns
+with more routes than the cache holds (a kernel that needs more returns HOP_OVERFLOW and
+changes nothing: the caller grows it with :func:`grown` and calls again), and ``ws``, the
+capture-search workspace.
 The encoding (actions and planes) is documented in :mod:`damas_env.encoding`.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
+import numba
 import numpy as np
 
 from . import kernels as K
 from .checks import shown
 from .encoding import action_layout
-from .engine import Colour, Engine, Move, Position, move_from_row
+from .engine import MAX_LIST_ROWS, Colour, Engine, Move, Position, move_from_row
 from .kernels import kernel
 from .notation import NotationError
 from .rules import Ruleset
 
+# Columns of States.st.
 T_SIDE, T_HOP, T_RESULT, T_REASON, T_REPS, T_HLEN, T_LAST, T_NROUTES, T_NLEGAL = range(9)
 T_COUNTERS = 9
 T_LEN = T_COUNTERS + K.G_LEN
 CACHE_ROWS = 32  # routes kept per game; a turn with more lists them again at each hop
 LEGAL_CAP = 256  # legal next hops kept per game for sampling; more are read from the mask
 
+# Columns of States.cur.
 CUR_ORIGIN = 0
 CUR_PATH = 1
 CUR_CAPS = CUR_PATH + K.MAX_CAPTURES
@@ -56,30 +58,357 @@ HOP_ILLEGAL, HOP_PLAYED, MOVE_DONE = -1, 0, 1
 HOP_OVERFLOW = -2  # the scratch list is too small for this turn's routes: nothing changed
 
 
+class States(NamedTuple):
+    """The turn states of a batch of games, one row a game (B rows).
+
+    Attributes:
+        board: int8[B, S], the position at the start of the turn.
+        st: int64[B, T_LEN], side, hops played, result, reason, repetitions, history
+            length, last-move flag, routes listed, legal hops listed, counters (kernels.G_*).
+        hist: uint64[B, H], ring of position hashes (H >= the no-progress window).
+        cur: int16[B, CUR_LEN], the move in progress: origin, landing squares, taken squares.
+        last: int16[B, MOVE_WIDTH], the last complete move, in the kernels' move-row layout.
+        cache: int16[B, CACHE_ROWS, MOVE_WIDTH], this turn's routes, once listed, if they fit.
+        legal: int16[B, LEGAL_CAP], the legal next hops, once listed with the mask.
+        rng: uint64[B], each game's xorshift64* stream (:func:`next_random`); never 0.
+
+    The properties read one column of every game (views, in Python); kernels read one game
+    with the accessors (:func:`side_of`, ...).
+    """
+
+    board: np.ndarray
+    st: np.ndarray
+    hist: np.ndarray
+    cur: np.ndarray
+    last: np.ndarray
+    cache: np.ndarray
+    legal: np.ndarray
+    rng: np.ndarray
+
+    @property
+    def sides(self) -> np.ndarray:
+        """The colour to move in each game (kernels.WHITE or BLACK)."""
+        return self.st[:, T_SIDE]
+
+    @property
+    def results(self) -> np.ndarray:
+        """Each game's result code (kernels.ONGOING, WHITE_WINS, BLACK_WINS, DRAW)."""
+        return self.st[:, T_RESULT]
+
+    @property
+    def reasons(self) -> np.ndarray:
+        """Each game's reason code (kernels.REASON_*; 0 while it goes on)."""
+        return self.st[:, T_REASON]
+
+    @property
+    def plies(self) -> np.ndarray:
+        """The complete moves played in each game."""
+        return self.st[:, T_COUNTERS + K.G_PLY]
+
+    @property
+    def hops(self) -> np.ndarray:
+        """The hops played in each game's current turn."""
+        return self.st[:, T_HOP]
+
+    @property
+    def counters(self) -> np.ndarray:
+        """Each game's counters (kernels.G_* layout, shared with Game)."""
+        return self.st[:, T_COUNTERS:]
+
+    def listed_hops(self, g: int) -> list[int] | None:
+        """Returns the legal next hops of game g listed with its last mask, sorted (None if
+        they were too many to list)."""
+        n = int(self.st[g, T_NLEGAL])
+        return sorted(self.legal[g, :n].tolist()) if n >= 0 else None
+
+
+class Tables(NamedTuple):
+    """The read-only arrays of one ruleset that the turn kernels read (see :func:`tables`)."""
+
+    action_of: np.ndarray  # int64[S, S]: the action of a hop (origin, target), -1 if none
+    rows: np.ndarray  # the row of each square on the board planes
+    cols: np.ndarray  # its column
+    keys: np.ndarray  # the Zobrist keys
+    side_key: Any  # the Zobrist key of the side to move
+    ray: np.ndarray  # the board's rays
+    rules: np.ndarray  # the ruleset as kernels.R_* integers
+
+
+class Starts(NamedTuple):
+    """Where new games start (:func:`new_game`): a position drawn from ``boards`` (int8[K, S])
+    and ``sides`` (int64[K]) with each game's stream, then ``plies`` random opening plies."""
+
+    boards: np.ndarray
+    sides: np.ndarray
+    plies: int
+
+
+def new_states(rules: Ruleset, n: int) -> States:
+    """Returns the zeroed turn states of n games of a ruleset (start each with
+    :func:`start_game` or :func:`new_game`); every random stream is 1 until seeded."""
+    return States(
+        board=np.zeros((n, rules.squares), np.int8),
+        st=np.zeros((n, T_LEN), np.int64),
+        hist=np.zeros((n, history_size(rules)), np.uint64),
+        cur=np.zeros((n, CUR_LEN), np.int16),
+        last=np.zeros((n, K.MOVE_WIDTH), np.int16),
+        cache=np.zeros((n, CACHE_ROWS, K.MOVE_WIDTH), np.int16),
+        legal=np.zeros((n, LEGAL_CAP), np.int16),
+        rng=np.ones(n, np.uint64),
+    )
+
+
+def tables(rules: Ruleset) -> Tables:
+    """Returns the tables of a ruleset (the engine's and the action layout's arrays)."""
+    e = Engine.for_rules(rules)
+    layout = action_layout(rules.board_size)
+    return Tables(
+        layout.action_of, layout.row, layout.col, e.zobrist, e.side_key, e.ray, e.rule_array
+    )
+
+
+def history_size(rules: Ruleset) -> int:
+    """Returns the hash ring size: enough for the no-progress window (1024 without one).
+
+    Without a no-progress limit a repetition is detected only within the last 1024 plies.
+    """
+    window = rules.no_progress_plies + 2 if rules.no_progress_plies else 1024
+    return 1 << int(np.ceil(np.log2(max(window, 4))))
+
+
+def grown(scratch: np.ndarray) -> np.ndarray:
+    """Returns an empty route scratch list like `scratch` (one thread's, or one per thread),
+    four times longer: what a caller does after a HOP_OVERFLOW (many flying kings).
+
+    Raises:
+        OverflowError: `scratch` already holds engine.MAX_LIST_ROWS routes.
+    """
+    return K.grown_move_buffer(scratch, 0, MAX_LIST_ROWS, "routes")
+
+
+def direct_call(fn: Any, key: Any, *args: Any) -> Any:
+    """Calls a kernel with `args` through its compiled entry point, skipping numba's dispatch.
+
+    Numba types a NamedTuple argument in Python at every call (about 4 us for the States,
+    a quarter of an env step); the entry point compiled for the argument types skips that.
+    `key` must name those types: ``()`` where a caller always passes the same types,
+    :func:`array_key` of a caller's array, or None to go through numba's dispatch (a wrong
+    key would make the kernel read the wrong bytes: arrays are not checked). Under
+    NUMBA_DISABLE_JIT it calls the function.
+    """
+    if key is None or not hasattr(fn, "overloads"):
+        return fn(*args)
+    entry = _ENTRIES.get((fn, key))
+    if entry is None:
+        sig = tuple(numba.typeof(a) for a in args)
+        fn.compile(sig)
+        entry = _ENTRIES[fn, key] = fn.overloads[sig].entry_point
+    return entry(*args)
+
+
+_ENTRIES: dict[tuple[Any, Any], Callable[..., Any]] = {}
+
+
+def array_key(a: Any) -> tuple[Any, ...] | None:
+    """Returns what numba's type of an array argument depends on, as a key for
+    :func:`direct_call` (None if it is not a numpy array)."""
+    if type(a) is not np.ndarray:
+        return None
+    f = a.flags
+    return (a.dtype, a.ndim, f.c_contiguous, f.f_contiguous, f.writeable, f.aligned)
+
+
+# --- Accessors (in kernels) -------------------------------------------------------------------
+
+
+@kernel(inline=True)
+def side_of(s, g):
+    """Returns the colour to move in game g."""
+    return s.st[g, T_SIDE]
+
+
+@kernel(inline=True)
+def result_of(s, g):
+    """Returns game g's result code (kernels.ONGOING while it goes on)."""
+    return s.st[g, T_RESULT]
+
+
+@kernel(inline=True)
+def reason_of(s, g):
+    """Returns game g's reason code (kernels.REASON_*)."""
+    return s.st[g, T_REASON]
+
+
+@kernel(inline=True)
+def ply_of(s, g):
+    """Returns the complete moves played in game g."""
+    return s.st[g, T_COUNTERS + K.G_PLY]
+
+
+# --- Random numbers (one xorshift64* stream per game) ------------------------------------
+
+
+@kernel(inline=True)
+def next_random(rng, g):
+    """Returns the next number of the xorshift64* stream rng[g] (a uint64 of 53 bits)."""
+    x = rng[g]
+    x ^= x >> np.uint64(12)
+    x ^= x << np.uint64(25)
+    x ^= x >> np.uint64(27)
+    rng[g] = x
+    return (x * np.uint64(2685821657736338717)) >> np.uint64(11)
+
+
 @kernel()
-def begin_turn(board, st, hist, ray, rules):
+def random_action(s, g, mask):
+    """Returns a uniformly random legal hop of game g from its stream (-1 if none): from the
+    hops listed with its mask, or from `mask` (its mask) when they were too many to list."""
+    n = s.st[g, T_NLEGAL]
+    if n > 0:
+        return np.int64(s.legal[g, np.int64(next_random(s.rng, g) % np.uint64(n))])
+    if n == 0:
+        return np.int64(-1)
+    count = 0
+    for a in range(mask.shape[0]):
+        count += mask[a]
+    if count == 0:
+        return np.int64(-1)
+    pick = next_random(s.rng, g) % np.uint64(count)
+    for a in range(mask.shape[0]):
+        if mask[a] == 1:
+            if pick == 0:
+                return np.int64(a)
+            pick -= np.uint64(1)
+    return np.int64(-1)
+
+
+# --- Values -----------------------------------------------------------------------------------
+
+
+@kernel(inline=True)
+def result_value(result, side):
+    """Returns a finished game's result for `side`: 1 won, -1 lost, 0 drawn (or going on)."""
+    if result == K.DRAW or result == K.ONGOING:
+        return 0.0
+    white = 1.0 if result == K.WHITE_WINS else -1.0
+    return white if side == K.WHITE else -white
+
+
+@kernel()
+def game_value(s, g, t, side):
+    """Returns game g's value for `side`: its result if it ended, else the sign of the
+    material balance (a man 1, a king 2; under giveaway rules having less is better)."""
+    result = s.st[g, T_RESULT]
+    if result != K.ONGOING:
+        return result_value(result, side)
+    balance = 0
+    for i in range(s.board.shape[1]):
+        balance += s.board[g, i]
+    if t.rules[K.R_GIVEAWAY] == 1:
+        balance = -balance
+    if side == K.BLACK:
+        balance = -balance
+    return 1.0 if balance > 0 else (-1.0 if balance < 0 else 0.0)
+
+
+# --- Games ------------------------------------------------------------------------------------
+
+
+@kernel()
+def copy_game(src, i, dst, j):
+    """Makes game j of `dst` equal to game i of `src` (same ruleset; a cheap clone for search:
+    the listed routes and hops travel with it). The random stream stays."""
+    for c in range(src.board.shape[1]):
+        dst.board[j, c] = src.board[i, c]
+    for c in range(src.st.shape[1]):
+        dst.st[j, c] = src.st[i, c]
+    for c in range(src.hist.shape[1]):
+        dst.hist[j, c] = src.hist[i, c]
+    for c in range(src.cur.shape[1]):
+        dst.cur[j, c] = src.cur[i, c]
+    for c in range(src.last.shape[1]):
+        dst.last[j, c] = src.last[i, c]
+    for r in range(max(src.st[i, T_NROUTES], 0)):  # only the listed routes are ever read
+        for c in range(src.cache.shape[2]):
+            dst.cache[j, r, c] = src.cache[i, r, c]
+    for k in range(max(src.st[i, T_NLEGAL], 0)):
+        dst.legal[j, k] = src.legal[i, k]
+
+
+@kernel()
+def begin_turn(s, g, t):
     """Starts the turn of the side to move: no hops played, the game's result so far."""
+    st = s.st[g]
     st[T_HOP] = 0
     st[T_NROUTES] = -1
     st[T_NLEGAL] = -1
     counters = st[T_COUNTERS : T_COUNTERS + K.G_LEN]
-    reps = K.count_repetitions(hist, st[T_HLEN], counters[K.G_SINCE_MAN_OR_CAPTURE])
+    reps = K.count_repetitions(s.hist[g], st[T_HLEN], counters[K.G_SINCE_MAN_OR_CAPTURE])
     st[T_REPS] = reps
-    has_move = K.has_legal_move(board, st[T_SIDE], ray, rules)
-    result, reason = K.outcome(board, st[T_SIDE], has_move, counters, reps, rules)
+    has_move = K.has_legal_move(s.board[g], st[T_SIDE], t.ray, t.rules)
+    result, reason = K.outcome(s.board[g], st[T_SIDE], has_move, counters, reps, t.rules)
     st[T_RESULT] = result
     st[T_REASON] = reason
 
 
 @kernel()
-def reset_state(board, st, hist, side, keys, side_key, ray, rules):
-    """Starts a game on `board` (already set) with `side` to move."""
+def start_game(s, g, t, side):
+    """Starts game g on its board (already set) with `side` to move."""
+    st = s.st[g]
     for i in range(st.shape[0]):
         st[i] = 0
     st[T_SIDE] = side
     st[T_HLEN] = 1
-    hist[0] = K.hash_position(board, side, keys, side_key)
-    begin_turn(board, st, hist, ray, rules)
+    s.hist[g, 0] = K.hash_position(s.board[g], side, t.keys, t.side_key)
+    begin_turn(s, g, t)
+
+
+@kernel()
+def new_game(s, g, t, starts, scratch, ws):
+    """Starts game g afresh: a start position drawn from `starts` with the game's stream,
+    then the opening plies (random hops); an opening that ends the game is drawn again, up
+    to 15 times, then the game starts with none. Opening plies count as plies of the game
+    (ply limits, draw counters)."""
+    for attempt in range(16):
+        pick = 0
+        if starts.boards.shape[0] > 1:  # uint64 and int64 mixed would make a float index
+            pick = np.int64(next_random(s.rng, g) % np.uint64(starts.boards.shape[0]))
+        for i in range(s.board.shape[1]):
+            s.board[g, i] = starts.boards[pick, i]
+        start_game(s, g, t, starts.sides[pick])
+        plies = starts.plies if attempt < 15 else 0
+        while s.st[g, T_COUNTERS + K.G_PLY] < plies and s.st[g, T_RESULT] == K.ONGOING:
+            if random_move(s, g, t, scratch, ws) < 0:
+                break
+        if s.st[g, T_RESULT] == K.ONGOING:
+            break
+
+
+@kernel()
+def random_move(s, g, t, scratch, ws):
+    """Plays one uniformly random legal route (a complete move, hop by hop) in game g, at
+    the start of a turn, from its stream; returns 0, or a negative status if none was played.
+
+    Uniform over routes, not the mask's distribution: openings only need variety.
+    """
+    side = s.st[g, T_SIDE]
+    n = K.generate_moves(s.board[g], side, t.ray, t.rules, scratch, False, ws)
+    if n <= 0 or n > scratch.shape[0]:
+        return -1
+    r = np.int64(next_random(s.rng, g) % np.uint64(n))
+    squares = t.rules[K.R_SQUARES]
+    for k in range(max(scratch[r, K.M_NCAP], 1)):
+        origin = scratch[r, K.M_FROM] if k == 0 else scratch[r, K.M_PATH + k - 1]
+        target = scratch[r, K.M_PATH + k]
+        if side == K.BLACK:
+            origin, target = squares - 1 - origin, squares - 1 - target
+        status = play_hop(s, g, t, t.action_of[origin, target], scratch, ws)
+        if status < 0:
+            return status
+    return 0
+
+
+# --- Hops -------------------------------------------------------------------------------------
 
 
 @kernel(inline=True)
@@ -108,67 +437,70 @@ def _in_play(routes, r, st, cur):
 
 
 @kernel()
-def _listed(board, st, cache, scratch, ray, rules, ws):
+def _listed(s, g, t, scratch, ws):
     """Lists this turn's routes; returns (in cache, count), count -1 if scratch is too small."""
+    st = s.st[g]
     if st[T_NROUTES] >= 0:
         return True, st[T_NROUTES]
-    n = K.generate_moves(board, st[T_SIDE], ray, rules, cache, False, ws)
+    cache = s.cache[g]
+    n = K.generate_moves(s.board[g], st[T_SIDE], t.ray, t.rules, cache, False, ws)
     if n <= cache.shape[0]:
         st[T_NROUTES] = n
         return True, n
-    n = K.generate_moves(board, st[T_SIDE], ray, rules, scratch, False, ws)
+    n = K.generate_moves(s.board[g], st[T_SIDE], t.ray, t.rules, scratch, False, ws)
     return False, (n if n <= scratch.shape[0] else -1)
 
 
 @kernel()
-def _find_route(board, st, cur, cache, action, action_of, ray, rules, scratch, ws):
+def _find_route(s, g, t, action, scratch, ws):
     """Returns (in cache, the first route in play whose next hop is `action`), the route
     HOP_ILLEGAL if there is none and HOP_OVERFLOW if the scratch list is too small."""
+    rules, st = t.rules, s.st[g]
     num_actions = rules[K.R_SQUARES] * 4 * (rules[K.R_SIZE] - 1)
     if st[T_RESULT] != K.ONGOING or action < 0 or action >= num_actions:
         return True, HOP_ILLEGAL
-    in_cache, n = _listed(board, st, cache, scratch, ray, rules, ws)
+    in_cache, n = _listed(s, g, t, scratch, ws)
     if n < 0:
         return in_cache, HOP_OVERFLOW
-    routes = cache if in_cache else scratch
+    routes = s.cache[g] if in_cache else scratch
+    cur = s.cur[g]
     squares, k, flip = rules[K.R_SQUARES], st[T_HOP], st[T_SIDE] == K.BLACK
     for r in range(n):
         if (
             _in_play(routes, r, st, cur)
-            and hop_action(routes, r, k, flip, squares, action_of) == action
+            and hop_action(routes, r, k, flip, squares, t.action_of) == action
         ):
             return in_cache, r
     return in_cache, HOP_ILLEGAL
 
 
 @kernel()
-def check_hop(board, st, cur, cache, legal, action, action_of, ray, rules, scratch, ws):
-    """Returns HOP_PLAYED if `action` is a legal next hop, else HOP_ILLEGAL (or HOP_OVERFLOW
-    if the scratch list is too small to tell); plays nothing.
+def check_hop(s, g, t, action, scratch, ws):
+    """Returns HOP_PLAYED if `action` is a legal next hop of game g, else HOP_ILLEGAL (or
+    HOP_OVERFLOW if the scratch list is too small to tell); plays nothing.
 
-    Reads the hops listed with the mask (``legal``), or the routes when they were too many
-    to list, never the mask itself: the caller may have written into that.
+    Reads the hops listed with the mask, or the routes when they were too many to list,
+    never the mask itself: the caller may have written into that.
     """
-    n = st[T_NLEGAL]
-    if n < 0 or st[T_RESULT] != K.ONGOING:
-        found = _find_route(board, st, cur, cache, action, action_of, ray, rules, scratch, ws)[1]
+    n = s.st[g, T_NLEGAL]
+    if n < 0 or s.st[g, T_RESULT] != K.ONGOING:
+        found = _find_route(s, g, t, action, scratch, ws)[1]
         return found if found < 0 else HOP_PLAYED
     for i in range(n):
-        if legal[i] == action:
+        if s.legal[g, i] == action:
             return HOP_PLAYED
     return HOP_ILLEGAL
 
 
 @kernel()
-def play_hop(
-    board, st, hist, cur, last, cache, action, action_of, keys, side_key, ray, rules, scratch, ws
-):
-    """Plays one hop; returns HOP_ILLEGAL or HOP_OVERFLOW (nothing changed), HOP_PLAYED or
-    MOVE_DONE."""
-    in_cache, found = _find_route(board, st, cur, cache, action, action_of, ray, rules, scratch, ws)
+def play_hop(s, g, t, action, scratch, ws):
+    """Plays one hop in game g; returns HOP_ILLEGAL or HOP_OVERFLOW (nothing changed),
+    HOP_PLAYED or MOVE_DONE."""
+    in_cache, found = _find_route(s, g, t, action, scratch, ws)
     if found < 0:
         return found
-    routes = cache if in_cache else scratch
+    routes = s.cache[g] if in_cache else scratch
+    st, cur = s.st[g], s.cur[g]
     k = st[T_HOP]
     cur[CUR_ORIGIN] = routes[found, K.M_FROM]
     cur[CUR_PATH + k] = routes[found, K.M_PATH + k]
@@ -177,44 +509,50 @@ def play_hop(
     st[T_NLEGAL] = -1
     if k + 1 < max(routes[found, K.M_NCAP], 1):
         return HOP_PLAYED
-    _finish_move(board, st, hist, routes, found, last, keys, side_key)
-    begin_turn(board, st, hist, ray, rules)
+    _finish_move(s, g, t, routes, found)
+    begin_turn(s, g, t)
     return MOVE_DONE
 
 
 @kernel()
-def _finish_move(board, st, hist, routes, r, last, keys, side_key):
+def _finish_move(s, g, t, routes, r):
     """Applies route r: hash, counters, board, history and side to move."""
+    st, hist, board = s.st[g], s.hist[g], s.board[g]
     size = hist.shape[0]
     hlen = st[T_HLEN]
-    h = K.hash_after(hist[(hlen - 1) % size], board, routes, r, keys, side_key)
+    h = K.hash_after(hist[(hlen - 1) % size], board, routes, r, t.keys, t.side_key)
     K.after_move(st[T_COUNTERS : T_COUNTERS + K.G_LEN], board, routes, r)
     K.apply_move(board, routes, r)
     hist[hlen % size] = h
     st[T_HLEN] = hlen + 1
     st[T_SIDE] = 1 - st[T_SIDE]
     for c in range(K.MOVE_WIDTH):
-        last[c] = routes[r, c]
+        s.last[g, c] = routes[r, c]
     st[T_LAST] = 1
 
 
+# --- Mask and planes --------------------------------------------------------------------------
+
+
 @kernel()
-def write_mask(board, st, cur, cache, legal, mask, action_of, ray, rules, scratch, ws):
-    """Writes the legal next hops of the side to move into mask (zeros once the game ended)
-    and lists them in legal; returns HOP_OVERFLOW if the scratch list is too small, else 0."""
+def write_mask(s, g, t, mask, scratch, ws):
+    """Writes game g's legal next hops into mask (zeros once the game ended) and lists them;
+    returns HOP_OVERFLOW if the scratch list is too small, else 0."""
     for a in range(mask.shape[0]):
         mask[a] = 0
+    st, legal = s.st[g], s.legal[g]
     st[T_NLEGAL] = 0
     if st[T_RESULT] != K.ONGOING:
         return 0
-    in_cache, n = _listed(board, st, cache, scratch, ray, rules, ws)
+    in_cache, n = _listed(s, g, t, scratch, ws)
     if n < 0:
         return HOP_OVERFLOW
-    routes = cache if in_cache else scratch
+    routes = s.cache[g] if in_cache else scratch
+    cur = s.cur[g]
     flip, k, count = st[T_SIDE] == K.BLACK, st[T_HOP], 0
     for r in range(n):
         if _in_play(routes, r, st, cur):
-            a = hop_action(routes, r, k, flip, rules[K.R_SQUARES], action_of)
+            a = hop_action(routes, r, k, flip, t.rules[K.R_SQUARES], t.action_of)
             if mask[a] == 0:
                 mask[a] = 1
                 if count < legal.shape[0]:
@@ -225,26 +563,28 @@ def write_mask(board, st, cur, cache, legal, mask, action_of, ray, rules, scratc
 
 
 @kernel()
-def write_planes(board, st, cur, obs, view_side, rows, cols, rules):
-    """Writes the observation planes of `view_side` (see damas_env.encoding)."""
+def write_planes(s, g, t, obs, view_side):
+    """Writes game g's observation planes in the view of `view_side` (see
+    damas_env.encoding)."""
     for p in range(obs.shape[0]):
         for i in range(obs.shape[1]):
             for j in range(obs.shape[2]):
                 obs[p, i, j] = 0
-    squares = rules[K.R_SQUARES]
+    board, st, cur, rows, cols = s.board[g], s.st[g], s.cur[g], t.rows, t.cols
+    squares = t.rules[K.R_SQUARES]
     sgn = 1 - 2 * view_side
     flip = view_side == K.BLACK
     moving = cur[CUR_ORIGIN] if st[T_HOP] > 0 else -1
-    for s in range(squares):
-        p = board[s]
-        if p == 0 or s == moving:
+    for sq in range(squares):
+        p = board[sq]
+        if p == 0 or sq == moving:
             continue
-        v = squares - 1 - s if flip else s
+        v = squares - 1 - sq if flip else sq
         plane = (0 if p * sgn > 0 else 2) + (1 if p == 2 or p == -2 else 0)
         obs[plane, rows[v], cols[v]] = 1
     if moving >= 0:
-        _write_capture_in_progress(board, st, cur, obs, sgn, flip, rows, cols, rules)
-    _fill_counter_planes(st, obs, rules)
+        _write_capture_in_progress(board, st, cur, obs, sgn, flip, rows, cols, t.rules)
+    _fill_counter_planes(st, obs, t.rules)
 
 
 @kernel()
@@ -290,15 +630,6 @@ def _fill_counter_planes(st, obs, rules):
             obs[7, i, j] = repetition
 
 
-def history_size(rules: Ruleset) -> int:
-    """Returns the hash ring size: enough for the no-progress window (1024 without one).
-
-    Without a no-progress limit a repetition is detected only within the last 1024 plies.
-    """
-    window = rules.no_progress_plies + 2 if rules.no_progress_plies else 1024
-    return 1 << int(np.ceil(np.log2(max(window, 4))))
-
-
 # --- Arguments of the envs ------------------------------------------------------------------
 
 
@@ -321,40 +652,36 @@ def position_from_fen(name: str, fen: Any, rules: Ruleset) -> Position:
 class Turn:
     """One game's turn state with its compiled kernels: the core of ``draughts_v0``.
 
-    Everything is preallocated; a hop is one compiled call, the mask and the planes one
-    each. See the module docstring for the arrays.
+    A batch of one: ``states`` holds one game (row 0); ``board``, ``st``, ``hist``, ``cur``,
+    ``last``, ``cache`` and ``legal`` are views of its rows. Everything is preallocated; a
+    hop is one compiled call, the mask and the planes one each (through :func:`direct_call`).
     """
 
     def __init__(self, rules: Ruleset) -> None:
         self.rules = rules
         self.engine = Engine.for_rules(rules)
         self.layout = action_layout(rules.board_size)
-        self.board = np.zeros(rules.squares, dtype=np.int8)
-        self.st = np.zeros(T_LEN, dtype=np.int64)
-        self.hist = np.zeros(history_size(rules), dtype=np.uint64)
-        self.cur = np.zeros(CUR_LEN, dtype=np.int16)
-        self.last = np.zeros(K.MOVE_WIDTH, dtype=np.int16)
-        self.cache = K.new_move_buffer(CACHE_ROWS)
-        self.legal = np.zeros(LEGAL_CAP, dtype=np.int16)
-        self.routes = K.new_move_buffer()
+        self.tables = tables(rules)
+        self.states = new_states(rules, 1)
+        self.board = self.states.board[0]
+        self.st = self.states.st[0]
+        self.hist = self.states.hist[0]
+        self.cur = self.states.cur[0]
+        self.last = self.states.last[0]
+        self.cache = self.states.cache[0]
+        self.legal = self.states.legal[0]
+        self.routes = K.new_move_buffer()  # the route scratch list (grown on overflow)
+        self.ws = self.engine.workspace
 
     def reset(self, board: np.ndarray, side: Colour | int) -> None:
         """Starts a game from a board with `side` to move."""
-        e = self.engine
         self.board[:] = board
-        reset_state(
-            self.board, self.st, self.hist, int(side), e.zobrist, e.side_key, e.ray, e.rule_array
-        )
+        direct_call(start_game, (), self.states, 0, self.tables, int(side))
 
     def copy_from(self, other: Turn) -> None:
         """Makes this turn state equal to another of the same ruleset (a cheap clone for
         search: the listed routes travel with it)."""
-        for name in ("board", "st", "hist", "cur", "last", "cache"):
-            np.copyto(getattr(self, name), getattr(other, name))
-
-    def _grow(self) -> None:
-        """Enlarges the route scratch list after an overflow (many flying kings)."""
-        self.routes = K.new_move_buffer(4 * self.routes.shape[0])
+        direct_call(copy_game, (), other.states, 0, self.states, 0)
 
     def play(self, action: int) -> int:
         """Plays one hop; returns HOP_ILLEGAL (nothing changed), HOP_PLAYED or MOVE_DONE.
@@ -366,63 +693,22 @@ class Turn:
             raise TypeError(f"action must be an int, not {type(action).__name__} {shown(action)}")
         if not 0 <= action < self.layout.num_actions:  # also keeps it within int64
             return HOP_ILLEGAL
-        e = self.engine
+        s, t, a = self.states, self.tables, int(action)
         while True:
-            status = int(
-                play_hop(
-                    self.board,
-                    self.st,
-                    self.hist,
-                    self.cur,
-                    self.last,
-                    self.cache,
-                    action,
-                    self.layout.action_of,
-                    e.zobrist,
-                    e.side_key,
-                    e.ray,
-                    e.rule_array,
-                    self.routes,
-                    e.workspace,
-                )
-            )
+            status = int(direct_call(play_hop, (), s, 0, t, a, self.routes, self.ws))
             if status != HOP_OVERFLOW:
                 return status
-            self._grow()
+            self.routes = grown(self.routes)
 
     def write_mask(self, mask: np.ndarray) -> None:
         """Writes the legal next hops (int8 0/1 per action) into mask."""
-        e = self.engine
-        while (
-            write_mask(
-                self.board,
-                self.st,
-                self.cur,
-                self.cache,
-                self.legal,
-                mask,
-                self.layout.action_of,
-                e.ray,
-                e.rule_array,
-                self.routes,
-                e.workspace,
-            )
-            == HOP_OVERFLOW
-        ):
-            self._grow()
+        key, s, t = array_key(mask), self.states, self.tables
+        while direct_call(write_mask, key, s, 0, t, mask, self.routes, self.ws) == HOP_OVERFLOW:
+            self.routes = grown(self.routes)
 
     def write_planes(self, obs: np.ndarray, view: Colour | int) -> None:
         """Writes the observation planes (C, N, N) of the agent playing `view` into obs."""
-        write_planes(
-            self.board,
-            self.st,
-            self.cur,
-            obs,
-            int(view),
-            self.layout.row,
-            self.layout.col,
-            self.engine.rule_array,
-        )
+        direct_call(write_planes, array_key(obs), self.states, 0, self.tables, obs, int(view))
 
     # --- Reading the state ------------------------------------------------------------------
 

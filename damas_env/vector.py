@@ -31,7 +31,7 @@ random stream, so results depend on the seed only, not on the thread count.
 from __future__ import annotations
 
 import types
-from typing import Any
+from typing import Any, NamedTuple
 
 import numba
 import numpy as np
@@ -40,27 +40,28 @@ from numba import prange
 from . import kernels as K
 from .checks import checked_bool, checked_int, checked_seed, shown
 from .encoding import PLANES, action_layout
-from .engine import Colour, Engine, Position
+from .engine import Colour, Position
 from .kernels import kernel
 from .rules import Ruleset, get_ruleset
 from .turn import (
-    CACHE_ROWS,
-    CUR_LEN,
     HOP_ILLEGAL,
     HOP_OVERFLOW,
-    LEGAL_CAP,
     MOVE_DONE,
-    T_COUNTERS,
-    T_LEN,
-    T_NLEGAL,
-    T_REASON,
-    T_RESULT,
-    T_SIDE,
+    Starts,
+    array_key,
     check_hop,
-    history_size,
+    direct_call,
+    grown,
+    new_game,
+    new_states,
     play_hop,
+    ply_of,
     position_from_fen,
-    reset_state,
+    random_action,
+    reason_of,
+    result_of,
+    side_of,
+    tables,
     write_mask,
     write_planes,
 )
@@ -88,110 +89,27 @@ _OBS_DTYPES = (np.dtype(np.float32), np.dtype(np.uint8))  # native byte order: t
 MAX_OPENING_PLIES = 60
 
 
-class Tables:
-    """Read-only arrays every batch kernel needs (one ruleset, one board size)."""
+class Outputs(NamedTuple):
+    """What the batch kernels write for the caller (B games, C threads)."""
 
-    def __init__(self, rules: Any, first: int) -> None:
-        e = Engine.for_rules(rules)
-        layout = action_layout(rules.board_size)
-        self.action_of, self.rows, self.cols = layout.action_of, layout.row, layout.col
-        self.keys, self.side_key, self.ray, self.rules = e.zobrist, e.side_key, e.ray, e.rule_array
-        self.first = first
-
-
-# --- Random numbers (one xorshift64* stream per game) ------------------------------------
-
-
-@kernel(inline=True)
-def _next_random(rng, g):
-    x = rng[g]
-    x ^= x >> np.uint64(12)
-    x ^= x << np.uint64(25)
-    x ^= x >> np.uint64(27)
-    rng[g] = x
-    return (x * np.uint64(2685821657736338717)) >> np.uint64(11)
-
-
-@kernel()
-def _random_from_mask(mask, rng, g):
-    """Returns a uniformly random set index of mask (-1 if none)."""
-    count = 0
-    for a in range(mask.shape[0]):
-        count += mask[a]
-    if count == 0:
-        return -1
-    pick = _next_random(rng, g) % np.uint64(count)
-    for a in range(mask.shape[0]):
-        if mask[a] == 1:
-            if pick == 0:
-                return a
-            pick -= np.uint64(1)
-    return -1
+    obs: np.ndarray  # float32 or uint8[B, PLANES, N, N]
+    masks: np.ndarray  # int8[B, A]
+    to_play: np.ndarray  # int64[B]
+    rewards: np.ndarray  # float32[B, 2]
+    terminated: np.ndarray  # bool[B]
+    truncated: np.ndarray  # bool[B]
+    plies: np.ndarray  # int64[B]
+    reasons: np.ndarray  # int64[B]
+    final_obs: np.ndarray  # like obs
+    final_reason: np.ndarray  # int64[B]
+    final_plies: np.ndarray  # int64[B]
+    status: np.ndarray  # int64[B]: each game's status in the last call (< 0: retry it)
+    trouble: np.ndarray  # int64[C]: the games to retry, per chunk
 
 
 # --- Per-game kernels ----------------------------------------------------------------------
-# Arrays travel in three tuples: state, the games' state (boards, st, hist, cur, last, cache,
-# legal, rng); out, the outputs (obs, masks, to_play, rewards, terminated, truncated, plies,
-# reasons, final_obs, final_reason, final_plies, status, trouble per chunk); tab, the tables
-# (action_of, rows, cols, keys, side_key, ray, rules, first, starts, start_sides, opening,
-# max_plies).
-
-
-@kernel()
-def _new_game(g, state, tab, scratch, ws):
-    """Resets game g: a start position (drawn from the starts) and the opening plies."""
-    boards, st, hist, cur, last, cache, legal, rng = state
-    action_of, _, _, keys, side_key, ray, rules, _, starts, start_sides, opening, _ = tab
-    for attempt in range(16):
-        pick = 0
-        if starts.shape[0] > 1:  # uint64 and int64 mixed would make a float index
-            pick = np.int64(_next_random(rng, g) % np.uint64(starts.shape[0]))
-        for s in range(boards.shape[1]):
-            boards[g, s] = starts[pick, s]
-        reset_state(boards[g], st[g], hist[g], start_sides[pick], keys, side_key, ray, rules)
-        plies = opening if attempt < 15 else 0
-        while st[g, T_COUNTERS + K.G_PLY] < plies and st[g, T_RESULT] == K.ONGOING:
-            if _random_hop(g, state, tab, scratch, ws) < 0:
-                break
-        if st[g, T_RESULT] == K.ONGOING:
-            break  # opening plies count as plies of the game (ply limits, draw counters)
-
-
-@kernel()
-def _random_hop(g, state, tab, scratch, ws):
-    """Plays one uniformly random legal hop in game g (for openings); returns its status."""
-    boards, st, hist, cur, last, cache, legal, rng = state
-    action_of, _, _, keys, side_key, ray, rules, _, _, _, _, _ = tab
-    n = K.generate_moves(boards[g], st[g, T_SIDE], ray, rules, scratch, False, ws)
-    if n <= 0 or n > scratch.shape[0]:
-        return -1
-    # Uniform over routes here: openings only need variety, not the mask's distribution.
-    r = np.int64(_next_random(rng, g) % np.uint64(n))
-    count = max(scratch[r, K.M_NCAP], 1)
-    for k in range(count):
-        origin = scratch[r, K.M_FROM] if k == 0 else scratch[r, K.M_PATH + k - 1]
-        target = scratch[r, K.M_PATH + k]
-        if st[g, T_SIDE] == K.BLACK:
-            origin, target = rules[K.R_SQUARES] - 1 - origin, rules[K.R_SQUARES] - 1 - target
-        status = play_hop(
-            boards[g],
-            st[g],
-            hist[g],
-            cur[g],
-            last[g],
-            cache[g],
-            action_of[origin, target],
-            action_of,
-            keys,
-            side_key,
-            ray,
-            rules,
-            scratch,
-            ws,
-        )
-        if status < 0:
-            return status
-    return 0
+# Besides the bundles, they take the colour of player_0 (``first``), the ply limit
+# (``max_plies``, 0: none) and where new games start (``starts``).
 
 
 @kernel()
@@ -200,91 +118,51 @@ def _player(side, first):
 
 
 @kernel()
-def _write_outputs(g, state, out, tab, scratch, ws):
+def _write_outputs(g, s, out, t, first, scratch, ws):
     """Writes game g's planes, mask, player to move, ply count and reason."""
-    boards, st, hist, cur, last, cache, legal, rng = state
-    obs, masks, to_play, _, _, _, plies, reasons, _, _, _, status, _ = out
-    action_of, rows, cols, _, _, ray, rules, first, _, _, _, _ = tab
-    side = st[g, T_SIDE]
-    write_planes(boards[g], st[g], cur[g], obs[g], side, rows, cols, rules)
-    if (
-        write_mask(
-            boards[g],
-            st[g],
-            cur[g],
-            cache[g],
-            legal[g],
-            masks[g],
-            action_of,
-            ray,
-            rules,
-            scratch,
-            ws,
-        )
-        == HOP_OVERFLOW
-    ):
-        status[g] = _MASK_OVERFLOW
-    to_play[g] = _player(side, first)
-    plies[g] = st[g, T_COUNTERS + K.G_PLY]
-    reasons[g] = st[g, T_REASON]
+    side = side_of(s, g)
+    write_planes(s, g, t, out.obs[g], side)
+    if write_mask(s, g, t, out.masks[g], scratch, ws) == HOP_OVERFLOW:
+        out.status[g] = _MASK_OVERFLOW
+    out.to_play[g] = _player(side, first)
+    out.plies[g] = ply_of(s, g)
+    out.reasons[g] = reason_of(s, g)
 
 
 @kernel()
-def _end_of_move(g, state, out, tab, scratch, ws):
+def _end_of_move(g, s, out, t, starts, first, max_plies, scratch, ws):
     """After a complete move: rewards and flags if the game ended, then a new game."""
-    boards, st, hist, cur, last, cache, legal, rng = state
-    obs, masks, to_play, rewards, terminated, truncated, plies, reasons = out[:8]
-    final_obs, final_reason, final_plies, status = out[8:12]
-    _, rows, cols, _, _, _, rules, first, _, _, _, max_plies = tab
-    outcome = st[g, T_RESULT]
-    ply = st[g, T_COUNTERS + K.G_PLY]
+    outcome = result_of(s, g)
+    ply = ply_of(s, g)
     if outcome != K.ONGOING:
-        terminated[g] = True
+        out.terminated[g] = True
         if outcome != K.DRAW:
             winner = _player(K.WHITE if outcome == K.WHITE_WINS else K.BLACK, first)
-            rewards[g, winner] = 1.0
-            rewards[g, 1 - winner] = -1.0
-        final_reason[g] = st[g, T_REASON]
+            out.rewards[g, winner] = 1.0
+            out.rewards[g, 1 - winner] = -1.0
+        out.final_reason[g] = reason_of(s, g)
     elif max_plies > 0 and ply >= max_plies:
-        truncated[g] = True
-        final_reason[g] = _MAX_PLIES_REASON
-    if terminated[g] or truncated[g]:
-        write_planes(boards[g], st[g], cur[g], final_obs[g], st[g, T_SIDE], rows, cols, rules)
-        final_plies[g] = ply
-        _new_game(g, state, tab, scratch, ws)
+        out.truncated[g] = True
+        out.final_reason[g] = _MAX_PLIES_REASON
+    if out.terminated[g] or out.truncated[g]:
+        write_planes(s, g, t, out.final_obs[g], side_of(s, g))
+        out.final_plies[g] = ply
+        new_game(s, g, t, starts, scratch, ws)
 
 
 @kernel()
-def _step_game(g, action, state, out, tab, scratch, ws):
-    boards, st, hist, cur, last, cache, legal, rng = state
-    rewards, terminated, truncated, status = out[3], out[4], out[5], out[11]
-    action_of, _, _, keys, side_key, ray, rules, _, _, _, _, _ = tab
-    rewards[g, 0] = 0.0
-    rewards[g, 1] = 0.0
-    terminated[g] = False
-    truncated[g] = False
-    result = play_hop(
-        boards[g],
-        st[g],
-        hist[g],
-        cur[g],
-        last[g],
-        cache[g],
-        action,
-        action_of,
-        keys,
-        side_key,
-        ray,
-        rules,
-        scratch,
-        ws,
-    )
-    status[g] = result
+def _step_game(g, action, s, out, t, starts, first, max_plies, scratch, ws):
+    out.rewards[g, 0] = 0.0
+    out.rewards[g, 1] = 0.0
+    out.terminated[g] = False
+    out.truncated[g] = False
+    result = play_hop(s, g, t, action, scratch, ws)
+    out.status[g] = result
     if result in (HOP_ILLEGAL, HOP_OVERFLOW):
         return
     if result == MOVE_DONE:
-        _end_of_move(g, state, out, tab, scratch, ws)
-    _write_outputs(g, state, out, tab, scratch, ws)
+        _end_of_move(g, s, out, t, starts, first, max_plies, scratch, ws)
+    _write_outputs(g, s, out, t, first, scratch, ws)
 
 
 # --- Batch kernels (parallel over chunks of games) ------------------------------------------
@@ -293,14 +171,16 @@ def _step_game(g, action, state, out, tab, scratch, ws):
 STEP, RESET, ENCODE = 0, 1, 2  # modes of _run_batch
 
 
-def _run_batch(mode, actions, active, state, out, tab, scratch, ws):
+def _run_batch(mode, actions, active, s, out, t, starts, first, max_plies, scratch, ws):
     """Steps (mode STEP), resets (RESET) or encodes (ENCODE) the active games, in chunks.
 
-    Counts per chunk, in out[12], the games that need a retry (refused or overflowed).
+    Counts per chunk, in out.trouble, the games that need a retry (refused or overflowed).
     """
     games = active.shape[0]
     chunks = scratch.shape[0]
-    rewards, terminated, truncated, status, trouble = out[3], out[4], out[5], out[11], out[12]
+    rewards, terminated, truncated, status, trouble = (
+        out.rewards, out.terminated, out.truncated, out.status, out.trouble,
+    )  # fmt: skip
     for c in prange(chunks):
         trouble[c] = 0
         for g in range(c * games // chunks, (c + 1) * games // chunks):
@@ -312,53 +192,33 @@ def _run_batch(mode, actions, active, state, out, tab, scratch, ws):
             truncated[g] = False
             status[g] = 0
             if mode == STEP:
-                _step_game(g, actions[g], state, out, tab, scratch[c], ws[c])
+                _step_game(g, actions[g], s, out, t, starts, first, max_plies, scratch[c], ws[c])
             else:
                 if mode == RESET:
-                    _new_game(g, state, tab, scratch[c], ws[c])
-                _write_outputs(g, state, out, tab, scratch[c], ws[c])
+                    new_game(s, g, t, starts, scratch[c], ws[c])
+                _write_outputs(g, s, out, t, first, scratch[c], ws[c])
             trouble[c] += 1 if status[g] < 0 else 0
 
 
 @kernel()
-def _check_batch(actions, active, state, tab, scratch, ws, status):
+def _check_batch(actions, active, s, t, scratch, ws, status):
     """Writes check_hop's verdict on each active game's action into status (0 elsewhere);
     returns how many were refused or need a larger scratch list. Plays nothing.
 
     The verdict comes from the games' own state, never from the masks handed to the caller.
     """
-    boards, st, hist, cur, last, cache, legal, rng = state
-    action_of, _, _, _, _, ray, rules = tab[:7]
     refused = 0
     for g in range(active.shape[0]):
         status[g] = 0
         if active[g] == 1:
-            status[g] = check_hop(
-                boards[g],
-                st[g],
-                cur[g],
-                cache[g],
-                legal[g],
-                actions[g],
-                action_of,
-                ray,
-                rules,
-                scratch,
-                ws,
-            )
+            status[g] = check_hop(s, g, t, actions[g], scratch, ws)
             refused += 1 if status[g] < 0 else 0
     return refused
 
 
-def _random_batch(masks, st, legal, rng, out):
+def _random_batch(s, masks, out):
     for g in prange(masks.shape[0]):
-        n = st[g, T_NLEGAL]
-        if n > 0:  # the legal hops were listed with the mask
-            out[g] = legal[g, np.int64(_next_random(rng, g) % np.uint64(n))]
-        elif n == 0:
-            out[g] = -1
-        else:  # too many to list: drawn from the mask
-            out[g] = _random_from_mask(masks[g], rng, g)
+        out[g] = random_action(s, g, masks[g])
 
 
 def _renamed(fn: Any, suffix: str) -> Any:
@@ -442,10 +302,11 @@ class DraughtsBatchEnv:
         dtype, seed = _checked_obs_dtype(obs_dtype), checked_seed(seed)
         self.rules = get_ruleset(variant, **rule_overrides)
         first = Colour.WHITE if self.rules.first_player == "white" else Colour.BLACK
-        self._t = Tables(self.rules, int(first))
+        self._first = int(first)
+        self._tables = tables(self.rules)
         self.layout = action_layout(self.rules.board_size)
         self.num_actions = self.layout.num_actions
-        self._starts, self._start_sides = self._start_positions(fens)
+        self._starts = Starts(*self._start_positions(fens), self.opening_plies)
         self._allocate(dtype)
         self.seed(seed)
         self.reset()
@@ -463,15 +324,10 @@ class DraughtsBatchEnv:
         return boards, np.array([int(p.turn) for p in positions], dtype=np.int64)
 
     def _allocate(self, obs_dtype: np.dtype) -> None:
-        b, n, s = self.num_envs, self.rules.board_size, self.rules.squares
-        self.boards = np.zeros((b, s), np.int8)
-        self.states = np.zeros((b, T_LEN), np.int64)
-        self.history = np.zeros((b, history_size(self.rules)), np.uint64)
-        self.current = np.zeros((b, CUR_LEN), np.int16)
-        self.last_moves = np.zeros((b, K.MOVE_WIDTH), np.int16)
-        self.route_cache = np.zeros((b, CACHE_ROWS, K.MOVE_WIDTH), np.int16)
-        self.legal = np.zeros((b, LEGAL_CAP), np.int16)
-        self.rng = np.zeros(b, np.uint64)
+        b, n = self.num_envs, self.rules.board_size
+        self._games = new_states(self.rules, b)
+        self.boards = self._games.board  # the position at the start of each game's turn
+        self.rng = self._games.rng  # each game's random stream
         self.obs = np.zeros((b, PLANES, n, n), obs_dtype)
         self.masks = np.zeros((b, self.num_actions), np.int8)
         self.to_play = np.zeros(b, np.int64)
@@ -489,17 +345,7 @@ class DraughtsBatchEnv:
         self._actions = np.zeros(b, np.int64)
         self._scratch = np.zeros((self.num_threads, _SCRATCH_ROWS, K.MOVE_WIDTH), np.int16)
         self._ws = np.zeros((self.num_threads, K.WS_ROWS, K.W_LAND + n), np.int16)
-        self._games = (
-            self.boards,
-            self.states,
-            self.history,
-            self.current,
-            self.last_moves,
-            self.route_cache,
-            self.legal,
-            self.rng,
-        )
-        self._outputs = (
+        self._outputs = Outputs(
             self.obs,
             self.masks,
             self.to_play,
@@ -513,21 +359,6 @@ class DraughtsBatchEnv:
             self.final_plies,
             self._status,
             self._trouble,
-        )
-        t = self._t
-        self._tables = (
-            t.action_of,
-            t.rows,
-            t.cols,
-            t.keys,
-            t.side_key,
-            t.ray,
-            t.rules,
-            t.first,
-            self._starts,
-            self._start_sides,
-            self.opening_plies,
-            self.max_plies,
         )
         self._info = {
             "reason": self._out(self.reasons),
@@ -611,7 +442,8 @@ class DraughtsBatchEnv:
 
     def random_actions(self) -> Any:
         """Returns one uniformly random legal action per game (one compiled call)."""
-        self._kernel(_random_batch)(self.masks, self.states, self.legal, self.rng, self._actions)
+        fn = self._kernel(_random_batch)
+        direct_call(fn, (), self._games, self.masks, self._actions)
         return self._out(self._actions)
 
     def position(self, game: int) -> Position:
@@ -622,7 +454,7 @@ class DraughtsBatchEnv:
             ValueError: game is not in [0, num_envs).
         """
         g = checked_int("game", game, 0, self.num_envs - 1)
-        return Position(self.rules, self.boards[g], int(self.states[g, T_SIDE]))
+        return Position(self.rules, self.boards[g], int(self._games.sides[g]))
 
     def _kernel(self, fn: Any, games: int | None = None) -> Any:
         """Returns the threaded or the serial build of a batch kernel, for this many games."""
@@ -636,17 +468,21 @@ class DraughtsBatchEnv:
         """Runs the batch kernel in a mode; returns True if some game needs a retry."""
         acts = self._actions if actions is None else actions
         games = None if active is self._all else int(np.count_nonzero(active))
-        self._kernel(_run_batch, games)(
-            mode, acts, active, self._games, self._outputs, self._tables, self._scratch, self._ws
-        )
+        key = (array_key(acts), self.obs.dtype)
+        direct_call(
+            self._kernel(_run_batch, games), key, mode, acts, active, self._games,
+            self._outputs, self._tables, self._starts, self._first, self.max_plies, self._scratch,
+            self._ws,
+        )  # fmt: skip
         return bool(self._trouble.any())
 
     def _check_legal(self, acts: np.ndarray, active: np.ndarray, actions: Any) -> None:
         """Raises the ValueError for the first active game whose action is not legal there,
         before any game moves (`actions` as the caller gave them, for the message)."""
-        while _check_batch(
-            acts, active, self._games, self._tables, self._scratch[0], self._ws[0], self._status
-        ):
+        while direct_call(
+            _check_batch, array_key(acts), acts, active, self._games, self._tables,
+            self._scratch[0], self._ws[0], self._status,
+        ):  # fmt: skip
             if not (self._status == HOP_OVERFLOW).any():
                 self._refuse(int(np.flatnonzero(self._status == HOP_ILLEGAL)[0]), actions)
             self._grow_scratch()
@@ -670,8 +506,7 @@ class DraughtsBatchEnv:
 
     def _grow_scratch(self) -> None:
         """Makes every thread's route scratch list four times larger."""
-        rows = 4 * self._scratch.shape[1]
-        self._scratch = np.zeros((self.num_threads, rows, K.MOVE_WIDTH), np.int16)
+        self._scratch = grown(self._scratch)
 
     # --- Checks -----------------------------------------------------------------------------
 
@@ -714,14 +549,14 @@ class DraughtsBatchEnv:
             raise ValueError(
                 f"game {g}: action {given} is out of range [0, {self.num_actions}); no game changed"
             )
-        side = int(self.states[g, T_SIDE])
+        side = int(self._games.sides[g])
         a, b = self.layout.hop_squares(given, Colour(side))
         hop = f"{a + 1}->{b + 1}" if b >= 0 else f"{a + 1} off the board"
-        n = int(self.states[g, T_NLEGAL])
-        legal = sorted(self.legal[g, :n].tolist()) if n >= 0 else f"more than {LEGAL_CAP}"
+        listed = self._games.listed_hops(g)
+        legal = listed if listed is not None else f"more than {self._games.legal.shape[1]}"
         raise ValueError(
             f"game {g}: illegal action {given} (hop {hop}) for player "
-            f"{0 if side == self._t.first else 1}; legal actions there: {legal}; no game changed"
+            f"{0 if side == self._first else 1}; legal actions there: {legal}; no game changed"
         )
 
     def _out(self, array: np.ndarray) -> Any:

@@ -14,7 +14,19 @@ from damas_env.encoding import (
 )
 from damas_env.engine import Colour
 from damas_env.game import Game
-from damas_env.turn import HOP_ILLEGAL, HOP_PLAYED, MOVE_DONE, Turn
+from damas_env.kernels import MOVE_WIDTH, WHITE, new_move_buffer
+from damas_env.turn import (
+    HOP_ILLEGAL,
+    HOP_PLAYED,
+    MOVE_DONE,
+    Turn,
+    copy_game,
+    direct_call,
+    game_value,
+    grown,
+    new_states,
+    play_hop,
+)
 
 VARIANTS = [
     "international",
@@ -160,3 +172,38 @@ def test_action_layout_sizes() -> None:
     assert layout.decode(layout.encode(49, 3, 9)) == (49, 3, 9)
     # Turned view: White's 32-28 (squares 31 -> 27) is the same action as Black's 19-23.
     assert layout.hop_action(31, 27, Colour.WHITE) == layout.hop_action(18, 22, Colour.BLACK)
+
+
+def test_copy_game_clones_a_game_mid_capture_into_another_batch() -> None:
+    pos = Position.from_fen("W:WK20:B8,15,16,23,24", "english")
+    turn = Turn(pos.rules)
+    turn.reset(pos.board, pos.turn)
+    first, second = move_to_actions(pos.capture_routes()[0], pos.turn, 8)[:2]
+    turn.play(first)
+    turn.legal_actions()  # lists the routes and the hops, which travel with the copy
+    batch = new_states(pos.rules, 3)
+    batch.rng[:] = 7
+    direct_call(copy_game, (), turn.states, 0, batch, 2)
+    assert batch.rng.tolist() == [7, 7, 7]  # the random streams stay
+    assert batch.hops.tolist() == [0, 0, 1] and batch.sides[2] == turn.side
+    assert batch.listed_hops(2) == turn.legal_actions() and second in turn.legal_actions()
+    status = play_hop(batch, 2, turn.tables, second, turn.routes, turn.ws)
+    assert status == turn.play(second) != HOP_ILLEGAL
+    assert np.array_equal(batch.board[2], turn.board)
+    assert np.array_equal(batch.st[2], turn.st)
+    assert batch.plies[2] == turn.ply == 1
+
+
+def test_game_value_is_the_result_or_the_material_sign() -> None:
+    pos = Position.from_fen("W:W27,28,29:B1", "english")
+    turn = Turn(pos.rules)
+    turn.reset(pos.board, pos.turn)
+    s, t = turn.states, turn.tables
+    assert game_value(s, 0, t, WHITE) == 1.0 and game_value(s, 0, t, 1) == -1.0
+    turn.reset(Position.from_fen("W:W27:B1,2", "english").board, Colour.WHITE)
+    assert game_value(s, 0, t, WHITE) == -1.0
+
+
+def test_grown_scratch_is_four_times_longer() -> None:
+    assert grown(new_move_buffer(5)).shape == (20, MOVE_WIDTH)
+    assert grown(np.zeros((2, 5, MOVE_WIDTH), np.int16)).shape == (2, 20, MOVE_WIDTH)
