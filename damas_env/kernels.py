@@ -1,4 +1,4 @@
-"""Compiled engine kernels: move generation, apply/undo, hashing, draw counters, perft.
+"""Compiled engine kernels: move generation, apply/undo, hashing, material, draw counters, perft.
 
 This module is the only place where the rules of draughts are executed. The
 environment, the batch environment and the agents call these functions; the
