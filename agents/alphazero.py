@@ -36,7 +36,7 @@ import torch.nn.functional as F
 from damas_env import Colour, Position
 from damas_env import kernels as K
 from damas_env.encoding import PLANES
-from damas_env.turn import Turn
+from damas_env.turn import Starts, Turn, new_game
 
 from .config import Config
 from .network import NetworkEvaluator
@@ -149,7 +149,12 @@ class AlphaZeroTrainer:
             batch_leaves=m.leaves_per_game,
             seed=seed + 1,
         )
-        self.start = Position.start(self.rules)
+        start = Position.start(self.rules)
+        self.starts = Starts(
+            start.board[None].astype(np.int8),
+            np.array([int(start.turn)], np.int64),
+            config.env.opening_plies,
+        )
         self.games = [Turn(self.rules) for _ in range(config.env.num_envs)]
         self.records = [_Record() for _ in self.games]
         num_actions = self.games[0].layout.num_actions
@@ -158,20 +163,26 @@ class AlphaZeroTrainer:
         self._outbox: list[tuple[np.ndarray, ...]] = []  # finished games' positions
         self._obs = np.zeros((PLANES, n, n), dtype=np.float32)
         self._mask = np.zeros(num_actions, dtype=np.int8)
-        for g in range(len(self.games)):
-            self._new_game(g)
+        self._restart_games()
 
     # --- Self-play --------------------------------------------------------------------------
 
-    def _new_game(self, g: int) -> None:
-        """Restarts game g from the start position and its random opening plies."""
-        turn = self.games[g]
-        turn.reset(self.start.board, self.start.turn)
-        self.records[g] = _Record()
-        while turn.ply < self.config.env.opening_plies and turn.result == K.ONGOING:
-            turn.play(int(self.rng.choice(turn.legal_actions())))
-        if turn.result != K.ONGOING:  # an opening that ends the game: start again
+    def _restart_games(self) -> None:
+        """Seeds each game's random stream from the run generator's current state (read, not
+        advanced: the run's own draws stay as they were), then starts every game afresh."""
+        entropy = self.rng.bit_generator.state["state"]["state"]
+        seeds = np.random.SeedSequence(entropy).generate_state(len(self.games), np.uint64)
+        for g, turn in enumerate(self.games):
+            turn.states.rng[0] = seeds[g] | np.uint64(1)  # xorshift streams must not be 0
             self._new_game(g)
+
+    def _new_game(self, g: int) -> None:
+        """Restarts game g from the start position and env.opening_plies random plies (whole
+        moves, uniform over the legal ones, drawn from the game's stream; an opening that
+        ends the game is drawn again, up to 15 times), as the batch env starts its games."""
+        turn = self.games[g]
+        new_game(turn.states, 0, turn.tables, self.starts, turn.routes, turn.ws)
+        self.records[g] = _Record()
 
     def _play_forced(self, g: int, finished: list[tuple[int, float]]) -> bool:
         """Plays game g's hops while it has a single legal hop; True if it needs a search."""
@@ -340,5 +351,4 @@ class AlphaZeroTrainer:
         self.replay.load_state(state["replay"])
         self.rng.bit_generator.state = state["rng"]
         self.search.rng.bit_generator.state = state["search_rng"]
-        for g in range(len(self.games)):
-            self._new_game(g)
+        self._restart_games()

@@ -132,6 +132,19 @@ def test_loss_goes_down_on_a_fixed_batch() -> None:
     assert after < 0.8 * before
 
 
+def test_self_play_games_start_after_their_random_openings() -> None:
+    """Each game starts with env.opening_plies random moves from its own stream; a resume
+    (the generators restored) draws the same openings again."""
+    a = AlphaZeroTrainer(tiny(env={"opening_plies": 5}))
+    assert all(t.ply == 5 and t.result == K.ONGOING and t.hop == 0 for t in a.games)
+    assert len({t.board.tobytes() for t in a.games}) > 1  # the streams differ
+    b = AlphaZeroTrainer(tiny(env={"opening_plies": 5}))
+    a.step()
+    b.load_extra_state(a.extra_state())
+    a.load_extra_state(a.extra_state())
+    assert [t.board.tobytes() for t in a.games] == [t.board.tobytes() for t in b.games]
+
+
 def test_same_seed_same_run() -> None:
     a, b = AlphaZeroTrainer(tiny()), AlphaZeroTrainer(tiny())
     for _ in range(2):
