@@ -277,7 +277,9 @@ def print_peaks(
                 f"  {f'{v} {t}T':<17} {peak:>11,.0f} steps/s at batch {best:>4};"
                 f" batch {BIG}: {big:>11,.0f} ({big / peak:.2f}x)"
             )
-        nbytes = sum(a.nbytes for a in vars(envs[v, BIG, 2]).values() if hasattr(a, "nbytes"))
+        env = envs[v, BIG, 2]
+        arrays = {id(a): a for a in (*vars(env).values(), *env._games) if hasattr(a, "nbytes")}
+        nbytes = sum(a.nbytes for a in arrays.values() if a.base is None)  # views counted once
         print(f"  {v}: a batch env of {BIG} games holds {nbytes / 2**20:,.0f} MiB of arrays")
 
 
