@@ -61,6 +61,7 @@ from damas_env import Colour, Ruleset, get_ruleset
 from damas_env.checks import checked_int
 from damas_env.draughts_v0 import IllegalActionError, raw_env
 from damas_env.encoding import actions_to_move, move_to_actions
+from damas_env.ending import Reason
 from damas_env.engine import Move
 from damas_env.game import Game
 
@@ -248,7 +249,8 @@ class GameRecord:
     score: float
     """A's points: 1 win, 0.5 draw, 0 loss."""
     reason: str
-    """Why the game ended: the env's ``infos[agent]["reason"]`` (``max_plies``: a draw)."""
+    """Why the game ended: the env's ``infos[agent]["reason"]``, a ``Reason.label``
+    (``max_plies``: a draw; ``illegal_action``: the loser played one)."""
     plies: int
     """Plies played, the opening's included."""
     final_fen: str
@@ -274,8 +276,9 @@ class GameRecord:
         }
 
 
-def _play(env: raw_env, players: dict[str, Agent], opening: Opening) -> tuple[Game, str]:
-    """Plays one game from an opening in the env; returns the game record and the reason."""
+def _play(env: raw_env, players: dict[str, Agent], opening: Opening) -> Game:
+    """Plays one game from an opening in the env (which then holds its ending); returns the
+    game record. An illegal action loses: it ends the game (Reason.ILLEGAL_ACTION)."""
     env.reset()
     game = Game(env.rules)
     for text in opening.moves:
@@ -289,12 +292,11 @@ def _play(env: raw_env, players: dict[str, Agent], opening: Opening) -> tuple[Ga
             try:
                 env.step(action)
             except IllegalActionError:  # the agent's bug costs it the game, not the match
-                winner = next(a for a in env.agents if a != mover)
-                env.end_game(winner, "illegal_action")
-                return game, "illegal_action"
+                env.end_game(next(a for a in env.agents if a != mover), Reason.ILLEGAL_ACTION)
+                return game
             hops.append(action)
         game.push(actions_to_move(hops, start))
-    return game, str(env.infos["player_0"].get("reason", "unknown"))
+    return game
 
 
 def _push(env: raw_env, game: Game, move: Move) -> None:
@@ -338,7 +340,8 @@ def _run_job(job: _Job) -> GameRecord:
     a, b = (_build(source, seed) for source, seed in zip(job.sources, job.seeds, strict=True))
     order = (0, 1) if job.a_first else (1, 0)
     players = dict(zip(env.possible_agents, ((a, b)[i] for i in order), strict=True))
-    game, reason = _play(env, players, job.opening)
+    game = _play(env, players, job.opening)
+    reason = str(env.infos["player_0"]["reason"])
     reward = float(env.rewards["player_0" if job.a_first else "player_1"])
     a_colour = env.infos["player_0" if job.a_first else "player_1"]["colour"]
     first = Colour.WHITE if job.rules.first_player == "white" else Colour.BLACK

@@ -309,7 +309,7 @@ class _TextSession:
         elif outcome is not None:
             who = "draw" if outcome.winner is None else f"{self.names[int(outcome.winner)]} wins"
             result = outcome.pdn_result(self.game.rules.board_size)
-            text = f"result {result}: {who} ({outcome.reason.value})"
+            text = f"result {result}: {who} ({outcome.reason.label})"
         else:
             text = f"result *: unfinished ({self.ending or 'end of input'})"
         self.say(text)

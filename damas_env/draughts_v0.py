@@ -20,7 +20,7 @@ Observations  ``{"observation": Box(0, 1, (8, N, N), float32),``
               `` "action_mask": Box(0, 1, (A,), int8)}`` (HWC with channels_last)
 Rewards       +1 win, -1 loss, 0 draw, at the end only
 Endings       rule wins and draws terminate (``infos[agent]["reason"]``);
-              ``max_plies`` truncates (reason ``max_plies``)
+              ``max_plies`` truncates (reason ``max_plies``); see :mod:`damas_env.ending`
 Infos         ``{"colour": name}``, then ``"reason"`` and ``"winner"`` (an agent; none
               for a draw) when the game ends; ``env(numeric_infos=True)``: always
               ``{"colour": int, "reason": int, "winner": int}`` (see :data:`INFO_REASONS`)
@@ -58,11 +58,11 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from . import kernels as K
 from .checks import checked_bool, checked_int, checked_options, checked_seed, shown
 from .encoding import PLANES, action_layout
+from .ending import Ending, decided_ending, rules_ending
 from .engine import Colour, Position
-from .game import Reason
+from .kernels import Reason
 from .notation import format_move
 from .rules import Ruleset, get_ruleset
 from .turn import (
@@ -74,24 +74,9 @@ from .turn import (
 
 __all__ = ["env", "raw_env", "IllegalActionError", "IllegalActionLoses", "INFO_REASONS"]
 
-_REASONS = {
-    K.REASON_NO_MOVES: Reason.NO_LEGAL_MOVE.value,
-    K.REASON_REPETITION: Reason.REPETITION.value,
-    K.REASON_NO_PROGRESS: Reason.NO_PROGRESS.value,
-    K.REASON_ENDGAME: Reason.ENDGAME_RULE.value,
-    K.REASON_PLY_LIMIT: Reason.PLY_LIMIT.value,
-    K.REASON_ADJUDICATION: Reason.ADJUDICATION.value,
-}
-
-#: The ``"reason"`` codes of ``numeric_infos=True``; the first eight are the batch env's
-#: (:data:`damas_env.vector.REASONS`).
-INFO_REASONS = (
-    "",
-    *(reason.value for reason in Reason),
-    "max_plies",
-    "illegal_action",
-    "time",
-)
+#: The ``"reason"`` codes of ``numeric_infos=True``: the labels of :class:`Reason` in code
+#: order (code 0, "", while the game goes on).
+INFO_REASONS = tuple(reason.label for reason in Reason)
 
 
 class IllegalActionError(ValueError):
@@ -154,6 +139,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         self._turn = Turn(self.rules)
         self._layout = action_layout(self.rules.board_size)
         first = Colour.WHITE if self.rules.first_player == "white" else Colour.BLACK
+        self._first = int(first)
         self.possible_agents = ["player_0", "player_1"]
         self._colour = {"player_0": first, "player_1": first.opponent}
         self._agent_of = {first: "player_0", first.opponent: "player_1"}
@@ -216,8 +202,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         self.agent_selection = self._agent_of[start.turn]
         self._version += 1
         self._has_reset = True
-        if self._turn.result != K.ONGOING:
-            self._end()
+        ending = rules_ending(self._turn, self._first, self.max_plies or 0)
+        if ending is not None:
+            self._end(ending)
         if self.render_mode == "human":
             self.render()
 
@@ -241,12 +228,11 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         self._version += 1
         self._cumulative_rewards[agent] = 0.0
         if status == MOVE_DONE:
-            if self._turn.result != K.ONGOING:
-                self._end()
-            elif self.max_plies is not None and self._turn.ply >= self.max_plies:
-                self._truncate()
-            else:
+            ending = rules_ending(self._turn, self._first, self.max_plies or 0)
+            if ending is None:
                 self.agent_selection = self._agent_by_side[self._turn.side]
+            else:
+                self._end(ending)
         if self.render_mode == "human":
             self.render()
 
@@ -519,49 +505,40 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
             f"legal actions: {legal or 'none'}; moves in play: {moves or 'none'}"
         )
 
-    def end_game(self, winner: str | None, reason: str, loser_only: bool = False) -> None:
+    def end_game(self, winner: str | None, reason: str | Reason, loser_only: bool = False) -> None:
         """Ends the game now: +1 to the winner, -1 to the other agent (0 each for a draw).
 
         Wrappers that decide a game outside the rules (a clock, an illegal action) call
-        this; it sets rewards, terminations and ``infos[agent]["reason"]`` and refreshes the
-        observations. With ``loser_only`` (PettingZoo's illegal-move convention) the winner
-        gets 0 instead of +1.
+        this; it sets rewards, terminations and ``infos[agent]["reason"]`` (the Reason's
+        label, or the wrapper's own string) and refreshes the observations. With
+        ``loser_only`` (PettingZoo's illegal-move convention) the winner gets 0 instead of +1.
 
         Raises:
             ValueError: winner is neither None nor an agent.
-            TypeError: reason is not a string.
+            TypeError: reason is neither a string nor a Reason.
         """
         if winner is not None and winner not in self.possible_agents:
             raise ValueError(
                 f"winner must be None or one of {self.possible_agents}, not {shown(winner)}"
             )
-        if not isinstance(reason, str):
-            raise TypeError(f"reason must be a string, not {type(reason).__name__}")
+        if not isinstance(reason, (str, Reason)):
+            raise TypeError(f"reason must be a string or a Reason, not {type(reason).__name__}")
+        player = None if winner is None else self.possible_agents.index(winner)
+        self._end(decided_ending(player, self._first, reason, loser_only))
+
+    def _end(self, ending: Ending) -> None:
+        """Records an ending (:mod:`damas_env.ending`): rewards, terminations or truncations,
+        infos, and new observations."""
+        winner = None if ending.winner is None else self.possible_agents[ending.winner]
+        flags = self.truncations if ending.truncated else self.terminations
         for agent in self.agents:
-            if winner is None:
-                reward = 0.0
-            elif agent == winner:
-                reward = 0.0 if loser_only else 1.0
-            else:
-                reward = -1.0
-            self.rewards[agent] = reward
-            self.terminations[agent] = True
-            self.infos[agent] = {**self.infos.get(agent, {}), **self._info(agent, reason, winner)}
+            self.rewards[agent] = ending.rewards[self.possible_agents.index(agent)]
+            flags[agent] = True
+            info = self._info(agent, ending.reason, winner)
+            self.infos[agent] = {**self.infos.get(agent, {}), **info}
         self._cumulative_rewards[self.agent_selection] = 0.0
         self._accumulate_rewards()
         self._version += 1
-
-    def _end(self) -> None:
-        """Ends the game as the rules decided it (result and reason from the engine)."""
-        winner = {K.WHITE_WINS: Colour.WHITE, K.BLACK_WINS: Colour.BLACK}.get(self._turn.result)
-        self.end_game(
-            None if winner is None else self._agent_of[winner], _REASONS[self._turn.reason]
-        )
-
-    def _truncate(self) -> None:
-        for agent in self.agents:
-            self.truncations[agent] = True
-            self.infos[agent] = self._info(agent, "max_plies")
 
     def _display(self) -> tuple[np.ndarray, Any]:
         """Returns the board as shown (moving piece on its current square) and highlights."""
@@ -622,11 +599,15 @@ class IllegalActionLoses(wrappers.BaseWrapper):
             super().step(action)
         except IllegalActionError as e:
             opponent = next(a for a in env.agents if a != agent)
-            env.end_game(opponent, "illegal_action", loser_only=True)
+            env.end_game(opponent, Reason.ILLEGAL_ACTION, loser_only=True)
             if not env.numeric_infos:
                 env.infos[agent]["illegal_action"] = str(e)
 
 
-def _reason_code(reason: str) -> int:
-    """Returns a reason's index in INFO_REASONS, or -1 for one a wrapper made up."""
-    return INFO_REASONS.index(reason) if reason in INFO_REASONS else -1
+def _reason_code(label: str) -> int:
+    """Returns the code of a reason's label (its index in INFO_REASONS), or -1 for one a
+    wrapper made up."""
+    try:
+        return int(Reason.from_label(label))
+    except ValueError:
+        return -1

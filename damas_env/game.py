@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from enum import Enum
 from typing import Any
 
 import numpy as np
@@ -23,32 +22,13 @@ import numpy as np
 from . import kernels as K
 from .checks import shown
 from .engine import Position
+from .kernels import Reason
 from .moves import Colour, IllegalMoveError, Move, move_to_row
 from .notation import NotationError, PdnGame, format_fen, format_move, read_pdn, write_pdn
 from .rules import Ruleset, RulesetError, get_ruleset
 
 __all__ = ["Game", "Outcome", "Reason"]
 
-
-class Reason(str, Enum):
-    """Why a game ended."""
-
-    NO_LEGAL_MOVE = "no_legal_move"
-    REPETITION = "repetition"
-    NO_PROGRESS = "no_progress"
-    ENDGAME_RULE = "endgame_rule"
-    PLY_LIMIT = "ply_limit"
-    ADJUDICATION = "adjudication"
-
-
-_REASONS = {
-    K.REASON_NO_MOVES: Reason.NO_LEGAL_MOVE,
-    K.REASON_REPETITION: Reason.REPETITION,
-    K.REASON_NO_PROGRESS: Reason.NO_PROGRESS,
-    K.REASON_ENDGAME: Reason.ENDGAME_RULE,
-    K.REASON_PLY_LIMIT: Reason.PLY_LIMIT,
-    K.REASON_ADJUDICATION: Reason.ADJUDICATION,
-}
 
 # PDN GameType numbers (PDN 3.0 standard) of the named rulesets.
 GAME_TYPES = {
@@ -69,7 +49,8 @@ MAX_RULES_TAG = 4096
 
 @dataclass(frozen=True)
 class Outcome:
-    """The end of a game: the winner (None for a draw) and the reason."""
+    """The end of a game: the winner (None for a draw) and the reason (``reason.label`` is
+    its name, ``"no_legal_move"``, ...)."""
 
     winner: Colour | None
     reason: Reason
@@ -148,7 +129,7 @@ class Game:
         if result == K.ONGOING:
             return None
         winner = {K.WHITE_WINS: Colour.WHITE, K.BLACK_WINS: Colour.BLACK}.get(int(result))
-        return Outcome(winner, _REASONS[int(reason)])
+        return Outcome(winner, Reason(reason))
 
     @property
     def is_over(self) -> bool:

@@ -29,6 +29,7 @@ A capture ``ncap`` long has ``ncap`` landing squares, the last one being ``to``.
 from __future__ import annotations
 
 from collections.abc import Callable
+from enum import IntEnum
 from typing import Any
 
 import numpy as np
@@ -81,10 +82,47 @@ WS_ROWS = MAX_CAPTURES + 2
 G_PLY, G_SINCE_MAN_OR_CAPTURE, G_SINCE_PROMOTION_OR_CAPTURE = 0, 1, 2
 G_LEN = 3
 
-# Results and reasons.
+# Results.
 ONGOING, WHITE_WINS, BLACK_WINS, DRAW = 0, 1, 2, 3
-REASON_NONE, REASON_NO_MOVES, REASON_REPETITION, REASON_NO_PROGRESS = 0, 1, 2, 3
-REASON_ENDGAME, REASON_PLY_LIMIT, REASON_ADJUDICATION = 4, 5, 6
+
+
+class Reason(IntEnum):
+    """Why a game ended: one code for the kernels, :class:`~damas_env.game.Game`, the envs'
+    infos and JSON (:mod:`damas_env.ending` decides the end of a game).
+
+    Kernels use the members as integer constants (numba compiles them so). NO_LEGAL_MOVE to
+    ADJUDICATION are the rules' endings (:func:`outcome`); MAX_PLIES is the envs' ply cut
+    (a truncation); ILLEGAL_ACTION and TIME are decided outside the rules. ``label`` is the
+    name in ``infos[agent]["reason"]``, JSON and PDN ("" for NONE, the game goes on).
+    """
+
+    NONE = 0
+    NO_LEGAL_MOVE = 1
+    REPETITION = 2
+    NO_PROGRESS = 3
+    ENDGAME_RULE = 4
+    PLY_LIMIT = 5
+    ADJUDICATION = 6
+    MAX_PLIES = 7
+    ILLEGAL_ACTION = 8
+    TIME = 9
+
+    @property
+    def label(self) -> str:
+        """Returns the reason's name in infos and JSON: ``"no_legal_move"``, ... ("" for NONE)."""
+        return "" if self is Reason.NONE else self.name.lower()
+
+    @classmethod
+    def from_label(cls, label: str) -> Reason:
+        """Returns the reason a label names.
+
+        Raises:
+            ValueError: no reason has this label.
+        """
+        for reason in cls:
+            if reason.label == label:
+                return reason
+        raise ValueError(f"no reason is labelled {label!r}")
 
 
 def new_move_buffer(max_moves: int = MAX_MOVES) -> np.ndarray:
@@ -680,23 +718,23 @@ def outcome(board, side, has_move, counters, repetitions, rules):
     """
     if not has_move:  # seeds 000, 002, 004: a player who cannot move loses; giveaway: wins
         lost = side if rules[R_GIVEAWAY] == 0 else 1 - side
-        return (BLACK_WINS if lost == WHITE else WHITE_WINS), REASON_NO_MOVES
+        return (BLACK_WINS if lost == WHITE else WHITE_WINS), Reason.NO_LEGAL_MOVE
     if rules[R_REPETITION] > 0 and repetitions >= rules[R_REPETITION]:
-        return DRAW, REASON_REPETITION
+        return DRAW, Reason.REPETITION
     since = counters[G_SINCE_PROMOTION_OR_CAPTURE]
     if rules[R_PROGRESS] == PROGRESS_MAN_MOVE:
         since = counters[G_SINCE_MAN_OR_CAPTURE]
     if rules[R_NO_PROGRESS] > 0 and since >= rules[R_NO_PROGRESS]:
-        return DRAW, REASON_NO_PROGRESS
+        return DRAW, Reason.NO_PROGRESS
     if rules[R_ENDGAME] == 1:
         limit = endgame_limit(board)
         if limit > 0 and counters[G_SINCE_PROMOTION_OR_CAPTURE] >= limit:
-            return DRAW, REASON_ENDGAME
+            return DRAW, Reason.ENDGAME_RULE
     if rules[R_PLY_LIMIT] > 0 and counters[G_PLY] >= rules[R_PLY_LIMIT]:
         if rules[R_LIMIT_MATERIAL] == 0:
-            return DRAW, REASON_PLY_LIMIT
-        return _adjudicate(board), REASON_ADJUDICATION
-    return ONGOING, REASON_NONE
+            return DRAW, Reason.PLY_LIMIT
+        return _adjudicate(board), Reason.ADJUDICATION
+    return ONGOING, Reason.NONE
 
 
 @kernel()

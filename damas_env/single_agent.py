@@ -22,7 +22,7 @@ Observations  the planes ``Box(0, 1, (8, N, N), float32)`` in the learner's view
               ``info["action_mask"]`` (int8) and :meth:`DraughtsGymEnv.action_masks` (bool)
 Rewards       +1 win, -1 loss, 0 draw, from the learner's side, at the end only
 Endings       ``terminated`` for the rules' endings, ``truncated`` for ``max_plies``;
-              ``info["reason"]`` says which
+              ``info["reason"]`` says which (see :mod:`damas_env.ending`)
 ============  =================================================================================
 
 A step is one hop of the learner. When that hop completes the learner's move, the

@@ -38,8 +38,9 @@ Auto-reset is Gymnasium's same-step mode (``metadata["autoreset_mode"]`` is
 gives its reward and flag at that step and restarts at once; the returned observation is
 the new game's, after the opponent's first hops if it moves first there.
 ``info["final_obs"]`` (an object array, None where no game ended) holds the last position
-in the learner's view, ``info["final_info"]`` its ``"reason"``, ``"plies"`` and
-``"learner"``, each key with Gymnasium's ``"_key"`` mask of the games that ended.
+in the learner's view, ``info["final_info"]`` its ``"reason"`` (a ``Reason.label``, see
+:mod:`damas_env.ending`), ``"plies"`` and ``"learner"``, each key with Gymnasium's
+``"_key"`` mask of the games that ended.
 
 Illegal learner actions raise the batch env's ValueError naming the game, and nothing
 changes. An opponent action that is not legal raises
@@ -61,14 +62,16 @@ from gymnasium.vector.utils import batch_space
 
 from .checks import checked_bool, checked_options, checked_seed
 from .encoding import other_view
+from .ending import Reason
 from .rules import Ruleset
 from .single_agent import OpponentError, checked_play_as, opponent_policy
-from .vector import REASONS, DraughtsBatchEnv
+from .vector import DraughtsBatchEnv
 
 __all__ = ["DraughtsVectorEnv"]
 
 AGENTS = ("player_0", "player_1")
 BatchPolicy = Callable[[np.ndarray, np.ndarray], Any]
+_LABELS = np.array([reason.label for reason in Reason])  # a reason code's label
 
 
 class _StepRecord:
@@ -302,7 +305,7 @@ class DraughtsVectorEnv(gymnasium.vector.VectorEnv[np.ndarray, np.ndarray, np.nd
 
     def _refuse_empty_episode(self, game: int) -> None:
         """Raises the ValueError for a game that ended before the learner's first move."""
-        reason = REASONS[int(self._batch.final_reason[game])]
+        reason = Reason(int(self._batch.final_reason[game])).label
         raise ValueError(
             f"game {game}: the game ended ({reason}) before the learner's first move; "
             "check the start positions (fens) and max_plies"
@@ -331,7 +334,7 @@ def _final_info(record: _StepRecord) -> dict[str, Any]:
     """Returns the final info of the ended games, in Gymnasium's batched-info layout."""
     ended = record.ended
     return {
-        "reason": np.asarray(REASONS)[record.final_reason],
+        "reason": _LABELS[record.final_reason],
         "_reason": ended.copy(),
         "plies": record.final_plies,
         "_plies": ended.copy(),

@@ -11,6 +11,7 @@ from pettingzoo.test import api_test, seed_test
 
 from damas_env import draughts_v0
 from damas_env.draughts_v0 import IllegalActionError
+from damas_env.ending import Reason
 
 #: The built-in variants and the shipped presets (the giveaway twins play on the same code).
 VARIANTS = [*BUILT_IN, *PRESETS]
@@ -213,9 +214,9 @@ def test_render_modes_and_svg() -> None:
 
 def test_numeric_infos_keep_one_schema_of_ints() -> None:
     """numeric_infos=True: the same int keys from reset on (TorchRL and Tianshou batch them)."""
-    from damas_env.vector import REASONS
-
-    assert draughts_v0.INFO_REASONS[: len(REASONS)] == REASONS
+    labels = ("", "no_legal_move", "repetition", "no_progress", "endgame_rule", "ply_limit")
+    labels += ("adjudication", "max_plies", "illegal_action", "time")
+    assert draughts_v0.INFO_REASONS == tuple(reason.label for reason in Reason) == labels
     env = draughts_v0.env(variant="english", numeric_infos=True)
     env.reset(options={"fen": "W:W27:B23"})
     assert env.infos == {

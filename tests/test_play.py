@@ -68,7 +68,7 @@ def test_a_game_plays_to_the_end_and_its_pdn_reads_back() -> None:
     game, result, text = _text_game([], auto=True)
     outcome = game.outcome()
     assert outcome is not None and result == outcome.pdn_result(8)
-    assert f"result {result}:" in text and f"({outcome.reason.value})" in text
+    assert f"result {result}:" in text and f"({outcome.reason.label})" in text
     again = Game.from_pdn(play.game_pdn(game, result))
     assert again.position.fen() == game.position.fen() and again.ply == game.ply
 

@@ -69,7 +69,7 @@ def test_seed004_adjudication_counts_pieces_then_kings(squares: int) -> None:
     for _ in range(2000):
         board = rng.choice(np.array([-2, -1, 0, 1, 2], np.int8), squares, p=rng.dirichlet([1] * 5))
         result, reason = K.outcome(board, 0, True, counters, 1, rules)
-        assert (result, reason) == (adjudicated(board), K.REASON_ADJUDICATION)
+        assert (result, reason) == (adjudicated(board), K.Reason.ADJUDICATION)
 
 
 @pytest.mark.parametrize("name", PRESETS)

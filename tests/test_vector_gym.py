@@ -10,9 +10,9 @@ import pytest
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
+from damas_env.ending import Reason
 from damas_env.engine import Colour
 from damas_env.single_agent import DraughtsGymEnv, OpponentError
-from damas_env.vector import REASONS
 from damas_env.vector_gym import DraughtsVectorEnv
 
 # English: Black (player_0) moves first; White is player_1.
@@ -175,7 +175,8 @@ def test_episode_bookkeeping_agrees_with_the_batch_env(monkeypatch: pytest.Monke
         final = info["final_info"]
         assert np.array_equal(final["_reason"], ended)
         assert (final["reason"][truncated] == "max_plies").all()
-        assert set(final["reason"][terminated]) <= set(REASONS[1:-1])
+        rules_reasons = {r.label for r in Reason if Reason.NONE < r < Reason.MAX_PLIES}
+        assert set(final["reason"][terminated]) <= rules_reasons
         assert (final["plies"][truncated] == 50).all()
         assert (final["learner"][ended] == 1).all()
         for g in np.flatnonzero(ended):

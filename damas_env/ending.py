@@ -1,0 +1,140 @@
+"""The end of a game, decided in one place: rewards, termination or truncation, the reason
+and the final observation.
+
+Every env ends its games here. The batch env (:mod:`damas_env.vector`) calls the kernel
+:func:`end_of_move` after each complete move; the AEC env (:mod:`damas_env.draughts_v0`)
+calls :func:`rules_ending` (the same kernels, on its batch of one) and, for a game decided
+outside the rules (an illegal action, a clock), :func:`decided_ending`. The Gymnasium views,
+the arena and the trainers read what these give.
+
+- The reason is a :class:`Reason` (its ``label`` is the string in infos and JSON): the
+  rules' reason when the engine ended the game, ``MAX_PLIES`` when the env's ``max_plies``
+  cut it, ``ILLEGAL_ACTION`` or ``TIME`` when it was decided outside the rules (a wrapper
+  may name its own).
+- Only ``MAX_PLIES`` truncates (the game is cut, not over: both rewards are 0); every other
+  ending terminates.
+- Rewards are by player (player 0 plays the ruleset's first colour, ``first``): the value of
+  the result for the player's colour (:func:`~damas_env.turn.result_value`: +1 win, -1 loss,
+  0 draw). With ``loser_only`` (PettingZoo's illegal-move convention) the winner gets 0.
+- The final observation is the planes of the last position in the view of the side to move
+  there: the batch env keeps it for its auto-reset; the AEC env's ``observe`` shows it.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from . import kernels as K
+from .kernels import Reason, kernel
+from .turn import (
+    Turn,
+    direct_call,
+    ply_of,
+    reason_of,
+    result_of,
+    result_value,
+    side_of,
+    write_planes,
+)
+
+__all__ = ["Ending", "Reason", "decided_ending", "end_of_move", "ending_reason", "rules_ending"]
+
+
+class Ending(NamedTuple):
+    """How a game ended, as an env records it."""
+
+    reason: str
+    """The reason's label (``Reason.label``), or the name a wrapper gave its own ending."""
+    winner: int | None
+    """The winning player (0: player_0, who plays the ruleset's first colour); None for a
+    draw or a truncation."""
+    rewards: tuple[float, float]
+    """The rewards of player 0 and player 1."""
+    truncated: bool
+    """The env cut the game (``max_plies``); otherwise it terminated."""
+
+
+# --- Kernels ---------------------------------------------------------------------------------
+
+
+@kernel()
+def ending_reason(s, g, max_plies):
+    """Returns why game g ends after a complete move: the rules' reason if the engine ended
+    it, Reason.MAX_PLIES at the ply cut (``max_plies`` > 0), Reason.NONE while it goes on."""
+    if result_of(s, g) != K.ONGOING:
+        return reason_of(s, g)
+    if max_plies > 0 and ply_of(s, g) >= max_plies:
+        return Reason.MAX_PLIES
+    return Reason.NONE
+
+
+@kernel(inline=True)
+def player_colour(player, first):
+    """Returns the colour a player plays (player 0 plays colour `first`, player 1 the other)."""
+    return first if player == 0 else 1 - first
+
+
+@kernel(inline=True)
+def write_rewards(result, first, loser_only, rewards):
+    """Writes the rewards of a result by player into rewards[0:2] (player 0 plays colour
+    `first`): +1 win, -1 loss, 0 draw or unfinished; with `loser_only` the winner gets 0."""
+    for player in range(2):
+        value = result_value(result, player_colour(player, first))
+        rewards[player] = 0.0 if loser_only and value > 0 else value
+
+
+@kernel()
+def end_of_move(s, g, t, first, max_plies, rewards, final_obs):
+    """Ends game g after a complete move, if it is over or cut: returns the reason
+    (:func:`ending_reason`; Reason.NONE while it goes on, and nothing is written) and writes
+    the rewards by player into `rewards` and the final observation into `final_obs`.
+
+    MAX_PLIES means truncated, any other reason terminated.
+    """
+    reason = ending_reason(s, g, max_plies)
+    if reason != Reason.NONE:
+        write_rewards(result_of(s, g), first, False, rewards)
+        write_planes(s, g, t, final_obs, side_of(s, g))
+    return reason
+
+
+# --- Python entries (the AEC env) ------------------------------------------------------------
+
+
+def rules_ending(turn: Turn, first: int, max_plies: int) -> Ending | None:
+    """Returns how a turn state's game ends after a complete move (or at the start), by the
+    batch env's kernels: the rules' ending, a ``max_plies`` truncation (0: none), or None
+    while it goes on."""
+    code = int(direct_call(ending_reason, (), turn.states, 0, max_plies))
+    if code == Reason.NONE:
+        return None
+    reason = Reason(code)
+    rewards = _rewards(turn.result, first, False)
+    winner = rewards.index(1.0) if 1.0 in rewards else None
+    return Ending(reason.label, winner, rewards, reason == Reason.MAX_PLIES)
+
+
+def decided_ending(
+    winner: int | None, first: int, reason: Reason | str, loser_only: bool = False
+) -> Ending:
+    """Returns the ending of a game decided outside the rules (an illegal action, a clock):
+    `winner` (a player, None for a draw) wins, the other player loses; it terminates.
+
+    `reason` is a Reason or a wrapper's own name for the ending.
+    """
+    label = reason.label if isinstance(reason, Reason) else reason
+    if winner is None:
+        result = K.DRAW
+    else:
+        white_wins = player_colour(winner, first) == K.WHITE
+        result = K.WHITE_WINS if white_wins else K.BLACK_WINS
+    return Ending(label, winner, _rewards(result, first, loser_only), False)
+
+
+def _rewards(result: int, first: int, loser_only: bool) -> tuple[float, float]:
+    """Returns the rewards of a result by player (:func:`write_rewards`)."""
+    rewards = np.zeros(2, np.float64)
+    write_rewards(result, first, loser_only, rewards)
+    return float(rewards[0]), float(rewards[1])
