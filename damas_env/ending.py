@@ -107,8 +107,8 @@ def rules_ending(turn: Turn, first: int, max_plies: int) -> Ending | None:
     """Returns how a turn state's game ends after a complete move (or at the start), by the
     batch env's kernels: the rules' ending, a ``max_plies`` truncation (0: none), or None
     while it goes on."""
-    code = int(direct_call(ending_reason, (), turn.states, 0, max_plies))
-    if code == Reason.NONE:
+    code = direct_call(ending_reason, (), turn.states, 0, max_plies)
+    if not code:  # Reason.NONE, the common case: kept cheap (it runs after every move)
         return None
     reason = Reason(code)
     rewards = _rewards(turn.result, first, False)
