@@ -33,25 +33,18 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from damas_env import Colour, Position
+from damas_env import Position
 from damas_env import kernels as K
 from damas_env.encoding import PLANES
-from damas_env.turn import Starts, Turn, new_game
+from damas_env.ending import Reason, ending_reason
+from damas_env.turn import Starts, Turn, direct_call, new_game, result_value
 
 from .config import Config
 from .network import NetworkEvaluator
 from .puct import BatchedPUCT, select_action
 from .trainer import gradient_steps, make_learner
 
-__all__ = ["AlphaZeroTrainer", "ReplayBuffer", "outcome_for"]
-
-
-def outcome_for(result: int, side: Colour | int) -> float:
-    """Returns a finished game's result for `side`: 1 win, 0 draw (or unfinished), -1 loss."""
-    if result in (K.WHITE_WINS, K.BLACK_WINS):
-        white = 1.0 if result == K.WHITE_WINS else -1.0
-        return white if int(side) == int(Colour.WHITE) else -white
-    return 0.0
+__all__ = ["AlphaZeroTrainer", "ReplayBuffer"]
 
 
 class ReplayBuffer:
@@ -197,8 +190,10 @@ class AlphaZeroTrainer:
             turn.play(legal[0])
 
     def _game_over(self, turn: Turn) -> bool:
+        """Returns whether the game has ended, by the rules or at the env.max_plies cut (the
+        envs' ending, :func:`damas_env.ending.ending_reason`)."""
         limit = self.config.env.max_plies
-        return turn.result != K.ONGOING or (limit > 0 and turn.ply >= limit)
+        return direct_call(ending_reason, (), turn.states, 0, limit) != Reason.NONE
 
     def _finish(self, g: int, finished: list[tuple[int, float]]) -> None:
         """Scores game g's records with its result, queues them and restarts the game."""
@@ -209,11 +204,11 @@ class AlphaZeroTrainer:
                     np.stack(record.obs),
                     np.stack(record.masks),
                     np.stack(record.policies),
-                    np.array([outcome_for(turn.result, side) for side in record.sides]),
+                    np.array([result_value(turn.result, side) for side in record.sides]),
                 )
             )
-        result = turn.result if turn.result != K.ONGOING else K.DRAW
-        finished.append((turn.ply, 0.0 if result == K.DRAW else 1.0))
+        decisive = result_value(turn.result, K.WHITE) != 0.0  # a cut game counts as a draw
+        finished.append((turn.ply, 1.0 if decisive else 0.0))
         self._new_game(g)
 
     def _self_play(self) -> tuple[int, list[tuple[int, float]]]:

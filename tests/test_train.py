@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import torch
 
-from agents.alphazero import AlphaZeroTrainer, ReplayBuffer, outcome_for
+from agents.alphazero import AlphaZeroTrainer, ReplayBuffer
 from agents.arena import play_match
 from agents.checkpoint import (
     CheckpointError,
@@ -29,6 +29,7 @@ from agents.train import main as train_main
 from agents.train import run_training
 from damas_env import Colour
 from damas_env import kernels as K
+from damas_env.turn import result_value
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -59,12 +60,12 @@ def tiny(**sections: dict) -> Config:
 # --- AlphaZero ------------------------------------------------------------------------------
 
 
-def test_outcome_for() -> None:
-    assert outcome_for(K.WHITE_WINS, Colour.WHITE) == 1.0
-    assert outcome_for(K.WHITE_WINS, Colour.BLACK) == -1.0
-    assert outcome_for(K.BLACK_WINS, Colour.BLACK) == 1.0
-    assert outcome_for(K.DRAW, Colour.WHITE) == 0.0
-    assert outcome_for(K.ONGOING, Colour.BLACK) == 0.0  # stopped at max_plies: a draw
+def test_the_value_target_is_the_result_for_a_side() -> None:
+    assert result_value(K.WHITE_WINS, Colour.WHITE) == 1.0
+    assert result_value(K.WHITE_WINS, Colour.BLACK) == -1.0
+    assert result_value(K.BLACK_WINS, Colour.BLACK) == 1.0
+    assert result_value(K.DRAW, Colour.WHITE) == 0.0
+    assert result_value(K.ONGOING, Colour.BLACK) == 0.0  # stopped at max_plies: a draw
 
 
 def test_replay_buffer_ring_and_state() -> None:
@@ -88,7 +89,7 @@ def test_values_are_the_result_for_the_player_to_move() -> None:
 
     def spy(g: int, finished: list) -> None:
         turn, record = trainer.games[g], trainer.records[g]
-        expected.extend(outcome_for(turn.result, side) for side in record.sides)
+        expected.extend(result_value(turn.result, side) for side in record.sides)
         finish(g, finished)
 
     trainer._finish = spy  # type: ignore[method-assign]
