@@ -39,7 +39,15 @@ from .turn import (
     write_planes,
 )
 
-__all__ = ["Ending", "Reason", "decided_ending", "end_of_move", "ending_reason", "rules_ending"]
+__all__ = [
+    "Ending",
+    "Reason",
+    "decided_ending",
+    "end_of_move",
+    "ending_reason",
+    "rules_ending",
+    "truncates",
+]
 
 
 class Ending(NamedTuple):
@@ -71,6 +79,13 @@ def ending_reason(s, g, max_plies):
 
 
 @kernel(inline=True)
+def truncates(reason):
+    """Returns whether an ending truncates the game (only Reason.MAX_PLIES: the env cut it,
+    the game is not over) rather than terminating it."""
+    return reason == Reason.MAX_PLIES
+
+
+@kernel(inline=True)
 def player_colour(player, first):
     """Returns the colour a player plays (player 0 plays colour `first`, player 1 the other)."""
     return first if player == 0 else 1 - first
@@ -89,9 +104,8 @@ def write_rewards(result, first, loser_only, rewards):
 def end_of_move(s, g, t, first, max_plies, rewards, final_obs):
     """Ends game g after a complete move, if it is over or cut: returns the reason
     (:func:`ending_reason`; Reason.NONE while it goes on, and nothing is written) and writes
-    the rewards by player into `rewards` and the final observation into `final_obs`.
-
-    MAX_PLIES means truncated, any other reason terminated.
+    the rewards by player into `rewards` and the final observation into `final_obs`
+    (:func:`truncates` tells truncated from terminated).
     """
     reason = ending_reason(s, g, max_plies)
     if reason != Reason.NONE:
@@ -110,10 +124,9 @@ def rules_ending(turn: Turn, first: int, max_plies: int) -> Ending | None:
     code = direct_call(ending_reason, (), turn.states, 0, max_plies)
     if not code:  # Reason.NONE, the common case: kept cheap (it runs after every move)
         return None
-    reason = Reason(code)
     rewards = _rewards(turn.result, first, False)
     winner = rewards.index(1.0) if 1.0 in rewards else None
-    return Ending(reason.label, winner, rewards, reason == Reason.MAX_PLIES)
+    return Ending(Reason(code).label, winner, rewards, bool(truncates(code)))
 
 
 def decided_ending(

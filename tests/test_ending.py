@@ -9,7 +9,14 @@ import pytest
 from damas_env import Colour, Position, get_ruleset
 from damas_env import kernels as K
 from damas_env.encoding import PLANES
-from damas_env.ending import Ending, Reason, decided_ending, end_of_move, rules_ending
+from damas_env.ending import (
+    Ending,
+    Reason,
+    decided_ending,
+    end_of_move,
+    rules_ending,
+    truncates,
+)
 from damas_env.game import Reason as GameReason
 from damas_env.turn import Turn, direct_call
 
@@ -24,6 +31,7 @@ def test_one_reason_enum_with_labels() -> None:
         assert Reason.from_label(reason.label) is reason
     with pytest.raises(ValueError, match="no reason is labelled 'resigned'"):
         Reason.from_label("resigned")
+    assert [r for r in Reason if truncates(int(r))] == [Reason.MAX_PLIES]
 
 
 def test_decided_endings_give_the_winner_one_and_the_loser_minus_one() -> None:
