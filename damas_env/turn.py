@@ -10,10 +10,12 @@ the same position.
 All turn states live in one bundle, :class:`States`: arrays with a leading batch axis (one
 row a game), allocated by :func:`new_states` and copied by :func:`copy_game`. The batch env
 holds thousands of rows, a search one per root plus its work rows, and :class:`Turn` (the
-env's) a batch of one. The kernels take ``(s, g, t, ...)``: the states, the game's row and
-the ruleset's read-only :class:`Tables`. The layout of a row is private to this module; the
-code outside reads it through the accessors (:func:`side_of`, :func:`result_of`, ... in
-kernels; the :class:`States` properties in Python).
+env's) a batch of one. The public kernels take ``(s, g, t, ...)``: the states, the game's
+row and the ruleset's read-only :class:`Tables` (those that play, check, mask and write
+planes are inlined where called and work on one game's arrays in private kernels). The
+layout of a row is private to this module; the code outside reads it through the accessors
+(:func:`side_of`, :func:`result_of`, ... in kernels; the :class:`States` properties in
+Python).
 
 The routes of a turn are listed once into a small per-game cache (or, when a turn has more
 routes than it holds, into a per-thread scratch list, again at each hop), so the state of
@@ -196,10 +198,10 @@ def direct_call(fn: Any, key: Any, *args: Any) -> Any:
     key would make the kernel read the wrong bytes: arrays are not checked). Under
     NUMBA_DISABLE_JIT it calls the function.
     """
-    if key is None or not hasattr(fn, "overloads"):
-        return fn(*args)
     entry = _ENTRIES.get((fn, key))
     if entry is None:
+        if key is None or not hasattr(fn, "overloads"):
+            return fn(*args)
         sig = tuple(numba.typeof(a) for a in args)
         fn.compile(sig)
         entry = _ENTRIES[fn, key] = fn.overloads[sig].entry_point
@@ -335,32 +337,10 @@ def copy_game(src, i, dst, j):
         dst.legal[j, k] = src.legal[i, k]
 
 
-@kernel()
-def begin_turn(s, g, t):
-    """Starts the turn of the side to move: no hops played, the game's result so far."""
-    st = s.st[g]
-    st[T_HOP] = 0
-    st[T_NROUTES] = -1
-    st[T_NLEGAL] = -1
-    counters = st[T_COUNTERS : T_COUNTERS + K.G_LEN]
-    reps = K.count_repetitions(s.hist[g], st[T_HLEN], counters[K.G_SINCE_MAN_OR_CAPTURE])
-    st[T_REPS] = reps
-    has_move = K.has_legal_move(s.board[g], st[T_SIDE], t.ray, t.rules)
-    result, reason = K.outcome(s.board[g], st[T_SIDE], has_move, counters, reps, t.rules)
-    st[T_RESULT] = result
-    st[T_REASON] = reason
-
-
-@kernel()
+@kernel(inline=True)
 def start_game(s, g, t, side):
     """Starts game g on its board (already set) with `side` to move."""
-    st = s.st[g]
-    for i in range(st.shape[0]):
-        st[i] = 0
-    st[T_SIDE] = side
-    st[T_HLEN] = 1
-    s.hist[g, 0] = K.hash_position(s.board[g], side, t.keys, t.side_key)
-    begin_turn(s, g, t)
+    _reset_state(s.board[g], s.st[g], s.hist[g], side, t.keys, t.side_key, t.ray, t.rules)
 
 
 @kernel()
@@ -408,7 +388,80 @@ def random_move(s, g, t, scratch, ws):
     return 0
 
 
-# --- Hops -------------------------------------------------------------------------------------
+# --- Hops, mask and planes -------------------------------------------------------------------
+# The public kernels take the bundles and are inlined where they are called; the work is
+# done by private kernels over one game's arrays, so that a call between compiled functions
+# passes a few arrays, not the whole bundles (that made a batch step twice as slow).
+
+
+@kernel(inline=True)
+def check_hop(s, g, t, action, scratch, ws):
+    """Returns HOP_PLAYED if `action` is a legal next hop of game g, else HOP_ILLEGAL (or
+    HOP_OVERFLOW if the scratch list is too small to tell); plays nothing.
+
+    Reads the hops listed with the mask, or the routes when they were too many to list,
+    never the mask itself: the caller may have written into that.
+    """
+    return _check_hop(
+        s.board[g], s.st[g], s.cur[g], s.cache[g], s.legal[g], action, t.action_of, t.ray,
+        t.rules, scratch, ws,
+    )  # fmt: skip
+
+
+@kernel(inline=True)
+def play_hop(s, g, t, action, scratch, ws):
+    """Plays one hop in game g; returns HOP_ILLEGAL or HOP_OVERFLOW (nothing changed),
+    HOP_PLAYED or MOVE_DONE."""
+    return _play_hop(
+        s.board[g], s.st[g], s.hist[g], s.cur[g], s.last[g], s.cache[g], action, t.action_of,
+        t.keys, t.side_key, t.ray, t.rules, scratch, ws,
+    )  # fmt: skip
+
+
+@kernel(inline=True)
+def write_mask(s, g, t, mask, scratch, ws):
+    """Writes game g's legal next hops into mask (zeros once the game ended) and lists them;
+    returns HOP_OVERFLOW if the scratch list is too small, else 0."""
+    return _write_mask(
+        s.board[g], s.st[g], s.cur[g], s.cache[g], s.legal[g], mask, t.action_of, t.ray,
+        t.rules, scratch, ws,
+    )  # fmt: skip
+
+
+@kernel(inline=True)
+def write_planes(s, g, t, obs, view_side):
+    """Writes game g's observation planes in the view of `view_side` (see
+    damas_env.encoding)."""
+    _write_planes(s.board[g], s.st[g], s.cur[g], obs, view_side, t.rows, t.cols, t.rules)
+
+
+# --- One game's arrays ------------------------------------------------------------------------
+
+
+@kernel()
+def _begin_turn(board, st, hist, ray, rules):
+    """Starts the turn of the side to move: no hops played, the game's result so far."""
+    st[T_HOP] = 0
+    st[T_NROUTES] = -1
+    st[T_NLEGAL] = -1
+    counters = st[T_COUNTERS : T_COUNTERS + K.G_LEN]
+    reps = K.count_repetitions(hist, st[T_HLEN], counters[K.G_SINCE_MAN_OR_CAPTURE])
+    st[T_REPS] = reps
+    has_move = K.has_legal_move(board, st[T_SIDE], ray, rules)
+    result, reason = K.outcome(board, st[T_SIDE], has_move, counters, reps, rules)
+    st[T_RESULT] = result
+    st[T_REASON] = reason
+
+
+@kernel()
+def _reset_state(board, st, hist, side, keys, side_key, ray, rules):
+    """Starts a game on `board` (already set) with `side` to move."""
+    for i in range(st.shape[0]):
+        st[i] = 0
+    st[T_SIDE] = side
+    st[T_HLEN] = 1
+    hist[0] = K.hash_position(board, side, keys, side_key)
+    _begin_turn(board, st, hist, ray, rules)
 
 
 @kernel(inline=True)
@@ -437,70 +490,67 @@ def _in_play(routes, r, st, cur):
 
 
 @kernel()
-def _listed(s, g, t, scratch, ws):
+def _listed(board, st, cache, scratch, ray, rules, ws):
     """Lists this turn's routes; returns (in cache, count), count -1 if scratch is too small."""
-    st = s.st[g]
     if st[T_NROUTES] >= 0:
         return True, st[T_NROUTES]
-    cache = s.cache[g]
-    n = K.generate_moves(s.board[g], st[T_SIDE], t.ray, t.rules, cache, False, ws)
+    n = K.generate_moves(board, st[T_SIDE], ray, rules, cache, False, ws)
     if n <= cache.shape[0]:
         st[T_NROUTES] = n
         return True, n
-    n = K.generate_moves(s.board[g], st[T_SIDE], t.ray, t.rules, scratch, False, ws)
+    n = K.generate_moves(board, st[T_SIDE], ray, rules, scratch, False, ws)
     return False, (n if n <= scratch.shape[0] else -1)
 
 
 @kernel()
-def _find_route(s, g, t, action, scratch, ws):
+def _find_route(board, st, cur, cache, action, action_of, ray, rules, scratch, ws):
     """Returns (in cache, the first route in play whose next hop is `action`), the route
     HOP_ILLEGAL if there is none and HOP_OVERFLOW if the scratch list is too small."""
-    rules, st = t.rules, s.st[g]
     num_actions = rules[K.R_SQUARES] * 4 * (rules[K.R_SIZE] - 1)
     if st[T_RESULT] != K.ONGOING or action < 0 or action >= num_actions:
         return True, HOP_ILLEGAL
-    in_cache, n = _listed(s, g, t, scratch, ws)
+    in_cache, n = _listed(board, st, cache, scratch, ray, rules, ws)
     if n < 0:
         return in_cache, HOP_OVERFLOW
-    routes = s.cache[g] if in_cache else scratch
-    cur = s.cur[g]
+    routes = cache if in_cache else scratch
     squares, k, flip = rules[K.R_SQUARES], st[T_HOP], st[T_SIDE] == K.BLACK
     for r in range(n):
         if (
             _in_play(routes, r, st, cur)
-            and hop_action(routes, r, k, flip, squares, t.action_of) == action
+            and hop_action(routes, r, k, flip, squares, action_of) == action
         ):
             return in_cache, r
     return in_cache, HOP_ILLEGAL
 
 
 @kernel()
-def check_hop(s, g, t, action, scratch, ws):
-    """Returns HOP_PLAYED if `action` is a legal next hop of game g, else HOP_ILLEGAL (or
-    HOP_OVERFLOW if the scratch list is too small to tell); plays nothing.
+def _check_hop(board, st, cur, cache, legal, action, action_of, ray, rules, scratch, ws):
+    """Returns HOP_PLAYED if `action` is a legal next hop, else HOP_ILLEGAL (or HOP_OVERFLOW
+    if the scratch list is too small to tell); plays nothing.
 
-    Reads the hops listed with the mask, or the routes when they were too many to list,
-    never the mask itself: the caller may have written into that.
+    Reads the hops listed with the mask (``legal``), or the routes when they were too many
+    to list, never the mask itself: the caller may have written into that.
     """
-    n = s.st[g, T_NLEGAL]
-    if n < 0 or s.st[g, T_RESULT] != K.ONGOING:
-        found = _find_route(s, g, t, action, scratch, ws)[1]
+    n = st[T_NLEGAL]
+    if n < 0 or st[T_RESULT] != K.ONGOING:
+        found = _find_route(board, st, cur, cache, action, action_of, ray, rules, scratch, ws)[1]
         return found if found < 0 else HOP_PLAYED
     for i in range(n):
-        if s.legal[g, i] == action:
+        if legal[i] == action:
             return HOP_PLAYED
     return HOP_ILLEGAL
 
 
 @kernel()
-def play_hop(s, g, t, action, scratch, ws):
-    """Plays one hop in game g; returns HOP_ILLEGAL or HOP_OVERFLOW (nothing changed),
-    HOP_PLAYED or MOVE_DONE."""
-    in_cache, found = _find_route(s, g, t, action, scratch, ws)
+def _play_hop(
+    board, st, hist, cur, last, cache, action, action_of, keys, side_key, ray, rules, scratch, ws
+):
+    """Plays one hop; returns HOP_ILLEGAL or HOP_OVERFLOW (nothing changed), HOP_PLAYED or
+    MOVE_DONE."""
+    in_cache, found = _find_route(board, st, cur, cache, action, action_of, ray, rules, scratch, ws)
     if found < 0:
         return found
-    routes = s.cache[g] if in_cache else scratch
-    st, cur = s.st[g], s.cur[g]
+    routes = cache if in_cache else scratch
     k = st[T_HOP]
     cur[CUR_ORIGIN] = routes[found, K.M_FROM]
     cur[CUR_PATH + k] = routes[found, K.M_PATH + k]
@@ -509,50 +559,44 @@ def play_hop(s, g, t, action, scratch, ws):
     st[T_NLEGAL] = -1
     if k + 1 < max(routes[found, K.M_NCAP], 1):
         return HOP_PLAYED
-    _finish_move(s, g, t, routes, found)
-    begin_turn(s, g, t)
+    _finish_move(board, st, hist, routes, found, last, keys, side_key)
+    _begin_turn(board, st, hist, ray, rules)
     return MOVE_DONE
 
 
 @kernel()
-def _finish_move(s, g, t, routes, r):
+def _finish_move(board, st, hist, routes, r, last, keys, side_key):
     """Applies route r: hash, counters, board, history and side to move."""
-    st, hist, board = s.st[g], s.hist[g], s.board[g]
     size = hist.shape[0]
     hlen = st[T_HLEN]
-    h = K.hash_after(hist[(hlen - 1) % size], board, routes, r, t.keys, t.side_key)
+    h = K.hash_after(hist[(hlen - 1) % size], board, routes, r, keys, side_key)
     K.after_move(st[T_COUNTERS : T_COUNTERS + K.G_LEN], board, routes, r)
     K.apply_move(board, routes, r)
     hist[hlen % size] = h
     st[T_HLEN] = hlen + 1
     st[T_SIDE] = 1 - st[T_SIDE]
     for c in range(K.MOVE_WIDTH):
-        s.last[g, c] = routes[r, c]
+        last[c] = routes[r, c]
     st[T_LAST] = 1
 
 
-# --- Mask and planes --------------------------------------------------------------------------
-
-
 @kernel()
-def write_mask(s, g, t, mask, scratch, ws):
-    """Writes game g's legal next hops into mask (zeros once the game ended) and lists them;
-    returns HOP_OVERFLOW if the scratch list is too small, else 0."""
+def _write_mask(board, st, cur, cache, legal, mask, action_of, ray, rules, scratch, ws):
+    """Writes the legal next hops of the side to move into mask (zeros once the game ended)
+    and lists them in legal; returns HOP_OVERFLOW if the scratch list is too small, else 0."""
     for a in range(mask.shape[0]):
         mask[a] = 0
-    st, legal = s.st[g], s.legal[g]
     st[T_NLEGAL] = 0
     if st[T_RESULT] != K.ONGOING:
         return 0
-    in_cache, n = _listed(s, g, t, scratch, ws)
+    in_cache, n = _listed(board, st, cache, scratch, ray, rules, ws)
     if n < 0:
         return HOP_OVERFLOW
-    routes = s.cache[g] if in_cache else scratch
-    cur = s.cur[g]
+    routes = cache if in_cache else scratch
     flip, k, count = st[T_SIDE] == K.BLACK, st[T_HOP], 0
     for r in range(n):
         if _in_play(routes, r, st, cur):
-            a = hop_action(routes, r, k, flip, t.rules[K.R_SQUARES], t.action_of)
+            a = hop_action(routes, r, k, flip, rules[K.R_SQUARES], action_of)
             if mask[a] == 0:
                 mask[a] = 1
                 if count < legal.shape[0]:
@@ -563,28 +607,26 @@ def write_mask(s, g, t, mask, scratch, ws):
 
 
 @kernel()
-def write_planes(s, g, t, obs, view_side):
-    """Writes game g's observation planes in the view of `view_side` (see
-    damas_env.encoding)."""
+def _write_planes(board, st, cur, obs, view_side, rows, cols, rules):
+    """Writes the observation planes of `view_side` (see damas_env.encoding)."""
     for p in range(obs.shape[0]):
         for i in range(obs.shape[1]):
             for j in range(obs.shape[2]):
                 obs[p, i, j] = 0
-    board, st, cur, rows, cols = s.board[g], s.st[g], s.cur[g], t.rows, t.cols
-    squares = t.rules[K.R_SQUARES]
+    squares = rules[K.R_SQUARES]
     sgn = 1 - 2 * view_side
     flip = view_side == K.BLACK
     moving = cur[CUR_ORIGIN] if st[T_HOP] > 0 else -1
-    for sq in range(squares):
-        p = board[sq]
-        if p == 0 or sq == moving:
+    for s in range(squares):
+        p = board[s]
+        if p == 0 or s == moving:
             continue
-        v = squares - 1 - sq if flip else sq
+        v = squares - 1 - s if flip else s
         plane = (0 if p * sgn > 0 else 2) + (1 if p == 2 or p == -2 else 0)
         obs[plane, rows[v], cols[v]] = 1
     if moving >= 0:
-        _write_capture_in_progress(board, st, cur, obs, sgn, flip, rows, cols, t.rules)
-    _fill_counter_planes(st, obs, t.rules)
+        _write_capture_in_progress(board, st, cur, obs, sgn, flip, rows, cols, rules)
+    _fill_counter_planes(st, obs, rules)
 
 
 @kernel()
@@ -654,7 +696,9 @@ class Turn:
 
     A batch of one: ``states`` holds one game (row 0); ``board``, ``st``, ``hist``, ``cur``,
     ``last``, ``cache`` and ``legal`` are views of its rows. Everything is preallocated; a
-    hop is one compiled call, the mask and the planes one each (through :func:`direct_call`).
+    hop is one compiled call, the mask and the planes one each: the per-game kernels on those
+    views, which numba's dispatch types in C (a call with the bundles goes through
+    :func:`direct_call`).
     """
 
     def __init__(self, rules: Ruleset) -> None:
@@ -693,22 +737,55 @@ class Turn:
             raise TypeError(f"action must be an int, not {type(action).__name__} {shown(action)}")
         if not 0 <= action < self.layout.num_actions:  # also keeps it within int64
             return HOP_ILLEGAL
-        s, t, a = self.states, self.tables, int(action)
+        t = self.tables
         while True:
-            status = int(direct_call(play_hop, (), s, 0, t, a, self.routes, self.ws))
+            status = int(
+                _play_hop(
+                    self.board,
+                    self.st,
+                    self.hist,
+                    self.cur,
+                    self.last,
+                    self.cache,
+                    action,
+                    t.action_of,
+                    t.keys,
+                    t.side_key,
+                    t.ray,
+                    t.rules,
+                    self.routes,
+                    self.ws,
+                )  # fmt: skip
+            )
             if status != HOP_OVERFLOW:
                 return status
             self.routes = grown(self.routes)
 
     def write_mask(self, mask: np.ndarray) -> None:
         """Writes the legal next hops (int8 0/1 per action) into mask."""
-        key, s, t = array_key(mask), self.states, self.tables
-        while direct_call(write_mask, key, s, 0, t, mask, self.routes, self.ws) == HOP_OVERFLOW:
+        t = self.tables
+        while (
+            _write_mask(
+                self.board,
+                self.st,
+                self.cur,
+                self.cache,
+                self.legal,
+                mask,
+                t.action_of,
+                t.ray,
+                t.rules,
+                self.routes,
+                self.ws,
+            )  # fmt: skip
+            == HOP_OVERFLOW
+        ):
             self.routes = grown(self.routes)
 
     def write_planes(self, obs: np.ndarray, view: Colour | int) -> None:
         """Writes the observation planes (C, N, N) of the agent playing `view` into obs."""
-        direct_call(write_planes, array_key(obs), self.states, 0, self.tables, obs, int(view))
+        t = self.tables
+        _write_planes(self.board, self.st, self.cur, obs, int(view), t.rows, t.cols, t.rules)
 
     # --- Reading the state ------------------------------------------------------------------
 

@@ -390,10 +390,7 @@ class DraughtsBatchEnv:
         if seed is not None:
             self.seed(seed)
         if self._run(RESET, self._all):
-            self._retry_overflows(None)
-        self.rewards[:] = 0
-        self.terminated[:] = False
-        self.truncated[:] = False
+            self._retry_overflows(None)  # the kernel cleared rewards and flags
         return self._out(self.obs), self._out(self.masks), self._out(self.to_play)
 
     def step(self, actions: Any, games: Any = None) -> tuple[Any, ...]:
