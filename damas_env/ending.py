@@ -65,9 +65,11 @@ class Ending(NamedTuple):
 
 
 # --- Kernels ---------------------------------------------------------------------------------
+# Those that take the bundles (turn.States, turn.Tables) are inlined into their callers:
+# passing a bundle across a compiled call is slow.
 
 
-@kernel()
+@kernel(inline=True)
 def ending_reason(s, g, max_plies):
     """Returns why game g ends after a complete move: the rules' reason if the engine ended
     it, Reason.MAX_PLIES at the ply cut (``max_plies`` > 0), Reason.NONE while it goes on."""
@@ -100,7 +102,7 @@ def write_rewards(result, first, loser_only, rewards):
         rewards[player] = 0.0 if loser_only and value > 0 else value
 
 
-@kernel()
+@kernel(inline=True)
 def end_of_move(s, g, t, first, max_plies, rewards, final_obs):
     """Ends game g after a complete move, if it is over or cut: returns the reason
     (:func:`ending_reason`; Reason.NONE while it goes on, and nothing is written) and writes
