@@ -7,15 +7,16 @@
     >>> game.pop().origin
     10
 
-The draw counters and the result come from the compiled kernels (``after_move``,
-``outcome``), the same ones the batch environment runs.
+A game is a turn state (:class:`~damas_env.turn.Turn`, a batch of one) played move by move
+through the kernels the envs run: hashing, the draw counters, repetitions and the result
+exist once, in :mod:`damas_env.turn` and :mod:`damas_env.kernels`.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -23,9 +24,10 @@ from . import kernels as K
 from .checks import shown
 from .engine import Position
 from .kernels import Reason
-from .moves import Colour, IllegalMoveError, Move, move_to_row
+from .moves import Colour, IllegalMoveError, Move
 from .notation import NotationError, PdnGame, format_fen, format_move, read_pdn, write_pdn
 from .rules import Ruleset, RulesetError, get_ruleset
+from .turn import HOP_PLAYED, MOVE_DONE, Turn
 
 __all__ = ["Game", "Outcome", "Reason"]
 
@@ -45,6 +47,15 @@ GAME_TAGS = ("FEN", "SetUp", "Variant", "GameType", "Result", "Rules")
 
 #: Longest ``Rules`` tag read: every switch changed fits in well under 1 kB.
 MAX_RULES_TAG = 4096
+
+
+class _Undo(NamedTuple):
+    """What taking back a move restores: the turn state's row of numbers, the history ring
+    slot the move's hash took, and the move before it (the board is undone by its move)."""
+
+    st: np.ndarray
+    overwritten: np.uint64
+    last: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -68,6 +79,12 @@ class Game:
 
     The game is not over-written by a bad move: :meth:`push` checks legality first and
     raises :class:`~damas_env.engine.IllegalMoveError`, leaving everything as it was.
+
+    The game lives in a turn state (:class:`~damas_env.turn.Turn`, a batch of one) and its
+    moves are played by the turn kernels the envs run, hop by hop: hashing, the draw
+    counters, repetitions and the result are those of the envs. A repetition counts the
+    positions in the turn state's history ring (:func:`~damas_env.turn.history_size`): all
+    of the no-progress window, or the last 1024 plies for rules without a no-progress limit.
     """
 
     def __init__(self, rules: Ruleset | str = "international", fen: str | None = None) -> None:
@@ -81,16 +98,27 @@ class Game:
         start = Position.start(self.rules) if fen is None else Position.from_fen(fen, self.rules)
         self.start_fen = None if fen is None else start.fen()
         self.engine = start.engine
-        self.board = start.board.copy()
-        self.turn = start.turn
-        self.counters = np.zeros(K.G_LEN, dtype=np.int64)
         self.moves: list[Move] = []
-        self._rows = np.zeros((64, K.MOVE_WIDTH), dtype=np.int16)  # grows, like _hashes
-        self._saved: list[np.ndarray] = []
-        self._hashes = np.zeros(64, dtype=np.uint64)  # grows; never wraps
-        self._hashes[0] = self.engine.hash(self.board, int(self.turn))
+        self._turn = Turn(self.rules)
+        self._turn.reset(start.board, start.turn)
+        self._undo: list[_Undo] = []
 
     # --- State ------------------------------------------------------------------------------
+
+    @property
+    def board(self) -> np.ndarray:
+        """Returns the board (int8 piece codes), the turn state's own array: do not write it."""
+        return self._turn.board
+
+    @property
+    def turn(self) -> Colour:
+        """Returns the colour to move."""
+        return self._turn.side
+
+    @property
+    def counters(self) -> np.ndarray:
+        """Returns the draw counters (kernels.G_* layout), the turn state's own array."""
+        return self._turn.counters
 
     @property
     def position(self) -> Position:
@@ -104,37 +132,27 @@ class Game:
 
     def legal_moves(self) -> list[Move]:
         """Returns the legal moves, or [] once the game is over by a draw rule or limit."""
-        if self.outcome() is not None:
+        if self.is_over:
             return []
         return self.engine.legal_moves(self.board, int(self.turn))
 
     def repetitions(self) -> int:
         """Returns how many times the current position has occurred (this time included)."""
         since = self.counters[K.G_SINCE_MAN_OR_CAPTURE]
-        return int(K.count_repetitions(self._hashes, self.ply + 1, since))
+        return int(K.count_repetitions(self._turn.hist, self.ply + 1, since))
 
     def outcome(self) -> Outcome | None:
         """Returns how the game ended, or None while it goes on."""
-        has_move = bool(
-            K.has_legal_move(self.board, int(self.turn), self.engine.ray, self.engine.rule_array)
-        )
-        result, reason = K.outcome(
-            self.board,
-            int(self.turn),
-            has_move,
-            self.counters,
-            self.repetitions(),
-            self.engine.rule_array,
-        )
+        result = self._turn.result
         if result == K.ONGOING:
             return None
-        winner = {K.WHITE_WINS: Colour.WHITE, K.BLACK_WINS: Colour.BLACK}.get(int(result))
-        return Outcome(winner, Reason(reason))
+        winner = {K.WHITE_WINS: Colour.WHITE, K.BLACK_WINS: Colour.BLACK}.get(result)
+        return Outcome(winner, Reason(self._turn.reason))
 
     @property
     def is_over(self) -> bool:
         """Returns True once the game has a result."""
-        return self.outcome() is not None
+        return self._turn.result != K.ONGOING
 
     # --- Moving -----------------------------------------------------------------------------
 
@@ -151,27 +169,17 @@ class Game:
         if self.is_over:
             raise IllegalMoveError(f"the game is over ({self.outcome()}); no move can be played")
         legal = self.position.find_move(move)
-        row = np.zeros((1, K.MOVE_WIDTH), dtype=np.int16)
-        move_to_row(legal, self.board, row[0])
-        h = K.hash_after(
-            self._hashes[self.ply],
-            self.board,
-            row,
-            0,
-            self.engine.zobrist,
-            self.engine.side_key,
-        )
-        self._saved.append(self.counters.copy())
-        K.after_move(self.counters, self.board, row, 0)
-        K.apply_move(self.board, row, 0)
-        if self.ply >= self._rows.shape[0]:
-            self._rows = np.concatenate([self._rows, np.zeros_like(self._rows)])
-        self._rows[self.ply] = row[0]
-        self.turn = self.turn.opponent
+        turn = self._turn
+        slot = (self.ply + 1) % turn.hist.size  # the ring slot this move's hash takes
+        undo = _Undo(turn.st.copy(), turn.hist[slot], turn.last.copy())
+        status = HOP_PLAYED
+        squares = legal.squares
+        for k in range(len(legal.path)):
+            status = turn.play(turn.layout.hop_action(squares[k], squares[k + 1], self.turn))
+        if status != MOVE_DONE:
+            raise RuntimeError(f"the turn state refused the legal move {legal}")
+        self._undo.append(undo)
         self.moves.append(legal)
-        if self.ply >= self._hashes.size:
-            self._hashes = np.concatenate([self._hashes, np.zeros_like(self._hashes)])
-        self._hashes[self.ply] = h
         return legal
 
     def pop(self) -> Move:
@@ -182,9 +190,12 @@ class Game:
         """
         if not self.moves:
             raise IndexError("no move to take back")
-        K.undo_move(self.board, self._rows, len(self.moves) - 1)
-        self.counters[:] = self._saved.pop()
-        self.turn = self.turn.opponent
+        turn = self._turn
+        undo = self._undo.pop()
+        K.undo_move(turn.board, turn.states.last, 0)
+        turn.hist[self.ply % turn.hist.size] = undo.overwritten
+        turn.st[:] = undo.st
+        turn.last[:] = undo.last
         return self.moves.pop()
 
     # --- PDN --------------------------------------------------------------------------------

@@ -1,19 +1,29 @@
-"""Game: apply/undo, hashing, counters and results along seeded random games."""
+"""Game: apply/undo, hashing, counters and results along seeded random games; the same
+results as the AEC env in every registered ruleset."""
 
 import random
 
 import numpy as np
 import pytest
-from helpers import VARIANTS
+from helpers import RULESETS, VARIANTS
 
-from damas_env import IllegalMoveError, Position
+from damas_env import IllegalMoveError, Position, draughts_v0
+from damas_env.encoding import move_to_actions
 from damas_env.engine import Colour
 from damas_env.game import Game, Outcome, Reason
+from damas_env.rules import get_ruleset
+
+#: Kings only, three a side, by board size: endings by repetition and the draw rules.
+KINGS = {
+    8: "W:WK4,K12,K14:BK21,K29,K30",
+    10: "W:WK5,K14,K28:BK37,K46,K47",
+    12: "W:WK6,K17,K30:BK50,K66,K67",
+}
 
 
-def random_game(variant: str, seed: int, plies: int = 200) -> Game:
+def random_game(variant: str, seed: int, plies: int = 200, fen: str | None = None) -> Game:
     rng = random.Random(seed)
-    game = Game(variant)
+    game = Game(variant, fen)
     while game.ply < plies and not game.is_over:
         game.push(rng.choice(game.legal_moves()))
     return game
@@ -36,13 +46,81 @@ def test_undo_restores_every_position_and_counter(variant: str) -> None:
     assert game.position == Position.start(variant)
 
 
+def turn_state(game: Game) -> list[np.ndarray]:
+    """Returns copies of what a game's turn state holds between moves (the rest is scratch)."""
+    s = game._turn.states
+    return [a.copy() for a in (s.board, s.st, s.hist, s.last)]
+
+
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_incremental_hash_matches_full_hash(variant: str) -> None:
     game = random_game(variant, seed=2)
     replay = Game(variant)
     for move in game.moves:
         replay.push(move)
-        assert int(replay._hashes[replay.ply]) == replay.position.hash()
+        hist = replay._turn.hist  # a ring: the hash after ply i is at i % its size
+        assert int(hist[replay.ply % hist.size]) == replay.position.hash()
+
+
+def repetitions_by_position(game: Game) -> list[int]:
+    """Returns the repetition count after each ply, from the positions themselves: the same
+    position (the side to move included) since the last capture or man move."""
+    replay = Game(game.rules, game.start_fen)
+    seen = [replay.position]
+    counts = [1]
+    for move in game.moves:
+        if move.captures or abs(int(replay.board[move.origin])) == 1:
+            seen = []
+        replay.push(move)
+        seen.append(replay.position)
+        counts.append(seen.count(replay.position))
+    return counts
+
+
+@pytest.mark.parametrize("variant", ["english", "english_giveaway", "seed002_website_checkers"])
+def test_repetitions_count_positions_since_the_last_irreversible_move(variant: str) -> None:
+    repeated = 0
+    for seed in range(4):
+        game = random_game(variant, seed, plies=2000, fen=KINGS[8])
+        counts = repetitions_by_position(game)
+        while True:
+            assert game.repetitions() == counts[game.ply]
+            repeated += counts[game.ply] > 1
+            if not game.moves:
+                break
+            game.pop()
+    assert repeated > 0  # the games did repeat positions
+
+
+#: International draughts whose history ring holds 8 hashes (6 plies without progress).
+SHORT_RING = get_ruleset("international", no_progress_plies=6, name="short_ring")
+
+
+@pytest.mark.parametrize("fen", [None, "B:W30,31,32,33,34,K45:B1,2,3,4,5,K6"])
+def test_pop_to_the_start_restores_the_turn_state(fen: str | None) -> None:
+    fresh = turn_state(Game(SHORT_RING, fen))
+    game = Game(SHORT_RING, fen)
+    assert game._turn.hist.size == 8
+    rng = random.Random(5)
+    while game.ply < 300 and not game.is_over:
+        game.push(rng.choice(game.legal_moves()))
+    assert game.ply > 16  # round the ring twice
+    while game.moves:
+        game.pop()
+    assert all(np.array_equal(a, b) for a, b in zip(turn_state(game), fresh, strict=True))
+
+
+@pytest.mark.parametrize("variant", ["seed004_english", "seed002_website_checkers"])
+def test_pop_from_the_end_and_push_again(variant: str) -> None:
+    game = random_game(variant, seed=7, plies=1000)
+    outcome, last = game.outcome(), game.moves[-1]
+    assert outcome is not None
+    before = turn_state(game)
+    game.pop()
+    assert game.outcome() is None and last in game.legal_moves()
+    game.push(last)
+    assert game.outcome() == outcome
+    assert all(np.array_equal(a, b) for a, b in zip(turn_state(game), before, strict=True))
 
 
 def test_position_play_matches_game_push() -> None:
@@ -55,15 +133,11 @@ def test_position_play_matches_game_push() -> None:
 
 def test_illegal_push_changes_nothing() -> None:
     game = random_game("english", seed=4, plies=20)
-    before = (game.position, game.counters.copy(), list(game.moves), game._hashes.copy())
+    before, moves = turn_state(game), list(game.moves)
     with pytest.raises(IllegalMoveError, match="legal moves:"):
         game.push("1-5")
-    assert (game.position, game.counters.tolist(), game.moves) == (
-        before[0],
-        before[1].tolist(),
-        before[2],
-    )
-    assert np.array_equal(game._hashes, before[3])
+    assert game.moves == moves
+    assert all(np.array_equal(a, b) for a, b in zip(turn_state(game), before, strict=True))
 
 
 def test_pop_on_empty_game_is_an_error() -> None:
@@ -96,3 +170,41 @@ def test_giveaway_inverts_no_move_result() -> None:
         game = Game(variant, fen="W:W27:B23")
         game.push("27x18")
         assert game.outcome() == Outcome(winner, Reason.NO_LEGAL_MOVE)
+
+
+ENV_RULES = [*RULESETS, get_ruleset("english", no_progress_plies=0, name="english_no_limit")]
+
+
+@pytest.mark.parametrize("rules", ENV_RULES, ids=lambda r: getattr(r, "name", r))
+def test_game_and_env_agree_at_every_ply(rules: object) -> None:
+    """Random games (from the start, and from kings only) played in a Game and, hop by hop,
+    in the AEC env: after every ply the same counters, the repetitions the positions give,
+    the same ending, reason and winner; now and then a move is taken back and played again."""
+    ruleset = get_ruleset(rules)  # type: ignore[arg-type]
+    env = draughts_v0.raw_env(variant=ruleset)
+    for seed, fen in enumerate((None, KINGS[ruleset.board_size])):
+        rng = random.Random(seed)
+        env.reset(options={"fen": fen} if fen else None)
+        game = Game(ruleset, fen)
+        seen = [game.position]
+        while not game.is_over and game.ply < 600:
+            move = rng.choice(game.legal_moves())
+            for action in move_to_actions(move, game.turn, ruleset.board_size):
+                env.step(action)
+            if move.captures or abs(int(game.board[move.origin])) == 1:
+                seen = []
+            game.push(move)
+            if rng.random() < 0.2:
+                assert game.pop() == move
+                game.push(move)
+            seen.append(game.position)
+            assert game.counters.tolist() == env._turn.counters.tolist()
+            assert game.repetitions() == seen.count(game.position)
+            assert game.is_over == all(env.terminations.values())
+        outcome = game.outcome()
+        assert outcome is not None or game.ply == 600, f"{ruleset.name} seed {seed}"
+        if outcome is not None:
+            info = env.infos["player_0"]
+            assert info["reason"] == outcome.reason.label
+            winner = info.get("winner")
+            assert (None if winner is None else env.colour_of(winner)) == outcome.winner
