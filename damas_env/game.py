@@ -138,8 +138,7 @@ class Game:
 
     def repetitions(self) -> int:
         """Returns how many times the current position has occurred (this time included)."""
-        since = self.counters[K.G_SINCE_MAN_OR_CAPTURE]
-        return int(K.count_repetitions(self._turn.hist, self.ply + 1, since))
+        return self._turn.repetitions
 
     def outcome(self) -> Outcome | None:
         """Returns how the game ended, or None while it goes on."""

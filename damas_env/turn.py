@@ -819,6 +819,12 @@ class Turn:
         """Returns the game counters (kernels.G_* layout), shared with Game."""
         return self.st[T_COUNTERS:]
 
+    @property
+    def repetitions(self) -> int:
+        """Returns how many times the position of this turn has occurred (this time
+        included), counted in the history ring."""
+        return int(self.st[T_REPS])
+
     def last_move(self) -> Move | None:
         """Returns the last complete move, or None before the first."""
         return move_from_row(self.last) if self.st[T_LAST] else None

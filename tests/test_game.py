@@ -199,7 +199,7 @@ def test_game_and_env_agree_at_every_ply(rules: object) -> None:
                 game.push(move)
             seen.append(game.position)
             assert game.counters.tolist() == env._turn.counters.tolist()
-            assert game.repetitions() == seen.count(game.position)
+            assert game.repetitions() == seen.count(game.position) == env._turn.repetitions
             assert game.is_over == all(env.terminations.values())
         outcome = game.outcome()
         assert outcome is not None or game.ply == 600, f"{ruleset.name} seed {seed}"
