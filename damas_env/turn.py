@@ -99,7 +99,7 @@ class States(NamedTuple):
 
     @property
     def reasons(self) -> np.ndarray:
-        """Each game's reason code (kernels.REASON_*; 0 while it goes on)."""
+        """Each game's reason code (a kernels.Reason code; Reason.NONE while it goes on)."""
         return self.st[:, T_REASON]
 
     @property
@@ -237,7 +237,7 @@ def result_of(s, g):
 
 @kernel(inline=True)
 def reason_of(s, g):
-    """Returns game g's reason code (kernels.REASON_*)."""
+    """Returns game g's reason code (a kernels.Reason code)."""
     return s.st[g, T_REASON]
 
 
@@ -806,7 +806,7 @@ class Turn:
 
     @property
     def reason(self) -> int:
-        """Returns the kernels' reason code (kernels.REASON_*)."""
+        """Returns the reason code (a kernels.Reason code; Reason.NONE while the game goes on)."""
         return int(self.st[T_REASON])
 
     @property

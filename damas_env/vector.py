@@ -16,7 +16,9 @@ Auto-reset (Gymnasium's "same step" mode): a game that ends in ``step`` is reset
 the returned observation, mask and ``to_play`` are those of the new game, the rewards,
 ``terminated``/``truncated`` flags are those of the game that ended, and
 ``info["final_observation"]``, ``info["final_reason"]``, ``info["final_plies"]`` keep its
-last position (in the view of the player who would have moved), reason and length.
+last position (in the view of the player who would have moved), reason (a
+:class:`~damas_env.ending.Reason` code; ``Reason(code).label`` names it) and length. The
+end of a game is decided by :func:`damas_env.ending.end_of_move`, as in the AEC env.
 
 Every output lives in a preallocated numpy array that ``step`` overwrites in place (copy
 what you keep); ``torch.from_numpy`` shares them without copying, and ``as_torch=True``
@@ -40,6 +42,7 @@ from numba import prange
 from . import kernels as K
 from .checks import checked_bool, checked_int, checked_seed, shown
 from .encoding import PLANES, action_layout
+from .ending import Reason, end_of_move, truncates
 from .engine import Colour, Position
 from .kernels import kernel
 from .rules import Ruleset, get_ruleset
@@ -59,27 +62,14 @@ from .turn import (
     position_from_fen,
     random_action,
     reason_of,
-    result_of,
     side_of,
     tables,
     write_mask,
     write_planes,
 )
 
-__all__ = ["DraughtsBatchEnv", "MAX_OPENING_PLIES", "REASONS"]
+__all__ = ["DraughtsBatchEnv", "MAX_OPENING_PLIES"]
 
-#: Names of the reason codes in ``info["reason"]`` / ``info["final_reason"]``.
-REASONS = (
-    "",
-    "no_legal_move",
-    "repetition",
-    "no_progress",
-    "endgame_rule",
-    "ply_limit",
-    "adjudication",
-    "max_plies",
-)
-_MAX_PLIES_REASON = 7
 _MAX_THREADS: int = numba.config.NUMBA_NUM_THREADS  # type: ignore[attr-defined]
 _SCRATCH_ROWS = 1 << 12  # routes one thread lists at once; a step that needs more grows it
 _MASK_OVERFLOW = -3  # status of a game whose new mask needs a larger scratch list
@@ -99,9 +89,9 @@ class Outputs(NamedTuple):
     terminated: np.ndarray  # bool[B]
     truncated: np.ndarray  # bool[B]
     plies: np.ndarray  # int64[B]
-    reasons: np.ndarray  # int64[B]
+    reasons: np.ndarray  # int64[B]: Reason codes
     final_obs: np.ndarray  # like obs
-    final_reason: np.ndarray  # int64[B]
+    final_reason: np.ndarray  # int64[B]: Reason codes
     final_plies: np.ndarray  # int64[B]
     status: np.ndarray  # int64[B]: each game's status in the last call (< 0: retry it)
     trouble: np.ndarray  # int64[C]: the games to retry, per chunk
@@ -131,22 +121,14 @@ def _write_outputs(g, s, out, t, first, scratch, ws):
 
 @kernel()
 def _end_of_move(g, s, out, t, starts, first, max_plies, scratch, ws):
-    """After a complete move: rewards and flags if the game ended, then a new game."""
-    outcome = result_of(s, g)
-    ply = ply_of(s, g)
-    if outcome != K.ONGOING:
-        out.terminated[g] = True
-        if outcome != K.DRAW:
-            winner = _player(K.WHITE if outcome == K.WHITE_WINS else K.BLACK, first)
-            out.rewards[g, winner] = 1.0
-            out.rewards[g, 1 - winner] = -1.0
-        out.final_reason[g] = reason_of(s, g)
-    elif max_plies > 0 and ply >= max_plies:
-        out.truncated[g] = True
-        out.final_reason[g] = _MAX_PLIES_REASON
-    if out.terminated[g] or out.truncated[g]:
-        write_planes(s, g, t, out.final_obs[g], side_of(s, g))
-        out.final_plies[g] = ply
+    """After a complete move: the game's ending (:func:`damas_env.ending.end_of_move`:
+    rewards, flags, reason, final observation) if it ended, then a new game."""
+    reason = end_of_move(s, g, t, first, max_plies, out.rewards[g], out.final_obs[g])
+    if reason != Reason.NONE:
+        out.terminated[g] = not truncates(reason)
+        out.truncated[g] = truncates(reason)
+        out.final_reason[g] = reason
+        out.final_plies[g] = ply_of(s, g)
         new_game(s, g, t, starts, scratch, ws)
 
 

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from damas_env import draughts_v0
-from damas_env.vector import REASONS, DraughtsBatchEnv
+from damas_env.ending import Reason
+from damas_env.vector import DraughtsBatchEnv
 
 VARIANTS = [
     "international",
@@ -44,7 +45,7 @@ def compare_with_single_envs(variant: str, games: int, steps: int, seed: int) ->
                 continue
             finished += 1
             reason = env.infos["player_0"]["reason"]
-            assert REASONS[info["final_reason"][g]] == reason
+            assert Reason(int(info["final_reason"][g])).label == reason
             assert [env.rewards["player_0"], env.rewards["player_1"]] == rewards[g].tolist()
             assert info["final_plies"][g] == env._turn.ply
             nxt = env._agent_by_side[int(env._turn.side)]  # who would move next
