@@ -1,9 +1,12 @@
-"""AlphaZero-style PUCT search over hops, batched over many games, behind an Evaluator.
+"""One tree search over hops, batched over many games: PUCT behind an Evaluator, or UCT with
+random rollouts.
 
 The search never sees a network: it asks an :class:`Evaluator` for priors and values
 (OpenSpiel's lesson), so it is tested with deterministic evaluators and trained with any
-model that fills the protocol. The tree is built over the compiled turn state
-(:mod:`damas_env.turn`), one hop per edge, exactly as the environment plays::
+model that fills the protocol. One evaluator it runs itself, inside the compiled walk:
+:class:`RolloutEvaluator`, a uniformly random rollout from each leaf (no planes, no Python
+call per leaf). The tree is built over the compiled turn state (:mod:`damas_env.turn`), one
+hop per edge, exactly as the environment plays::
 
     node  = the turn state after some hops (the start of a turn, or mid-capture);
             it records the colour to move there
@@ -14,11 +17,23 @@ A capture of several pieces is several edges in a row chosen by the same colour.
 is backed up by colour, never by depth: across a hop that keeps the same player
 (mid-capture) its sign stays, across a hop that passes the turn it flips.
 
+Two selection rules choose the edge to walk at a node (``selection``):
+
+- ``"puct"`` (AlphaZero): the highest Q + c * P * sqrt(N + 1) / (1 + n);
+- ``"uct"`` (UCB1, priors unused): an edge never walked first, a random one of them from the
+  search's stream, then the highest Q + c * sqrt(ln N / n), N the walks through the node
+  (the one that added it included).
+
 One round of :meth:`BatchedPUCT.search` walks down up to ``batch_leaves`` paths per game
-by PUCT (virtual loss spreads the paths of one game), evaluates every new leaf of every
-game in ONE evaluator call, expands the leaves and backs their values up. Terminal leaves
-take the engine's result and need no evaluation. Nodes keep no turn state: a walk copies
-the root state (a few small arrays) and replays its hops.
+(virtual loss spreads the paths of one game), evaluates every new leaf of every game in ONE
+evaluator call, expands the leaves and backs their values up. Terminal leaves take the
+engine's result and need no evaluation. With a :class:`RolloutEvaluator` a round is the whole
+search: each walk lists its leaf's hops (uniform priors), plays a random rollout from it and
+backs the rollout's value up at once. Nodes keep no turn state: a walk copies the root state
+(a few small arrays) and replays its hops.
+
+:class:`MCTSAgent` (the ``mcts:sims=N`` player) is UCT with random rollouts over this search,
+one game at a time.
 
 The tree is compiled (numba, :func:`damas_env.kernels.kernel`): the trees of all games of a
 search share flat arrays, preallocated and reused between searches::
@@ -36,51 +51,68 @@ Each walk adds at most one node, so the node arrays never fill; the edge arrays 
 Python, between compiled calls) when an expansion needs more. A round is two compiled
 calls around the evaluator: :func:`_walk_round` walks every game's paths (copying the root
 state into one work state and replaying hops with ``play_hop``), writes each new leaf's
-planes and mask into the evaluation buffers and backs up terminal leaves at once;
-:func:`_expand` lists the evaluated leaves' hops and backs their values up along the
-parent links. A kernel never raises: when a turn has more routes than the scratch list
-holds, ``_walk_round`` undoes the walk in progress and reports HOP_OVERFLOW, and Python
-grows the list and calls again from where it stopped. Under ``NUMBA_DISABLE_JIT=1`` the
-same functions run as plain Python. After a search, :attr:`BatchedPUCT.roots` gives
-read-only :class:`PUCTNode` views of the trees. The search is the one the earlier tree of
-Python objects ran, with the same results (compared visit for visit on English and
-International searches; only float rounding could tell them apart, e.g. virtual losses are
-now counted per edge rather than added to and taken from the value sums).
+planes and mask into the evaluation buffers (or, with rollouts, expands it and backs its
+rollout's value up) and backs up terminal leaves at once; :func:`_expand` lists the
+evaluated leaves' hops and backs their values up along the parent links. A kernel never
+raises: when a turn has more routes than the scratch list holds, or an in-kernel expansion
+more edges than the arrays hold, ``_walk_round`` undoes the walk in progress (its random
+draws included) and reports HOP_OVERFLOW or EDGES_FULL, and Python grows the list or the
+arrays and calls again from where it stopped. Under ``NUMBA_DISABLE_JIT=1`` the same
+functions run as plain Python. After a search, :attr:`BatchedPUCT.roots` gives read-only
+:class:`PUCTNode` views of the trees. The search is the one the earlier tree of Python
+objects ran, with the same results (compared visit for visit on English and International
+searches; only float rounding could tell them apart, e.g. virtual losses are now counted
+per edge rather than added to and taken from the value sums).
+
+Random numbers: the UCT picks and the rollouts draw from the search's own xorshift stream
+(:func:`damas_env.turn.next_random` on the work state), seeded from ``seed`` at each search;
+PUCT draws only its root noise, from a numpy generator seeded by ``seed``.
 
 Speed (``benchmarks/puct_speed.py``, 64 English games, one core): the tree costs about
 5 us per simulation (it was 75-100 us with a tree of Python objects), so that a search with
 even a small network (32 channels, 2 blocks, CPU) spends over 90% of its time in the
-evaluator.
+evaluator. UCT with full random rollouts (``benchmarks/mcts_speed.py``, start position, one
+core): about 24,000 simulations/s on English and 12,000 on International, the rollouts most of
+it (1.6 and 1.3 times the earlier tree of Python nodes); the tree walk alone (rollouts cut at
+once) runs about 300,000/s and 230,000/s.
 
-    from agents.puct import BatchedPUCT, UniformEvaluator, select_action
+    from agents.puct import BatchedPUCT, MCTSAgent, UniformEvaluator, select_action
 
     search = BatchedPUCT(UniformEvaluator(), simulations=200, seed=0)
     (visits,) = search.search([turn], add_noise=False)
     action = select_action(visits, temperature=0.0, rng=np.random.default_rng(0))
+
+    agent = MCTSAgent(sims=400, seed=0)            # UCT with random rollouts
+    action = agent.act(observation, position, hops)
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from damas_env import Colour
+from damas_env import Colour, Position
 from damas_env import kernels as K
 from damas_env.encoding import PLANES, action_layout
 from damas_env.kernels import kernel
-from damas_env.rules import Ruleset, get_ruleset
+from damas_env.rules import Ruleset
 from damas_env.turn import (
     HOP_ILLEGAL,
     HOP_OVERFLOW,
+    MOVE_DONE,
     States,
     Turn,
     copy_game,
     direct_call,
+    game_value,
     grown,
     new_states,
+    next_random,
     play_hop,
+    random_action,
     result_of,
     result_value,
     side_of,
@@ -89,11 +121,12 @@ from damas_env.turn import (
     write_planes,
 )
 
-from .mcts import play_out
+from .base import Observation
 
 __all__ = [
     "BatchedPUCT",
     "Evaluator",
+    "MCTSAgent",
     "PUCTNode",
     "RolloutEvaluator",
     "UniformEvaluator",
@@ -141,43 +174,24 @@ class UniformEvaluator:
 
 
 class RolloutEvaluator:
-    """Uniform priors and the value of one random rollout (a baseline without a network).
+    """Uniform priors and the value of one uniformly random rollout from each leaf.
 
-    The position is read back from the planes in the mover's view and played as White to
-    move (the rules are symmetric under the half turn). Mid-capture, the pieces already
-    taken are lifted and the mover plays a fresh turn: an approximation, fine for a baseline.
+    Not an :class:`Evaluator`: the search recognises it and runs the rollouts itself, inside
+    its compiled walk, from each leaf's turn state (no planes, no Python call per leaf) and
+    with its own random stream. A rollout plays random legal hops to the end of the game or
+    for ``max_plies`` complete moves; it scores the result, else the sign of the material
+    balance (:func:`damas_env.turn.game_value`: a man 1, a king 2; under giveaway rules
+    having less is better), for the player to move at the leaf.
 
     Args:
-        rules: the ruleset (or its name) of the games searched; planes alone do not say it.
-        seed: seed of the rollouts' random stream; None draws fresh entropy.
-        max_plies: complete moves a rollout plays before it is scored by material.
+        max_plies: complete moves a rollout plays before it is scored by material (0: the
+            leaf is scored at once).
     """
 
-    def __init__(self, rules: Ruleset | str, seed: int | None = None, max_plies: int = 200):
-        self.turn = Turn(get_ruleset(rules) if isinstance(rules, str) else rules)
-        self.mask = np.zeros(self.turn.layout.num_actions, dtype=np.int8)
+    def __init__(self, max_plies: int = 200) -> None:
+        if max_plies < 0:
+            raise ValueError(f"max_plies must be >= 0, not {max_plies}")
         self.max_plies = max_plies
-        self.turn.states.rng[0] = np.random.default_rng(seed).integers(1, 2**63)
-
-    def evaluate(
-        self, observations: np.ndarray, masks: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Returns uniform priors and one rollout's result per leaf, for the player to move."""
-        values = np.array([self._value(obs) for obs in observations], dtype=np.float32)
-        return uniform_priors(masks), values
-
-    def _value(self, planes: np.ndarray) -> float:
-        """Returns a random rollout's value for the mover of the planes."""
-        layout = self.turn.layout
-        cells = planes[:, layout.row, layout.col]
-        board = cells[0] + 2 * cells[1] - cells[2] - 2 * cells[3]
-        board[cells[5] > 0] = 0  # pieces taken in the capture in progress
-        self.turn.reset(board.astype(np.int8), Colour.WHITE)
-        return self._play_out()
-
-    def _play_out(self) -> float:
-        """Plays random hops to the end (or max_plies moves); returns White's value."""
-        return play_out(self.turn, self.mask, self.max_plies)
 
 
 # --- Compiled tree --------------------------------------------------------------------------
@@ -196,7 +210,11 @@ EF_LEN = 3
 #: Node states: created but never evaluated (a terminal leaf), waiting for its evaluation in
 #: this round, expanded (its hops listed with their priors).
 NEW, PENDING, EXPANDED = 0, 1, 2
-WALK_OK = 0  # _walk_round finished the round (else HOP_OVERFLOW or HOP_ILLEGAL)
+WALK_OK = 0  # _walk_round finished the round (else HOP_OVERFLOW, EDGES_FULL or HOP_ILLEGAL)
+EDGES_FULL = -3  # a leaf expanded in the walk needs more edges than the arrays hold
+#: Selection rules (BatchedPUCT's ``selection``).
+PUCT, UCT = 0, 1
+SELECTIONS = {"puct": PUCT, "uct": UCT}
 
 
 @kernel(inline=True)
@@ -246,6 +264,43 @@ def _select(nodes, edge_i, edge_f, node, c_puct, vl):
 
 
 @kernel()
+def _select_uct(nodes, edge_i, edge_f, node, c, vl, rng):
+    """Returns the edge of `node` to walk by UCB1: an edge never walked if there is one (a
+    random one, from the stream rng[0]), else the highest Q + c * sqrt(ln N / n) (the first
+    on ties), N the walks through the node: its edges' and, below the root, the walk that
+    added it.
+
+    Pending walks count as ``vl`` visits that lost (virtual loss).
+    """
+    first = nodes[node, N_FIRST]
+    end = first + nodes[node, N_COUNT]
+    total, untried = 0.0, 0
+    for e in range(first, end):
+        n = edge_f[e, EF_VISITS] + vl * edge_i[e, EI_PENDING]
+        total += n
+        if n == 0.0:
+            untried += 1
+    if untried > 0:
+        pick = np.int64(next_random(rng, 0) % np.uint64(untried))
+        for e in range(first, end):
+            if edge_f[e, EF_VISITS] + vl * edge_i[e, EI_PENDING] == 0.0:
+                if pick == 0:
+                    return e
+                pick -= 1
+    if nodes[node, N_PARENT] >= 0:
+        total += 1.0
+    log_n = math.log(total)
+    best, best_score = first, -math.inf
+    for e in range(first, end):
+        n = edge_f[e, EF_VISITS] + vl * edge_i[e, EI_PENDING]
+        w = edge_f[e, EF_VALUE] - vl * edge_i[e, EI_PENDING]
+        score = w / n + c * math.sqrt(log_n / n)
+        if score > best_score:
+            best, best_score = e, score
+    return best
+
+
+@kernel()
 def _back_up(nodes, edge_i, edge_f, node, side, value, visit):
     """Walks from `node` up to its root: lifts one pending walk from each edge and, if
     `visit`, adds a visit and `value` (for `side`) there, signed by the colour of the node
@@ -258,6 +313,81 @@ def _back_up(nodes, edge_i, edge_f, node, side, value, visit):
             edge_f[e, EF_VISITS] += 1.0
             edge_f[e, EF_VALUE] += value if nodes[parent, N_SIDE] == side else -value
         node = parent
+
+
+@kernel()
+def _write_edges(edge_i, edge_f, first, mask):
+    """Writes one edge per legal hop of `mask` from edge `first` on, in increasing action
+    order, never walked, prior 0; returns their count (the caller checked the room)."""
+    count = 0
+    for a in range(mask.shape[0]):
+        if mask[a] != 0:
+            e = first + count
+            edge_i[e, EI_ACTION] = a
+            edge_i[e, EI_CHILD] = -1
+            edge_i[e, EI_PENDING] = 0
+            edge_f[e, EF_PRIOR] = 0.0
+            edge_f[e, EF_VISITS] = 0.0
+            edge_f[e, EF_VALUE] = 0.0
+            count += 1
+    return count
+
+
+@kernel()
+def _spread_priors(edge_f, first, count):
+    """Renormalises the priors of `count` edges from `first` on to sum to 1 (uniform where
+    they sum to 0)."""
+    total = 0.0
+    for e in range(first, first + count):
+        total += edge_f[e, EF_PRIOR]
+    for e in range(first, first + count):
+        if total > 0:
+            edge_f[e, EF_PRIOR] = edge_f[e, EF_PRIOR] / total
+        else:
+            edge_f[e, EF_PRIOR] = 1.0 / count
+
+
+@kernel()
+def _rollout(s, g, t, mask, scratch, ws, max_plies):
+    """Plays uniformly random legal hops in game g (from its stream) until the game ends or
+    `max_plies` complete moves are played; returns HOP_OVERFLOW if the scratch route list
+    was too small (the game is left part-played), else 0."""
+    plies = 0
+    while result_of(s, g) == K.ONGOING and plies < max_plies:
+        if write_mask(s, g, t, mask, scratch, ws) < 0:
+            return HOP_OVERFLOW
+        action = random_action(s, g, mask)
+        if action < 0:  # never while the game goes on; a guard against an endless loop
+            break
+        status = play_hop(s, g, t, action, scratch, ws)
+        if status == HOP_OVERFLOW:
+            return HOP_OVERFLOW
+        if status == MOVE_DONE:
+            plies += 1
+    return 0
+
+
+@kernel()
+def _roll_out_leaf(tree, work, t, mask, scratch, ws, max_plies):
+    """Evaluates the new leaf in the work state (game 0), its legal hops in `mask`: writes
+    their edges after the edges in use, uniform priors, without taking them, then plays a
+    random rollout from it (:func:`_rollout`).
+
+    Returns (status, edges written, the rollout's value for the colour to move at the
+    leaf); status WALK_OK, EDGES_FULL (nothing written) or HOP_OVERFLOW.
+    """
+    nodes, edge_i, edge_f, used = tree
+    first, count = used[1], 0
+    for a in range(mask.shape[0]):
+        count += mask[a]
+    if first + count > edge_i.shape[0]:
+        return EDGES_FULL, 0, 0.0
+    _write_edges(edge_i, edge_f, first, mask)
+    _spread_priors(edge_f, first, count)
+    side = side_of(work, 0)
+    if _rollout(work, 0, t, mask, scratch, ws, max_plies) < 0:
+        return HOP_OVERFLOW, 0, 0.0
+    return WALK_OK, count, game_value(work, 0, t, side)
 
 
 @kernel()
@@ -275,57 +405,80 @@ def _encode_roots(roots, live, obs, masks, t, scratch, ws):
 
 @kernel()
 def _walk_round(tree, roots, work, t, scratch, ws, walks, leaves, obs, masks, params):
-    """Walks up to ``batch`` paths per game by PUCT with virtual loss, from ``walks``' cursor.
+    """Walks up to ``batch`` paths per game by the selection rule with virtual loss, from
+    ``walks``' cursor.
 
     Each walk copies the game's root state into the work state (game 0 of ``work``), replays
     the hops of its path and ends at a leaf: a new node that is not terminal waits for its
     evaluation (planes and mask written into ``obs[k]``, ``masks[k]``, its node into
-    ``leaves[k]``); a terminal node takes the engine's result at once; a node already waiting
-    in this round ends the game's round (its virtual loss is lifted, nothing counted).
+    ``leaves[k]``) or, with rollouts, is expanded and its rollout's value backed up at once;
+    a terminal node takes the engine's result at once; a node already waiting in this round
+    ends the game's round (its virtual loss is lifted, nothing counted).
 
     walks: int64[games + 3]: the simulations left per game, then the cursor (game, walks done
         in it this round, leaves written) where the round goes on.
-    params: float64[3]: c_puct, virtual loss, walks per game and round.
+    params: float64[5]: the exploration constant, virtual loss, walks per game and round,
+        the selection rule (PUCT or UCT), the rollout plies (-1: leaves wait for the
+        evaluator).
 
-    Returns WALK_OK at the end of the round, HOP_OVERFLOW (the scratch route list was too
-    small: the walk in progress is undone and the cursor stays on it, so grow the list and
-    call again) or HOP_ILLEGAL (a hop of the tree was refused: a bug).
+    Returns WALK_OK at the end of the round, HOP_OVERFLOW or EDGES_FULL (the scratch route
+    list or the edge arrays were too small: the walk in progress is undone, its random draws
+    included, and the cursor stays on it, so grow them and call again) or HOP_ILLEGAL (a hop
+    of the tree was refused: a bug).
     """
     nodes, edge_i, edge_f, used = tree
-    c_puct, vl, batch = params[0], params[1], np.int64(params[2])
+    c, vl, batch = params[0], params[1], np.int64(params[2])
+    uct, plies = params[3] == UCT, np.int64(params[4])
     games = walks.shape[0] - 3
     g, j, k = walks[games], walks[games + 1], walks[games + 2]
     while g < games:
         collided = False
         while j < batch and walks[g] > 0 and not collided:
+            stream = work.rng[0]  # restored if the walk is undone
             copy_game(roots, g, work, 0)
             node = g  # the root
             while True:
-                e = _select(nodes, edge_i, edge_f, node, c_puct, vl)
+                if uct:
+                    e = _select_uct(nodes, edge_i, edge_f, node, c, vl, work.rng)
+                else:
+                    e = _select(nodes, edge_i, edge_f, node, c, vl)
                 edge_i[e, EI_PENDING] += 1
                 status = play_hop(work, 0, t, edge_i[e, EI_ACTION], scratch, ws)
-                if status >= 0 and edge_i[e, EI_CHILD] < 0 and result_of(work, 0) == K.ONGOING:
+                child = edge_i[e, EI_CHILD]
+                result, side = result_of(work, 0), side_of(work, 0)
+                count, value = 0, 0.0
+                if status >= 0 and child < 0 and result == K.ONGOING:
                     # a new leaf to evaluate: its mask first (it may overflow the scratch list)
                     status = write_mask(work, 0, t, masks[k], scratch, ws)
-                if status < 0:  # HOP_OVERFLOW or HOP_ILLEGAL: undo the walk, stop here
+                    if status >= 0 and plies >= 0:
+                        status, count, value = _roll_out_leaf(
+                            tree, work, t, masks[k], scratch, ws, plies
+                        )
+                if status < 0:  # HOP_OVERFLOW, EDGES_FULL or HOP_ILLEGAL: undo, stop here
                     edge_i[e, EI_PENDING] -= 1
                     _back_up(nodes, edge_i, edge_f, node, 0, 0.0, False)
+                    work.rng[0] = stream
                     walks[games], walks[games + 1], walks[games + 2] = g, j, k
                     return status
-                child = edge_i[e, EI_CHILD]
                 if child < 0:  # a new leaf
-                    result, side = result_of(work, 0), side_of(work, 0)
-                    if result == K.ONGOING:
+                    if result != K.ONGOING:
+                        child = _new_node(nodes, used, side, result, NEW, node, e)
+                        edge_i[e, EI_CHILD] = child
+                        value = result_value(result, side)
+                        _back_up(nodes, edge_i, edge_f, child, side, value, True)
+                    elif plies >= 0:  # expanded and rolled out already
+                        child = _new_node(nodes, used, side, result, EXPANDED, node, e)
+                        nodes[child, N_FIRST] = used[1]
+                        nodes[child, N_COUNT] = count
+                        used[1] += count
+                        edge_i[e, EI_CHILD] = child
+                        _back_up(nodes, edge_i, edge_f, child, side, value, True)
+                    else:
                         write_planes(work, 0, t, obs[k], side)
                         child = _new_node(nodes, used, side, result, PENDING, node, e)
                         edge_i[e, EI_CHILD] = child
                         leaves[k] = child
                         k += 1
-                    else:
-                        child = _new_node(nodes, used, side, result, NEW, node, e)
-                        edge_i[e, EI_CHILD] = child
-                        value = result_value(result, side)
-                        _back_up(nodes, edge_i, edge_f, child, side, value, True)
                     walks[g] -= 1
                     break
                 if nodes[child, N_RESULT] != K.ONGOING:  # a terminal leaf walked again
@@ -366,25 +519,10 @@ def _expand(tree, leaves, masks, priors, values, back_up):
     for i in range(leaves.shape[0]):
         leaf = leaves[i]
         first = used[1]
-        count = 0
-        total = 0.0
-        for a in range(masks.shape[1]):
-            if masks[i, a] != 0:
-                e = first + count
-                p = np.float64(priors[i, a])
-                edge_i[e, EI_ACTION] = a
-                edge_i[e, EI_CHILD] = -1
-                edge_i[e, EI_PENDING] = 0
-                edge_f[e, EF_PRIOR] = p
-                edge_f[e, EF_VISITS] = 0.0
-                edge_f[e, EF_VALUE] = 0.0
-                total += p
-                count += 1
+        count = _write_edges(edge_i, edge_f, first, masks[i])
         for e in range(first, first + count):
-            if total > 0:
-                edge_f[e, EF_PRIOR] = edge_f[e, EF_PRIOR] / total
-            else:
-                edge_f[e, EF_PRIOR] = 1.0 / count
+            edge_f[e, EF_PRIOR] = np.float64(priors[i, edge_i[e, EI_ACTION]])
+        _spread_priors(edge_f, first, count)
         used[1] = first + count
         nodes[leaf, N_FIRST] = first
         nodes[leaf, N_COUNT] = count
@@ -458,9 +596,9 @@ class _Tree:
 class PUCTNode:
     """A read-only view of a search node: the turn state reached by the hops from the root.
 
-    Views come from :attr:`BatchedPUCT.roots` and :meth:`child`; they read the search's
-    compiled tree, so they are valid until the next search (then they raise RuntimeError).
-    The arrays they return are copies.
+    Views come from :attr:`BatchedPUCT.roots` (or :meth:`MCTSAgent.search`) and :meth:`child`;
+    they read the search's compiled tree, so they are valid until the next search (then
+    they raise RuntimeError). The arrays they return are copies.
 
     Attributes:
         side: the colour to move here; ``values`` are summed from its view.
@@ -590,19 +728,24 @@ class _Tables:
 
 
 class BatchedPUCT:
-    """PUCT search for many games at once; one evaluator call per round for all games.
+    """Tree search for many games at once; one evaluator call per round for all games.
 
     Args:
-        evaluator: gives priors and values for leaves (see :class:`Evaluator`).
+        evaluator: gives priors and values for leaves (see :class:`Evaluator`), or a
+            :class:`RolloutEvaluator`, whose rollouts the search plays itself.
         simulations: leaves walked per game and search (terminal leaves included); the
             root's own evaluation is not counted.
-        c_puct: the exploration constant of U = c * P * sqrt(N + 1) / (1 + n).
+        c_puct: the exploration constant c of the selection rule.
         dirichlet_alpha: concentration of the root noise.
         dirichlet_fraction: weight of the noise in the root priors.
         virtual_loss: losses (and visits) added along a walk until its leaf is backed up,
             so that the walks of one round spread out.
-        batch_leaves: walks per game and round.
-        seed: seed of the Dirichlet noise; None draws fresh entropy.
+        batch_leaves: walks per game and round (with rollouts a round is the whole search).
+        seed: seed of the Dirichlet noise and of the search's stream (UCT picks, rollouts);
+            None draws fresh entropy.
+        selection: ``"puct"`` (Q + c * P * sqrt(N + 1) / (1 + n)) or ``"uct"`` (UCB1: each
+            edge once, in a random order, then Q + c * sqrt(ln N / n)); see the module
+            docstring.
 
     After a search ``roots`` holds read-only views of the trees, one per game (valid until
     the next search).
@@ -613,7 +756,7 @@ class BatchedPUCT:
 
     def __init__(
         self,
-        evaluator: Evaluator,
+        evaluator: Evaluator | RolloutEvaluator,
         simulations: int,
         c_puct: float = 1.5,
         dirichlet_alpha: float = 0.3,
@@ -621,15 +764,19 @@ class BatchedPUCT:
         virtual_loss: float = 1.0,
         batch_leaves: int = 8,
         seed: int | None = None,
+        selection: str = "puct",
     ) -> None:
         if simulations < 1 or batch_leaves < 1:
             raise ValueError(
                 f"simulations and batch_leaves must be >= 1: {simulations}, {batch_leaves}"
             )
+        if selection not in SELECTIONS:
+            raise ValueError(f"selection must be one of {sorted(SELECTIONS)}, not {selection!r}")
         self.evaluator = evaluator
         self.simulations, self.c_puct = simulations, c_puct
         self.dirichlet_alpha, self.dirichlet_fraction = dirichlet_alpha, dirichlet_fraction
         self.virtual_loss, self.batch_leaves = virtual_loss, batch_leaves
+        self.selection = selection
         self.rng = np.random.default_rng(seed)
         self._tree = _Tree()
         self._tables: _Tables | None = None
@@ -656,17 +803,36 @@ class BatchedPUCT:
         live = self._expand_roots(t, games, add_noise)
         counts = tree.nodes[live, N_COUNT]
         walks[live[counts > 0]] = self.simulations
-        params = np.array([self.c_puct, self.virtual_loss, self.batch_leaves], dtype=np.float64)
+        params = self._params(t)
         while walks[:games].any():
             self._round(t, walks, params)
         out = np.zeros((games, t.num_actions), dtype=np.float32)
         _distributions(tree.nodes, tree.edge_i, tree.edge_f, out)
         return list(out)
 
+    def _params(self, t: _Tables) -> np.ndarray:
+        """Returns the walks' parameters (see :func:`_walk_round`); seeds the search's stream
+        where the search draws from it (PUCT with an Evaluator draws nothing from it)."""
+        evaluator, selection = self.evaluator, SELECTIONS[self.selection]
+        plies, batch = -1, self.batch_leaves
+        if isinstance(evaluator, RolloutEvaluator):
+            plies, batch = evaluator.max_plies, self.simulations  # one round, no evaluator call
+        if plies >= 0 or selection == UCT:
+            t.work.rng[0] = np.uint64(self.rng.integers(1, 2**63))
+        return np.array([self.c_puct, self.virtual_loss, batch, selection, plies], np.float64)
+
+    def _evaluate(self, obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Returns the evaluator's priors and values for leaves; with rollouts (asked only for
+        the roots: the walks roll out their leaves) uniform priors and no values."""
+        if isinstance(self.evaluator, RolloutEvaluator):
+            return uniform_priors(masks), np.zeros(len(masks), dtype=np.float32)
+        return self.evaluator.evaluate(obs, masks)
+
     # --- Rounds -----------------------------------------------------------------------------
 
     def _round(self, t: _Tables, walks: np.ndarray, params: np.ndarray) -> None:
-        """Walks up to batch_leaves paths per game, evaluates the new leaves, backs up."""
+        """Walks up to batch_leaves paths per game, evaluates the new leaves, backs up (with
+        rollouts: walks them all, evaluated and backed up on the way)."""
         games = walks.shape[0] - 3
         walks[games:] = 0  # the cursor: from the first game
         while True:
@@ -674,14 +840,17 @@ class BatchedPUCT:
                 _walk_round, (), self._tree.arrays(), t.roots, t.work, t.tab, t.scratch, t.ws,
                 walks, t.leaves, t.obs, t.masks, params,
             )  # fmt: skip
-            if status != HOP_OVERFLOW:
+            if status == HOP_OVERFLOW:
+                t.grow_scratch()
+            elif status == EDGES_FULL:
+                self._tree.grow_edges(0)
+            else:
                 break
-            t.grow_scratch()
         if status == HOP_ILLEGAL:  # pragma: no cover - the tree lists legal hops only
             raise RuntimeError("the search played an illegal hop")
         k = int(walks[games + 2])
         if k:
-            priors, values = self.evaluator.evaluate(t.obs[:k], t.masks[:k])
+            priors, values = self._evaluate(t.obs[:k], t.masks[:k])
             values = np.clip(np.asarray(values, dtype=np.float64), -1.0, 1.0)
             self._expand(t.leaves[:k], t.masks[:k], priors, values, back_up=True)
 
@@ -714,7 +883,7 @@ class BatchedPUCT:
         n = len(live)
         while direct_call(_encode_roots, (), t.roots, live, t.obs, t.masks, t.tab, t.scratch, t.ws):
             t.grow_scratch()
-        priors, _ = self.evaluator.evaluate(t.obs[:n], t.masks[:n])
+        priors, _ = self._evaluate(t.obs[:n], t.masks[:n])
         self._expand(live, t.masks[:n], priors, np.zeros(n), back_up=False)
         if add_noise:
             tree, f = self._tree, self.dirichlet_fraction
@@ -744,3 +913,88 @@ def select_action(visits: np.ndarray, temperature: float, rng: np.random.Generat
         return int(np.argmax(visits))
     scaled = (visits / visits.max()) ** (1.0 / temperature)
     return int(rng.choice(len(visits), p=scaled / scaled.sum()))
+
+
+# --- The UCT player ---------------------------------------------------------------------------
+
+
+class MCTSAgent:
+    """UCT over hops with random rollouts (``mcts:sims=N``); plays the most visited hop.
+
+    A player over :class:`BatchedPUCT` with ``selection="uct"`` and a
+    :class:`RolloutEvaluator`, one game at a time: each simulation walks down by UCB1 (each
+    hop of a node once, in a random order, first), adds one node and scores it by one random
+    rollout, backed up by colour.
+
+    Args:
+        sims: simulations per decision.
+        c: the UCT exploration constant.
+        seed: seed of the search's stream (UCT picks and rollouts); the same seed plays the
+            same games (``reset`` restarts the stream). None draws fresh entropy.
+        rollout_plies: complete moves a rollout plays before it is scored by material.
+
+    The agent sees only the position at the start of the turn: the draw counters and the
+    repetition history of the game so far are not known to the search (they start afresh at
+    the root).
+    """
+
+    def __init__(
+        self, sims: int = 400, c: float = 1.4, seed: int | None = None, rollout_plies: int = 200
+    ) -> None:
+        if sims < 1:
+            raise ValueError(f"sims must be at least 1, not {sims}")
+        if not (math.isfinite(c) and c >= 0):
+            raise ValueError(f"c must be a finite number >= 0, not {c}")
+        if rollout_plies < 0:
+            raise ValueError(f"rollout_plies must be >= 0, not {rollout_plies}")
+        self.sims, self.c, self.seed, self.rollout_plies = sims, c, seed, rollout_plies
+        self.name = f"mcts:sims={sims}"
+        self._search = BatchedPUCT(
+            RolloutEvaluator(rollout_plies), sims, c_puct=c, seed=seed, selection="uct"
+        )
+        self._turns: dict[Ruleset, Turn] = {}
+
+    def reset(self) -> None:
+        """Restarts the search's stream from the seed (games replay for a seed)."""
+        self._search.rng = np.random.default_rng(self.seed)
+
+    def act(
+        self, observation: Observation, position: Position | None = None, hops: Sequence[int] = ()
+    ) -> int:
+        """Returns the most visited hop after ``sims`` simulations (the better mean, then the
+        lower action, on ties; at once if only one hop is legal).
+
+        Raises:
+            ValueError: no position was given, or ``hops`` are not legal hops in it.
+        """
+        if position is None:
+            raise ValueError(f"{self.name} needs the engine position: act(obs, position, hops)")
+        turn = self._root(position, hops)
+        actions = turn.legal_actions()
+        if not actions:
+            raise ValueError(f"{self.name}: no legal hop (the game is over)")
+        if len(actions) == 1:
+            return int(actions[0])
+        self._search.search([turn], add_noise=False)
+        root = self._search.roots[0]
+        best = np.lexsort((-root.actions, root.q(), root.visits))[-1]
+        return int(root.actions[best])
+
+    def search(self, position: Position, hops: Sequence[int] = ()) -> PUCTNode:
+        """Returns the root of the tree grown by ``sims`` simulations from a position (after
+        the hops already played this turn); valid until the next search."""
+        self._search.search([self._root(position, hops)], add_noise=False)
+        return self._search.roots[0]
+
+    def _root(self, position: Position, hops: Sequence[int]) -> Turn:
+        """Returns the turn state of a position after the hops already played this turn."""
+        turn = self._turns.get(position.rules)
+        if turn is None:
+            turn = self._turns[position.rules] = Turn(position.rules)
+        turn.reset(position.board, position.turn)
+        for hop in hops:
+            if turn.play(int(hop)) == HOP_ILLEGAL:
+                raise ValueError(
+                    f"{self.name}: hop {hop} of {list(hops)} is illegal in {position!r}"
+                )
+        return turn

@@ -115,7 +115,7 @@ KINDS: dict[str, Kind] = {
         usage="alphabeta:depth=N|nodes=N|time=S",
     ),
     "mcts": Kind(
-        "agents.mcts:MCTSAgent",
+        "agents.puct:MCTSAgent",
         {"sims": _SIMS, "c": Option(float, MAX_C)},
         usage="mcts:sims=N[,c=X]",
     ),

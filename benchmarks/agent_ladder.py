@@ -37,7 +37,7 @@ from typing import Any
 
 from agents.arena import MatchResult, play_match, uses_ballots
 from agents.classic import AlphaBetaAgent
-from agents.mcts import MCTSAgent
+from agents.puct import MCTSAgent
 from agents.specs import make_agent
 from damas_env import Move, Position
 

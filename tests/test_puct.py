@@ -1,4 +1,5 @@
-"""PUCT over hops with deterministic evaluators: wins, backup signs, batching, noise, legality."""
+"""The tree search over hops with deterministic evaluators and random rollouts, by PUCT and UCT:
+wins, backup signs, batching, noise, legality."""
 
 from __future__ import annotations
 
@@ -66,7 +67,11 @@ def best_hops(fen: str, rules: str, simulations: int) -> list[int]:
 
 def test_evaluators_fill_the_protocol():
     assert isinstance(UniformEvaluator(), Evaluator)
-    assert isinstance(RolloutEvaluator("english", seed=0), Evaluator)
+    assert not isinstance(RolloutEvaluator(), Evaluator)  # the search runs it itself
+    with pytest.raises(ValueError, match="max_plies"):
+        RolloutEvaluator(max_plies=-1)
+    with pytest.raises(ValueError, match="selection"):
+        BatchedPUCT(UniformEvaluator(), 8, selection="ucb")
 
 
 @pytest.mark.parametrize(
@@ -147,13 +152,17 @@ def test_one_evaluator_call_per_round_for_all_games():
     assert max(evaluator.calls) <= 24
 
 
-def test_no_illegal_hop_gets_visits():
+@pytest.mark.parametrize(
+    ("evaluator", "selection"),
+    [(RolloutEvaluator(), "puct"), (RolloutEvaluator(), "uct"), (ConstantEvaluator(0.1), "uct")],
+)
+def test_no_illegal_hop_gets_visits(evaluator, selection):
     def check(node: PUCTNode, turn: Turn) -> None:
         assert node.actions.tolist() == turn.legal_actions()
         assert node.side == turn.side
 
     turns = games()
-    search = BatchedPUCT(RolloutEvaluator("english", seed=1), simulations=64, seed=2)
+    search = BatchedPUCT(evaluator, simulations=64, batch_leaves=4, seed=2, selection=selection)
     for visits, turn, root in zip(
         search.search(turns, add_noise=True), turns, search.roots, strict=True
     ):
@@ -191,17 +200,23 @@ def test_dirichlet_noise_only_when_asked():
         assert child.priors == pytest.approx(np.full(len(child.priors), 1 / len(child.priors)))
 
 
-def test_rollout_evaluator_reads_the_mover_from_the_planes():
-    # Either colour to move captures the last enemy piece: +1 for the mover.
-    for fen in ("W:W27:B23", "B:W27:B23"):
-        turn = turn_of(fen, "english")
-        obs = np.zeros((1, 8, 8, 8), dtype=np.float32)
-        mask = np.zeros((1, turn.layout.num_actions), dtype=np.int8)
-        turn.write_planes(obs[0], turn.side)
-        turn.write_mask(mask[0])
-        priors, values = RolloutEvaluator("english", seed=0).evaluate(obs, mask)
-        assert values.tolist() == [1.0]
-        assert priors[0][mask[0] == 1] == pytest.approx([1.0])
+def test_rollout_values_are_for_the_player_to_move_at_the_leaf():
+    # Rollouts cut at once (max_plies=0) score the material: the side ahead wins, either
+    # colour to move at the root, by either selection rule.
+    for fen in ("W:W27,28,29:B1", "B:W32:B1,2,3"):
+        for selection in ("puct", "uct"):
+            search = BatchedPUCT(RolloutEvaluator(0), 6, seed=0, selection=selection)
+            search.search([turn_of(fen, "english")], add_noise=False)
+            root = search.roots[0]
+            assert root.visits.sum() == 6 and root.q()[root.visits > 0] == pytest.approx(1.0)
+
+
+def test_uct_tries_each_hop_once_first():
+    turn = turn_of(None, "international")  # 9 moves
+    for evaluator in (RolloutEvaluator(), ConstantEvaluator(0.0)):
+        search = BatchedPUCT(evaluator, 9, batch_leaves=1, seed=0, selection="uct")
+        search.search([turn], add_noise=False)
+        assert search.roots[0].visits.tolist() == [1.0] * 9
 
 
 def test_select_action():

@@ -84,7 +84,7 @@ INSTALLED = {
     "greedy": _installed("agents.classic"),
     "alphabeta:depth=1": _installed("agents.classic"),
     "alphabeta:nodes=500,time=0.05": _installed("agents.classic"),
-    "mcts:sims=4": _installed("agents.mcts"),
+    "mcts:sims=4": _installed("agents.puct"),
     "openspiel-mcts:sims=4": _installed("agents.external", "pyspiel"),
 }
 
@@ -135,8 +135,8 @@ def test_checkpoint_spec_reaches_load_agent(monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def test_the_seed_reaches_seeded_agents() -> None:
-    if not _installed("agents.mcts"):
-        pytest.skip("agents.mcts not installed")
+    if not _installed("agents.puct"):
+        pytest.skip("agents.puct not installed")
     assert make_agent("mcts:sims=3", seed=11).seed == 11  # type: ignore[attr-defined]
     assert {k for k, kind in KINDS.items() if not kind.seeded} == {"dame", "hub"}
 
