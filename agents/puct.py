@@ -315,7 +315,7 @@ def _back_up(nodes, edge_i, edge_f, node, side, value, visit):
         node = parent
 
 
-@kernel()
+@kernel(inline=True)
 def _write_edges(edge_i, edge_f, first, mask):
     """Writes one edge per legal hop of `mask` from edge `first` on, in increasing action
     order, never walked, prior 0; returns their count (the caller checked the room)."""
@@ -333,7 +333,7 @@ def _write_edges(edge_i, edge_f, first, mask):
     return count
 
 
-@kernel()
+@kernel(inline=True)
 def _spread_priors(edge_f, first, count):
     """Renormalises the priors of `count` edges from `first` on to sum to 1 (uniform where
     they sum to 0)."""
