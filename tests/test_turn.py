@@ -4,6 +4,8 @@ import random
 
 import numpy as np
 import pytest
+from helpers import PRESETS
+from helpers import VARIANTS as BUILT_IN
 
 from damas_env import Position
 from damas_env.encoding import (
@@ -28,17 +30,8 @@ from damas_env.turn import (
     play_hop,
 )
 
-VARIANTS = [
-    "international",
-    "english",
-    "brazilian",
-    "russian",
-    "pool",
-    "canadian",
-    "seed000_international",
-    "seed002_website_checkers",
-    "seed004_english",
-]
+#: Every built-in variant and every preset (the giveaway twins share their kernels).
+VARIANTS = [*BUILT_IN, *PRESETS]
 
 
 def first_hops(pos: Position) -> set[int]:

@@ -2,23 +2,15 @@
 
 import numpy as np
 import pytest
+from helpers import PRESETS
+from helpers import VARIANTS as BUILT_IN
 
 from damas_env import draughts_v0
 from damas_env.ending import Reason
 from damas_env.vector import DraughtsBatchEnv
 
-VARIANTS = [
-    "international",
-    "english",
-    "brazilian",
-    "russian",
-    "pool",
-    "canadian",
-    "international_giveaway",
-    "seed000_international",
-    "seed002_website_checkers",
-    "seed004_english",
-]
+#: Every built-in variant, every preset and one giveaway twin.
+VARIANTS = [*BUILT_IN, "international_giveaway", *PRESETS]
 
 
 def compare_with_single_envs(variant: str, games: int, steps: int, seed: int) -> int:
