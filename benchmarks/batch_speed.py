@@ -21,7 +21,7 @@ before each action, the least an agent needs. Every measurement is split into ro
 take turns with the others (round robin), and the best round counts, so that a burst of load
 from other processes on this shared machine hits every case alike and is mostly filtered out.
 
-Targets (issue 4, item 8), with the default float32 observations: English >= 1,000,000
+Targets, with the default float32 observations: English >= 1,000,000
 steps/s and International >= 500,000 steps/s at batch 4096 with 2 threads; a batch of 1 no
 slower than ``draughts_v0.raw_env()``.
 
@@ -57,7 +57,7 @@ SIZES = (1, 4, 16, 64, 256, 1024, 4096)
 QUICK_SIZES = (1, 64, 4096)
 THREADS = (1, 2)
 BIG = 4096  # the batch of the targets and of the bounds table
-#: Minimum steps/s at batch 4096 with 2 threads (issue 4, item 8).
+#: Minimum steps/s at batch 4096 with 2 threads.
 TARGETS = {"english": 1_000_000, "international": 500_000}
 
 Runner = Callable[[float], tuple[int, float]]
@@ -192,7 +192,7 @@ def verdict(ok: bool) -> str:
 
 
 def print_targets(steps: dict[tuple[str, int, int], Case], loops: dict[str, Case]) -> None:
-    print("\nTargets (issue 4, item 8; float32 observations)")
+    print("\nTargets (float32 observations)")
     for v in VARIANTS:
         rate = steps[v, BIG, 2].rate
         print(

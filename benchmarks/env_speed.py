@@ -18,8 +18,8 @@ sampler costs the same small amount for every env). Each env is warmed up before
 timed, so numba's cache load and first-call costs are not counted, and the envs take turns
 in rounds (the best round counts) so that load from other processes hits them alike.
 
-The targets are those of the env issue (issue 3, item 11): on both variants ``raw_env()`` at
-least 3x ``connect_four_v3`` and ``env()`` at least 1.3x. The issue sets them beside
+The targets: on both variants ``raw_env()`` at
+least 3x ``connect_four_v3`` and ``env()`` at least 1.3x. They were set beside
 ``connect_four_v3`` at 16k turns/s "in the same loop" and a do-nothing env at 31k wrapped and
 130k bare, which we read as ``connect_four_v3.env()``, the env users get: the PASS/MISS
 verdicts are against it. The ratios against its ``raw_env()`` are printed beside them, so the
@@ -45,7 +45,7 @@ import numpy as np
 
 from damas_env import draughts_v0
 
-#: Minimum ratios to connect_four_v3.env() (issue 3, item 11).
+#: Minimum ratios to connect_four_v3.env().
 TARGETS = {"raw_env": 3.0, "env": 1.3}
 
 
@@ -174,7 +174,7 @@ def print_ratios(todo: list[Case]) -> None:
     """Prints ours against connect_four_v3 env() (the targets) and raw_env() (for reference)."""
     rate = {c.label: c.rate for c in todo}
     c4_env, c4_raw = rate["connect_four_v3 env()"], rate["connect_four_v3 raw_env()"]
-    print("\nRatios to connect_four_v3 (targets, issue 3 item 11, are against its env())")
+    print("\nRatios to connect_four_v3 (the targets are against its env())")
     print(f"{'ours':<38} {'/ c4 env()':>11} {'target':>7} {'':>5} {'/ c4 raw_env()':>15}")
     for variant in ("international", "english"):
         for factory in ("raw_env", "env"):
