@@ -20,9 +20,9 @@ its match says something (a whitewash only bounds the Elo difference):
     alphabeta:depth=N < dame:depth=N          (International; the same depth, dame-rs)
 
 Before the matches it prints the search speeds on positions from a seeded self-play game:
-alpha-beta nodes/s per depth (:class:`agents.search.SearchResult`), MCTS simulations/s per
-budget, and the outside engines' nodes/s or simulations/s. Outside engines that are not
-installed are skipped with a note.
+alpha-beta nodes/s per depth (:class:`agents.players.alphabeta.SearchResult`), MCTS
+simulations/s per budget, and the outside engines' nodes/s or simulations/s. Outside engines
+that are not installed are skipped with a note.
 """
 
 from __future__ import annotations
@@ -36,9 +36,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from agents.arena import MatchResult, play_match, uses_ballots
-from agents.classic import AlphaBetaAgent
-from agents.puct import MCTSAgent
-from agents.specs import make_agent
+from agents.players.classic import AlphaBetaAgent
+from agents.players.specs import make_agent
+from agents.players.tree import MCTSAgent
 from damas_env import Move, Position
 
 FULL = {"games": 200, "depths": [1, 2, 3, 4, 5, 6], "mcts": [100, 400, 1000]}
@@ -325,7 +325,7 @@ def openspiel_speed(
     games: list[tuple[list[Move], Position]], budgets: Sequence[int]
 ) -> list[dict[str, Any]]:
     """Returns OpenSpiel MCTS's simulations and seconds per budget (one decision a position)."""
-    from agents.external import OpenSpielMCTSAgent
+    from agents.players.external import OpenSpielMCTSAgent
 
     rows = []
     for sims in sorted(budgets):

@@ -13,12 +13,12 @@ included), so a search counts ``games * simulations``.
 
 Cases: ``UniformEvaluator`` (no model: the cost of the tree alone) at 32 and 128 simulations,
 and a small ``DraughtsNet`` (channels 32, blocks 2, CPU, one torch thread per core given) behind
-``agents.network.NetworkEvaluator`` at 32 simulations. Every evaluator is wrapped in a timer,
-so each row prints sims/s, the share of the search spent inside ``evaluate`` and the tree's
-own time per simulation (search time less evaluator time, over the simulations).
+``agents.players.learned.NetworkEvaluator`` at 32 simulations. Every evaluator is wrapped in a
+timer, so each row prints sims/s, the share of the search spent inside ``evaluate`` and the
+tree's own time per simulation (search time less evaluator time, over the simulations).
 
 Measured on the 2-core development machine (shared; one torch thread), before and after the
-tree moved into compiled code (agents/puct.py)::
+tree moved into compiled code (agents/players/tree.py)::
 
     evaluator         sims   sims/s before -> after   in eval      tree us/sim
     uniform             32      9,775 -> 125,365     5% -> 42%     97.6 -> 4.6
@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.puct import BatchedPUCT, Evaluator, UniformEvaluator
+from agents.players.tree import BatchedPUCT, Evaluator, UniformEvaluator
 from damas_env import Position
 from damas_env import kernels as K
 from damas_env.turn import Turn
@@ -114,8 +114,9 @@ def main() -> None:
     if not args.no_network:
         import torch
 
-        from agents.config import NetworkConfig
-        from agents.network import DraughtsNet, NetworkEvaluator
+        from agents.players.learned import NetworkEvaluator
+        from agents.training.config import NetworkConfig
+        from agents.training.network import DraughtsNet
 
         torch.set_num_threads(args.threads)
         torch.manual_seed(0)

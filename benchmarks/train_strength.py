@@ -30,8 +30,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from agents.arena import play_match  # noqa: E402
-from agents.config import apply_overrides, load_config  # noqa: E402
-from agents.train import run_training  # noqa: E402
+from agents.training.config import apply_overrides, load_config  # noqa: E402
+from agents.training.train import run_training  # noqa: E402
 
 OPPONENTS = [
     "random",

@@ -14,7 +14,7 @@
 Learner       ``play_as``: ``"player_0"`` (moves first), ``"player_1"``, or ``"random"`` (drawn
               per episode from the reset seed); ``info["play_as"]`` and ``info["colour"]``
 Opponent      ``"random"`` (uniform over its mask, seeded by reset), a callable
-              ``f(observation_dict) -> int``, or an agent (``agents.base.Agent``) whose
+              ``f(observation_dict) -> int``, or an agent (``agents.players.base.Agent``) whose
               ``act(observation, position, hops) -> int`` gets the engine position too
               (its optional ``reset()`` is called at each episode start)
 Actions       ``Discrete(A)``: one hop of the learner, as in :mod:`damas_env.draughts_v0`
@@ -81,8 +81,8 @@ class DraughtsGymEnv(gymnasium.Env[np.ndarray, np.int64]):
         Args:
             variant: a ruleset name (see :func:`damas_env.ruleset_names`).
             opponent: "random", a callable ``f(observation_dict) -> int`` or an object with
-                ``act(observation, position, hops) -> int`` (the ``agents.base.Agent`` protocol) and
-                optionally ``reset()``.
+                ``act(observation, position, hops) -> int`` (the ``agents.players.base.Agent``
+                protocol) and optionally ``reset()``.
             play_as: the learner's agent, "player_0", "player_1" or "random" (per episode).
             render_mode: None, "ansi", "rgb_array" or "human" (passed to the AEC env).
             max_plies: truncate the game after this many plies (None: the rules decide).

@@ -14,9 +14,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.base import Agent, play_hop
-from agents.classic import AlphaBetaAgent, GreedyAgent, RandomAgent, king_value, material_gain
-from agents.search import MATE, MAX_PLY, QS_PLIES, Searcher, piece_square_table
+from agents.players.alphabeta import MATE, MAX_PLY, QS_PLIES, Searcher, piece_square_table
+from agents.players.base import Agent, play_hop
+from agents.players.classic import (
+    AlphaBetaAgent,
+    GreedyAgent,
+    RandomAgent,
+    king_value,
+    material_gain,
+)
 from damas_env import Move, Position, draughts_v0, get_ruleset
 from damas_env import kernels as K
 from damas_env.draughts_v0 import IllegalActionError

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from agent_play import RandomHops, play_game
 
-from agents.external import (
+from agents.players.external import (
     DameAgent,
     HubAgent,
     HubError,

@@ -14,7 +14,6 @@ from typing import Any
 import numpy as np
 import pytest
 
-from agents import specs
 from agents.arena import (
     GameRecord,
     MatchResult,
@@ -27,19 +26,20 @@ from agents.arena import (
     score_stats,
     uses_ballots,
 )
-from agents.ballots import ACF_OPENINGS, BARRED, DECK
-from agents.cli import main as arena_main
+from agents.arena.ballots import ACF_OPENINGS, BARRED, DECK
+from agents.arena.cli import main as arena_main
 from agents.command import main as damas_main
+from agents.players import specs
 from damas_env import Position, draughts_v0
 from damas_env.encoding import move_to_actions
 from damas_env.game import Game
 from damas_env.notation import read_pdn, write_pdn
 
-HAS_CLASSIC = importlib.util.find_spec("agents.classic") is not None
+HAS_CLASSIC = importlib.util.find_spec("agents.players.classic") is not None
 
 
 class StubRandom:
-    """A uniformly random hop from the mask, seeded (stands in for agents.classic)."""
+    """A uniformly random hop from the mask, seeded (stands in for agents.players.classic)."""
 
     name = "stub-random"
 
@@ -74,7 +74,7 @@ class StubIllegal(StubRandom):
 
 @pytest.fixture
 def random_spec(monkeypatch: pytest.MonkeyPatch) -> str:
-    """Returns "random", backed by StubRandom until agents.classic exists (in this process)."""
+    """Returns "random", backed by StubRandom until agents.players.classic exists (here)."""
     if not HAS_CLASSIC:
         stub = specs.Kind(f"{__name__}:StubRandom", usage="random")
         monkeypatch.setitem(specs.KINDS, "random", stub)

@@ -28,9 +28,9 @@ from helpers import tiny_config as tiny
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import agents.checkpoint
-from agents.alphazero import AlphaZeroTrainer
-from agents.checkpoint import (
+import agents.training.checkpoint
+from agents.training.alphazero import AlphaZeroTrainer
+from agents.training.checkpoint import (
     CheckpointError,
     load_agent,
     load_network,
@@ -38,8 +38,8 @@ from agents.checkpoint import (
     restore_trainer,
     save_checkpoint,
 )
-from agents.config import config_from_dict
-from agents.ppo import PPOTrainer
+from agents.training.config import config_from_dict
+from agents.training.ppo import PPOTrainer
 
 FUZZ = settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None
@@ -288,13 +288,13 @@ def test_a_huge_network_is_refused_before_anything_is_built(
     bounds; one within the bounds that does not fit the weights is built on the meta device
     only, and refused there."""
     built = []
-    real = agents.checkpoint.DraughtsNet
+    real = agents.training.checkpoint.DraughtsNet
 
     def spy(*args: Any) -> Any:
         built.append(torch.empty(0).device.type)
         return real(*args)
 
-    monkeypatch.setattr(agents.checkpoint, "DraughtsNet", spy)
+    monkeypatch.setattr(agents.training.checkpoint, "DraughtsNet", spy)
     refused(
         crafted(saved, scratch, lambda d: d["config"]["network"].update(channels=200000)), "512"
     )

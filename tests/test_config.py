@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from agents.config import (
+from agents.training.config import (
     Config,
     ConfigError,
     EnvConfig,
@@ -74,7 +74,7 @@ def test_every_field_has_a_docstring() -> None:
     import ast
     import inspect
 
-    import agents.config as module
+    import agents.training.config as module
 
     tree = ast.parse(inspect.getsource(module))
     for node in tree.body:

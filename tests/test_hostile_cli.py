@@ -9,16 +9,17 @@ from pathlib import Path
 import pytest
 from helpers import Exploit, crafted_checkpoint, tiny_config
 
-from agents import arena, play
-from agents.cli import main as arena_main
-from agents.play import main as play_main
+from agents import arena
+from agents.arena import play
+from agents.arena.cli import main as arena_main
+from agents.arena.play import main as play_main
 
 
 @pytest.fixture(scope="module")
 def english_pt(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Returns a tiny checkpoint trained (not at all) on English rules."""
-    from agents.alphazero import AlphaZeroTrainer
-    from agents.checkpoint import save_checkpoint
+    from agents.training.alphazero import AlphaZeroTrainer
+    from agents.training.checkpoint import save_checkpoint
 
     path = tmp_path_factory.mktemp("ck") / "english.pt"
     save_checkpoint(path, AlphaZeroTrainer(tiny_config()))
@@ -209,7 +210,7 @@ def test_arena_refuses_a_checkpoint_of_other_rules_before_any_game(
 
 @pytest.mark.parametrize("limit", [{"time": float("nan")}, {"time": float("inf")}, {"depth": 0}])
 def test_alphabeta_refuses_non_finite_or_empty_limits(limit: dict) -> None:
-    from agents.classic import AlphaBetaAgent
+    from agents.players.classic import AlphaBetaAgent
 
     with pytest.raises(ValueError, match="positive finite number"):
         AlphaBetaAgent(**limit)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agents import play
+from agents.arena import play
 from agents.command import main as damas_main
 from damas_env.game import Game
 

@@ -1,4 +1,4 @@
-"""Self-play PPO (agents.ppo): sampling, per-player advantages, the trainer's iteration,
+"""Self-play PPO (agents.training.ppo): sampling, per-player advantages, the trainer's iteration,
 the opponent pool, resume and reproducibility."""
 
 from __future__ import annotations
@@ -13,8 +13,15 @@ import numpy as np
 import pytest
 import torch
 
-from agents.config import Config, EnvConfig, NetworkConfig, PPOConfig, TrainConfig, load_config
-from agents.ppo import (
+from agents.training.config import (
+    Config,
+    EnvConfig,
+    NetworkConfig,
+    PPOConfig,
+    TrainConfig,
+    load_config,
+)
+from agents.training.ppo import (
     GREEDY,
     SELF,
     PPOTrainer,
@@ -23,7 +30,7 @@ from agents.ppo import (
     ppo_update,
     sample_actions,
 )
-from agents.trainer import Trainer, make_trainer
+from agents.training.trainer import Trainer, make_trainer
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXED_KEYS = (

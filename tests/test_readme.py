@@ -1,5 +1,5 @@
 """Every Python code block in the README runs; every shell command in it names real files,
-extras, flags and config keys."""
+extras, flags and config keys; its Layout names every module, and only files that exist."""
 
 import re
 import shlex
@@ -41,10 +41,10 @@ def _argv(command: str) -> list[str]:
     "command", [c for c in COMMANDS if c.startswith("damas ")], ids=lambda c: c[:60]
 )
 def test_readme_damas_commands_parse(command: str) -> None:
-    from agents.cli import build_parser as arena_parser
-    from agents.config import apply_overrides, load_config
-    from agents.play import build_parser as play_parser
-    from agents.train import _parser as train_parser
+    from agents.arena.cli import build_parser as arena_parser
+    from agents.arena.play import build_parser as play_parser
+    from agents.training.config import apply_overrides, load_config
+    from agents.training.train import _parser as train_parser
     from damas_env.cli import _parser as damas_parser
 
     argv = _argv(command)[1:]
@@ -73,3 +73,20 @@ def test_readme_files_and_extras_exist() -> None:
             for extra in group.split(","):
                 assert extra in extras, f"README installs the extra {extra!r}, not in pyproject"
     assert any(c.startswith("damas train configs/quickstart.yaml") for c in COMMANDS)
+
+
+def test_readme_layout_matches_the_tree() -> None:
+    """The Layout section names every module of the library and the application (packages'
+    ``__init__`` aside), and every path it names exists."""
+    layout = README.split("\n## Layout\n", 1)[1].split("\n## ", 1)[0]
+    top = "damas_env|agents|tests|benchmarks|examples|notebooks|configs"
+    named = set(re.findall(rf"`((?:{top})/[\w/.]*)`", layout))
+    for path in named:
+        assert (ROOT / path).exists(), f"README's Layout names {path}, which does not exist"
+    modules = {
+        str(path.relative_to(ROOT))
+        for package in ("damas_env", "agents")
+        for path in (ROOT / package).rglob("*.py")
+        if path.name != "__init__.py"
+    }
+    assert not modules - named, f"README's Layout misses {sorted(modules - named)}"

@@ -22,10 +22,10 @@ from pathlib import Path
 import pytest
 from helpers import tiny_training
 
-from agents.checkpoint import read_checkpoint, save_checkpoint
-from agents.config import config_from_dict, config_to_yaml
-from agents.train import run_training
-from agents.trainer import make_trainer
+from agents.training.checkpoint import read_checkpoint, save_checkpoint
+from agents.training.config import config_from_dict, config_to_yaml
+from agents.training.train import run_training
+from agents.training.trainer import make_trainer
 
 ROOT = Path(__file__).resolve().parents[1]
 TOTAL, EVERY = 12, 3
@@ -206,7 +206,7 @@ def test_resume_writes_the_missing_snapshot_of_its_iteration(tmp_path: Path) -> 
 
 
 def test_a_fresh_run_saves_iteration_0_before_self_play(tmp_path: Path, monkeypatch) -> None:
-    from agents.alphazero import AlphaZeroTrainer
+    from agents.training.alphazero import AlphaZeroTrainer
 
     run = tmp_path / "run"
     seen = []

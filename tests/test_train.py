@@ -12,21 +12,21 @@ import numpy as np
 import pytest
 import torch
 
-from agents.alphazero import AlphaZeroTrainer, ReplayBuffer
 from agents.arena import play_match
-from agents.checkpoint import (
+from agents.files import write_atomically
+from agents.players.learned import NetworkAgent
+from agents.players.specs import make_agent
+from agents.training.alphazero import AlphaZeroTrainer, ReplayBuffer
+from agents.training.checkpoint import (
     CheckpointError,
-    NetworkAgent,
     load_agent,
     read_checkpoint,
     restore_trainer,
     save_checkpoint,
 )
-from agents.config import Config, apply_overrides, config_from_dict, load_config
-from agents.files import write_atomically
-from agents.specs import make_agent
-from agents.train import main as train_main
-from agents.train import run_training
+from agents.training.config import Config, apply_overrides, config_from_dict, load_config
+from agents.training.train import main as train_main
+from agents.training.train import run_training
 from damas_env import Colour
 from damas_env import kernels as K
 from damas_env.turn import result_value
@@ -459,7 +459,7 @@ def test_a_diverging_run_stops_without_saving_nan(tmp_path: Path, monkeypatch, c
 
 @pytest.mark.parametrize("path", sorted((ROOT / "configs").glob("*.yaml")), ids=lambda p: p.stem)
 def test_shipped_configs_load_and_build(path: Path) -> None:
-    from agents.trainer import make_trainer
+    from agents.training.trainer import make_trainer
 
     config = apply_overrides(load_config(path), ["env.num_envs=2"])
     trainer = make_trainer(config)

@@ -7,7 +7,7 @@ no code from the file (``weights_only=True`` refuses anything else)::
     format       "damas-env checkpoint"          what the file is
     version      1                               layout of this dict
     algorithm    "alphazero" | "ppo"
-    config       the run's config (plain dict; agents.config.config_from_dict reads it)
+    config       the run's config (plain dict; agents.training.config.config_from_dict reads it)
     fingerprint  Config.fingerprint(): ruleset switches and network shape
     iteration    iterations completed
     model        the network's state_dict
@@ -48,24 +48,18 @@ from typing import Any
 import numpy as np
 import torch
 
-from damas_env import Position
 from damas_env.checks import shown
-from damas_env.encoding import PLANES
-from damas_env.rules import Ruleset
-from damas_env.turn import HOP_ILLEGAL, Turn
 
-from .base import Observation
+from ..files import CheckpointError, write_atomically
+from ..players.learned import NetworkAgent
 from .config import Config, config_from_dict, config_to_dict, fingerprint_mismatches
-from .files import CheckpointError, write_atomically
-from .network import DraughtsNet, NetworkEvaluator
-from .puct import BatchedPUCT, select_action
+from .network import DraughtsNet
 from .trainer import Trainer
 
 __all__ = [
     "FORMAT",
     "VERSION",
     "CheckpointError",
-    "NetworkAgent",
     "check_compatible",
     "load_agent",
     "load_network",
@@ -347,7 +341,7 @@ def _check_tensor(tensor: torch.Tensor, where: str) -> None:
 
 def _check_config(value: Any) -> Config:
     """Returns the checkpoint's config, checked like a config file (which bounds the network's
-    shape, :data:`agents.config.MAX_CHANNELS` and the like)."""
+    shape, :data:`agents.training.config.MAX_CHANNELS` and the like)."""
     if not isinstance(value, dict):
         raise _FieldError(f"config: {_show(value)}, not a mapping")
     try:
@@ -751,97 +745,6 @@ def load_network(
 
 
 # --- Playing --------------------------------------------------------------------------------
-
-
-class NetworkAgent:
-    """An arena agent that plays a policy-value network, alone or with PUCT search.
-
-    With ``simulations=0`` it plays the most likely legal hop of the network's policy; with
-    more it runs that many PUCT simulations per hop (:class:`agents.puct.BatchedPUCT`, no
-    root noise) and plays the most visited hop.
-
-    Args:
-        network: the network (any device).
-        rules: the ruleset it was trained on; a game under other rules is refused.
-        simulations: PUCT simulations per hop (0: the raw policy).
-        c_puct: PUCT's exploration constant.
-        seed: seed of the search (ties are broken by the first hop).
-        name: the agent's name in arena tables.
-    """
-
-    def __init__(
-        self,
-        network: DraughtsNet,
-        rules: Ruleset,
-        simulations: int = 0,
-        c_puct: float = 1.5,
-        seed: int | None = None,
-        name: str = "network",
-    ) -> None:
-        self.network, self.rules, self.name = network, rules, name
-        self.simulations = simulations
-        self.evaluator = NetworkEvaluator(network, threads=1)  # a few positions per call
-        self.search = (
-            BatchedPUCT(self.evaluator, simulations, c_puct=c_puct, seed=seed)
-            if simulations > 0
-            else None
-        )
-        self.turn = Turn(rules)
-        self._mask = np.zeros(self.turn.layout.num_actions, dtype=np.int8)
-        n = rules.board_size
-        self._obs = np.zeros((1, PLANES, n, n), dtype=np.float32)
-
-    def reset(self) -> None:
-        """Nothing to forget: every hop is decided from the position."""
-
-    def check_rules(self, rules: Ruleset) -> None:
-        """Raises ValueError unless the network was trained on these rules."""
-        if rules != self.rules:
-            raise ValueError(
-                f"{self.name} was trained on {self.rules.name!r} rules and cannot play a "
-                f"{rules.name!r} game"
-            )
-
-    def act(
-        self, observation: Observation, position: Position | None = None, hops: Sequence[int] = ()
-    ) -> int:
-        """Returns the network's (or the search's) hop for the player to move.
-
-        Raises:
-            ValueError: no position was given, or it is played under other rules than the
-                network was trained on.
-        """
-        if position is None:
-            raise ValueError(f"{self.name} needs the engine position: act(obs, position, hops)")
-        self.check_rules(position.rules)
-        if self.search is None and _planes_of(observation, self._obs.shape[1:]):
-            self._obs[0] = observation["observation"]  # the env's planes keep its history
-            self._mask[:] = observation["action_mask"]
-            return self._policy_action()
-        turn = self.turn
-        turn.reset(position.board, position.turn)
-        for hop in hops:
-            if turn.play(int(hop)) == HOP_ILLEGAL:
-                raise ValueError(f"hop {hop} of {list(hops)} is not legal in {position.fen()}")
-        if self.search is not None:
-            (visits,) = self.search.search([turn], add_noise=False)
-            return select_action(visits, 0.0, self.search.rng)
-        turn.write_planes(self._obs[0], turn.side)
-        turn.write_mask(self._mask)
-        return self._policy_action()
-
-    def _policy_action(self) -> int:
-        """Returns the legal hop of highest prior for the planes and mask in the buffers."""
-        priors, _ = self.evaluator.evaluate(self._obs, self._mask[None])
-        return int(np.argmax(np.where(self._mask > 0, priors[0], -1.0)))
-
-
-def _planes_of(observation: Observation, shape: tuple[int, ...]) -> bool:
-    """Says whether an env observation holds channels-first planes of `shape` and a mask."""
-    try:
-        return np.shape(observation["observation"]) == shape and "action_mask" in observation
-    except (KeyError, TypeError, IndexError):
-        return False
 
 
 def load_agent(

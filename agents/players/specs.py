@@ -45,8 +45,8 @@ from typing import Any
 from damas_env.checks import shown
 from damas_env.rules import Ruleset, get_ruleset
 
+from .alphabeta import MAX_DEPTH
 from .base import Agent
-from .search import MAX_DEPTH
 
 __all__ = [
     "KINDS",
@@ -107,33 +107,36 @@ class Kind:
 _DEPTH, _SIMS = Option(int, MAX_DEPTH), Option(int, MAX_SIMS)
 
 KINDS: dict[str, Kind] = {
-    "random": Kind("agents.classic:RandomAgent", usage="random"),
-    "greedy": Kind("agents.classic:GreedyAgent", usage="greedy"),
+    "random": Kind("agents.players.classic:RandomAgent", usage="random"),
+    "greedy": Kind("agents.players.classic:GreedyAgent", usage="greedy"),
     "alphabeta": Kind(
-        "agents.classic:AlphaBetaAgent",
+        "agents.players.classic:AlphaBetaAgent",
         {"depth": _DEPTH, "nodes": Option(int, MAX_NODES), "time": Option(float, MAX_SECONDS)},
         usage="alphabeta:depth=N|nodes=N|time=S",
     ),
     "mcts": Kind(
-        "agents.puct:MCTSAgent",
+        "agents.players.tree:MCTSAgent",
         {"sims": _SIMS, "c": Option(float, MAX_C)},
         usage="mcts:sims=N[,c=X]",
     ),
     "openspiel-mcts": Kind(
-        "agents.external:OpenSpielMCTSAgent", {"sims": _SIMS}, usage="openspiel-mcts:sims=N"
+        "agents.players.external:OpenSpielMCTSAgent", {"sims": _SIMS}, usage="openspiel-mcts:sims=N"
     ),
     "dame": Kind(
-        "agents.external:DameAgent", {"depth": _DEPTH}, usage="dame:depth=N", seeded=False
+        "agents.players.external:DameAgent", {"depth": _DEPTH}, usage="dame:depth=N", seeded=False
     ),
     "hub": Kind(
-        "agents.external:HubAgent",
+        "agents.players.external:HubAgent",
         usage="hub:PATH[,option=value...]",
         path=True,
         open_options=True,
         seeded=False,
     ),
     "checkpoint": Kind(
-        "agents.checkpoint:load_agent", {"sims": _SIMS}, usage="checkpoint:PATH[,sims=N]", path=True
+        "agents.training.checkpoint:load_agent",
+        {"sims": _SIMS},
+        usage="checkpoint:PATH[,sims=N]",
+        path=True,
     ),
 }
 
@@ -250,7 +253,7 @@ def make_agent(spec: str, seed: int | None = None, rules: Ruleset | str | None =
     Raises:
         ValueError: the spec is malformed (see :func:`parse_spec`), or the agent cannot play
             `rules`.
-        agents.checkpoint.CheckpointError: ``checkpoint:PATH`` names no usable checkpoint.
+        agents.training.checkpoint.CheckpointError: ``checkpoint:PATH`` names no usable checkpoint.
         ImportError: the agent's module, or the external engine it drives, is missing.
     """
     kind_name, options = parse_spec(spec)

@@ -26,7 +26,7 @@ one of the commands:
 An entry that is not a legal move is answered with the legal moves and nothing changes; a
 line longer than :data:`MAX_LINE_CHARS` is read to its end, dropped and answered with an
 error.
-The opponent plays through the :class:`agents.base.Agent` protocol, hop by hop, in an env
+The opponent plays through the :class:`agents.players.base.Agent` protocol, hop by hop, in an env
 kept in step with the game. ``--pdn`` saves the game (``Game.from_pdn`` reads it back).
 Errors go to stderr with exit status 2, as for the other ``damas`` commands, before the game
 starts where they can be found then: an opponent that cannot play the variant (a checkpoint
@@ -52,9 +52,9 @@ from damas_env.notation import NotationError, format_move, read_pdn, write_pdn
 from damas_env.render import NEW_GAME, UNDO, Highlights, ansi
 from damas_env.rules import Ruleset, get_ruleset
 
-from .base import Agent, play_hop
-from .external import EngineError
-from .specs import check_plays, make_agent, spec_usage
+from ..players.base import Agent, play_hop
+from ..players.external import EngineError
+from ..players.specs import check_plays, make_agent, spec_usage
 
 __all__ = [
     "main",

@@ -1,18 +1,21 @@
-"""The Trainer protocol: what the training loop (:mod:`agents.train`) asks of an algorithm.
+"""The Trainer protocol: what the training loop (:mod:`agents.training.train`) asks of an
+algorithm.
 
-An algorithm (AlphaZero in :mod:`agents.alphazero`, PPO in :mod:`agents.ppo`) is a class
-built from a :class:`~agents.config.Config` that owns a :class:`~agents.network.DraughtsNet`
-and its optimiser, and runs one *iteration* (self-play, then learning) per :meth:`step`::
+An algorithm (AlphaZero in :mod:`agents.training.alphazero`, PPO in :mod:`agents.training.ppo`)
+is a class built from a :class:`~agents.training.config.Config` that owns a
+:class:`~agents.training.network.DraughtsNet` and its optimiser, and runs one *iteration*
+(self-play, then learning) per :meth:`step`::
 
     trainer = make_trainer(config)          # picks the class by config.algorithm
     for _ in range(config.train.iterations - trainer.iteration):
         metrics = trainer.step()            # {"games": 12, "positions": 840, "loss/total": ...}
 
 The loop around it (run directory, progress, TensorBoard, evaluation, checkpoints) is the
-same for every algorithm and lives in :mod:`agents.train`; the checkpoint format in
-:mod:`agents.checkpoint`. An iteration splits into self-play and learning,
-``step() == learn([collect()])``, so that :mod:`agents.distributed` can run ``collect`` in
-Ray workers (each loaded with ``worker_state()``) and ``learn`` on all their payloads.
+same for every algorithm and lives in :mod:`agents.training.train`; the checkpoint format in
+:mod:`agents.training.checkpoint`. An iteration splits into self-play and learning,
+``step() == learn([collect()])``, so that :mod:`agents.training.distributed` can run
+``collect`` in Ray workers (each loaded with ``worker_state()``) and ``learn`` on all their
+payloads.
 
 Metrics: :meth:`Trainer.step` returns plain floats. These keys have fixed meanings (the loop
 turns the counts into rates and writes every key to TensorBoard under its name):
@@ -58,8 +61,8 @@ Batch = TypeVar("Batch")
 
 #: Where each ``config.algorithm`` is implemented (``module:Class``).
 ALGORITHMS = {
-    "alphazero": "agents.alphazero:AlphaZeroTrainer",
-    "ppo": "agents.ppo:PPOTrainer",
+    "alphazero": "agents.training.alphazero:AlphaZeroTrainer",
+    "ppo": "agents.training.ppo:PPOTrainer",
 }
 
 

@@ -19,13 +19,13 @@ A run directory holds everything about one run::
 Before anything is written the config, the device and each of ``eval.opponents`` are
 checked: every opponent is built and plays a first hop of the run's ruleset, so a missing
 checkpoint or engine, or one of other rules, is refused at once. Each iteration is one
-:meth:`agents.trainer.Trainer.step`. Every ``train.log_every``
+:meth:`agents.training.trainer.Trainer.step`. Every ``train.log_every``
 iterations a summary line is printed (games/s, positions/s, losses, latest evaluation);
 every ``eval.every`` iterations (and after the last) the network plays ``eval.games`` arena
 games against each of ``eval.opponents`` (``eval.simulations`` PUCT simulations per hop,
 0 = its raw policy); every ``train.checkpoint_every`` iterations (and after the last, and on
 Ctrl-C) the checkpoint is written atomically. With ``distributed.backend: ray`` the
-self-play of each iteration runs in Ray workers (:mod:`agents.distributed`). ``--resume``
+self-play of each iteration runs in Ray workers (:mod:`agents.training.distributed`). ``--resume``
 continues from ``checkpoints/latest.pt``: iterations after it are run again, and the logs are
 cut back to it.
 
@@ -56,8 +56,8 @@ import yaml
 
 from damas_env.checks import shown
 
+from ..files import CheckpointError, remove_temporaries, write_atomically
 from .config import Config, ConfigError, apply_overrides, config_to_yaml, load_config
-from .files import CheckpointError, remove_temporaries, write_atomically
 
 __all__ = [
     "DivergenceError",
@@ -95,8 +95,8 @@ def evaluate(trainer: Any, seed: int = 0) -> tuple[dict[str, float], str]:
         metrics ``eval/<opponent>/score`` (with ``score_low``, ``score_high``) and
         ``eval/<opponent>/elo``, and the PDN of every game played.
     """
-    from .arena import play_match
-    from .checkpoint import NetworkAgent
+    from ..arena import play_match
+    from ..players.learned import NetworkAgent
 
     config = trainer.config
     agent = NetworkAgent(
@@ -301,8 +301,8 @@ def _check_opponents(config: Config) -> None:
         return
     from damas_env.draughts_v0 import raw_env
 
-    from .base import play_hop
-    from .specs import make_agent
+    from ..players.base import play_hop
+    from ..players.specs import make_agent
 
     rules = config.env.ruleset()
     env = raw_env(rules)

@@ -12,7 +12,7 @@ engine that fails during a game.
 
 Limits (:mod:`agents.arena`): ``--games`` 1 to 100000 (a round robin's pairs together),
 ``--workers`` 1 to 256, ``--max-plies`` 1 to 100000, ``--seed`` 0 to 2**32 - 1; agent budgets
-as in :mod:`agents.specs`.
+as in :mod:`agents.players.specs`.
 """
 
 from __future__ import annotations
@@ -28,9 +28,9 @@ from damas_env.checks import checked_int, shown
 from damas_env.cli import variant_arg
 from damas_env.rules import get_ruleset
 
-from .arena import MAX_GAMES, MAX_PLIES, MAX_SEED, MAX_WORKERS
-from .external import EngineError
-from .specs import make_agent, spec_usage
+from ..players.external import EngineError
+from ..players.specs import make_agent, spec_usage
+from .match import MAX_GAMES, MAX_PLIES, MAX_SEED, MAX_WORKERS
 
 __all__ = ["main", "build_parser"]
 
@@ -92,7 +92,7 @@ def int_arg(low: int, high: int) -> Callable[[str], int]:
 
 def run(args: argparse.Namespace) -> None:
     """Plays the match or round robin the arguments ask for and prints the result."""
-    from .arena import play_match, round_robin
+    from .match import play_match, round_robin
 
     if len(args.agents) < 2:
         raise ValueError(f"--agents needs at least two specs, not {len(args.agents)}")

@@ -1,13 +1,13 @@
 """Classical baseline agents: random, greedy and alpha-beta search.
 
-    from agents.classic import AlphaBetaAgent, GreedyAgent, RandomAgent
+    from agents.players.classic import AlphaBetaAgent, GreedyAgent, RandomAgent
 
     agent = AlphaBetaAgent(depth=4, seed=0)
     result = agent.search(position)     # move, score, depth, nodes, seconds, pv
     move = agent.choose(position)       # what act() plays, hop by hop
 
 Every agent takes its moves from the engine (the action mask or ``position.legal_moves()``);
-the alpha-beta search (:mod:`agents.search`) runs compiled over the engine kernels. Each
+the alpha-beta search (:mod:`agents.players.alphabeta`) runs compiled over the engine kernels. Each
 agent owns a seeded ``np.random.Generator`` for its tie-breaks, so a run is reproducible
 from the seed given at construction (``reset()`` does not rewind it).
 """
@@ -23,8 +23,8 @@ from damas_env import Move, Position, Ruleset
 from damas_env import kernels as K
 from damas_env.checks import shown
 
+from .alphabeta import Searcher, SearchResult
 from .base import MoveAgent, Observation
-from .search import Searcher, SearchResult
 
 __all__ = [
     "RandomAgent",

@@ -20,7 +20,7 @@ One iteration (:meth:`AlphaZeroTrainer.step`)::
 Games in progress carry over from one iteration to the next. A game longer than
 env.max_plies plies is stopped and scored as a draw. The rules (legal hops, captures in
 several hops, results) come from the compiled turn state only (:mod:`damas_env.turn`);
-values are backed up by colour in the search (:mod:`agents.puct`), so a player moving
+values are backed up by colour in the search (:mod:`agents.players.tree`), so a player moving
 several hops in a row keeps the sign of its values.
 """
 
@@ -39,9 +39,9 @@ from damas_env.encoding import PLANES
 from damas_env.ending import Reason, ending_reason
 from damas_env.turn import Starts, Turn, direct_call, new_game, result_value
 
+from ..players.learned import NetworkEvaluator
+from ..players.tree import BatchedPUCT, select_action
 from .config import Config
-from .network import NetworkEvaluator
-from .puct import BatchedPUCT, select_action
 from .trainer import gradient_steps, make_learner
 
 __all__ = ["AlphaZeroTrainer", "ReplayBuffer"]

@@ -36,7 +36,7 @@ from damas_env.encoding import PLANES, action_layout
 
 from .config import NetworkConfig
 
-__all__ = ["MASKED_LOGIT", "DraughtsNet", "NetworkEvaluator", "device_from", "masked_logits"]
+__all__ = ["MASKED_LOGIT", "DraughtsNet", "device_from", "masked_logits"]
 
 #: Logit of an illegal action: far below any real logit, finite in float32 and bfloat16.
 MASKED_LOGIT = -1e9
@@ -135,46 +135,3 @@ class DraughtsNet(nn.Module):
         planes = self.policy(x).flatten(2)  # (B, 4*(N-1), N*N)
         per_square = planes[:, :, self.square_cells]  # (B, 4*(N-1), S)
         return per_square.transpose(1, 2).reshape(x.shape[0], self.num_actions)
-
-
-class NetworkEvaluator:
-    """The :class:`agents.puct.Evaluator` of a network: softmax of its masked logits, and its
-    value, for a batch of leaves in one forward pass (eval mode, no gradients).
-
-    The network may be training meanwhile: each call switches it to eval mode and back.
-
-    Args:
-        network: the network to evaluate.
-        threads: torch threads during a call (restored after it); None keeps the process's
-            setting. One suits batches of a few positions (an agent playing one game), where
-            more threads only add overhead, and oversubscribed cores slow them a lot.
-    """
-
-    def __init__(self, network: DraughtsNet, threads: int | None = None) -> None:
-        self.network = network
-        self.threads = threads
-        self.calls = 0
-        self.positions = 0
-
-    @torch.inference_mode()
-    def evaluate(
-        self, observations: np.ndarray, masks: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Returns (priors (k, A), values (k,)) for the player to move at each leaf."""
-        net = self.network
-        training = net.training
-        device = net.policy.weight.device
-        threads = torch.get_num_threads()
-        if self.threads:
-            torch.set_num_threads(self.threads)
-        net.eval()
-        try:
-            obs = torch.from_numpy(np.ascontiguousarray(observations)).to(device)
-            logits, values = net(obs, torch.from_numpy(np.ascontiguousarray(masks)))
-            priors = torch.softmax(logits.float(), dim=1)
-        finally:
-            net.train(training)
-            torch.set_num_threads(threads)
-        self.calls += 1
-        self.positions += len(observations)
-        return priors.cpu().numpy(), values.float().cpu().numpy()

@@ -18,10 +18,11 @@ Unknown keys and values of the wrong type are :class:`ConfigError` s naming the 
 field's range: the fields that size a buffer or the network have maxima (:data:`MAX_CHANNELS`,
 :data:`MAX_BLOCKS`...), checked before anything is allocated, also for a checkpoint's config.
 The run name is a plain directory name (the run stays under ``runs/``), and each of
-``eval.opponents`` a valid agent spec (:func:`agents.specs.parse_spec`). ``env.variant`` names
-a registered ruleset, never a file, and ``env.rules`` holds rule switch overrides of it,
-checked by the engine (:func:`damas_env.rules.get_ruleset`); the trainer never interprets
-them itself. A device is checked when a run starts (:func:`agents.trainer.check_device`).
+``eval.opponents`` a valid agent spec (:func:`agents.players.specs.parse_spec`).
+``env.variant`` names a registered ruleset, never a file, and ``env.rules`` holds rule switch
+overrides of it, checked by the engine (:func:`damas_env.rules.get_ruleset`); the trainer
+never interprets them itself. A device is checked when a run starts
+(:func:`agents.training.trainer.check_device`).
 
 Usage::
 
@@ -52,7 +53,7 @@ import yaml
 from damas_env.checks import read_regular_file, shown, yaml_error_place
 from damas_env.rules import Ruleset, RulesetError, get_ruleset
 
-from .specs import parse_spec
+from ..players.specs import parse_spec
 
 __all__ = [
     "MAX_BLOCKS",
@@ -114,7 +115,7 @@ class EnvConfig:
 
 @dataclass(frozen=True)
 class NetworkConfig:
-    """Shape of the residual network (see :mod:`agents.network`) and where it runs."""
+    """Shape of the residual network (see :mod:`agents.training.network`) and where it runs."""
 
     channels: int = 64
     """Channels of the stem and of every residual block."""

@@ -7,7 +7,7 @@
     open("games.pdn", "w").write(result.pdn())
 
 Games are played through :class:`damas_env.draughts_v0.raw_env` (our rules, hop by hop;
-each agent is asked through :func:`agents.base.play_hop`) and recorded move by move in a
+each agent is asked through :func:`agents.players.base.play_hop`) and recorded move by move in a
 :class:`damas_env.game.Game` for the PDN.
 
 Fair play:
@@ -15,7 +15,7 @@ Fair play:
 - Colours alternate: agent A moves first in even games, second in odd ones, and every
   opening is played twice, once with each colour.
 - Openings keep deterministic agents from replaying one game. Rulesets that open like
-  English checkers use the ACF three-move deck (:mod:`agents.ballots`, 156 ballots, in an
+  English checkers use the ACF three-move deck (:mod:`agents.arena.ballots`, 156 ballots, in an
   order shuffled by the seed); other rulesets use 2-4 random opening plies drawn from the
   seed (distinct where possible).
 - Agents given as spec strings (or factories) are built afresh for every game with a seed
@@ -65,9 +65,9 @@ from damas_env.ending import Reason
 from damas_env.engine import Move
 from damas_env.game import Game
 
+from ..players.base import Agent, play_hop
+from ..players.specs import make_agent
 from .ballots import DECK
-from .base import Agent, play_hop
-from .specs import make_agent
 
 __all__ = [
     "MAX_AGENTS",
