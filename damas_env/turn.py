@@ -724,7 +724,15 @@ class Turn:
 
     def copy_from(self, other: Turn) -> None:
         """Makes this turn state equal to another of the same ruleset (a cheap clone for
-        search: the listed routes travel with it)."""
+        search: the listed routes travel with it).
+
+        Raises:
+            ValueError: other plays another ruleset (the kernel does not check sizes).
+        """
+        if other.rules is not self.rules and other.rules != self.rules:
+            raise ValueError(
+                f"copy_from: this turn state plays {self.rules.name!r}, not {other.rules.name!r}"
+            )
         direct_call(copy_game, (), other.states, 0, self.states, 0)
 
     def play(self, action: int) -> int:

@@ -17,6 +17,7 @@ from damas_env.encoding import (
 from damas_env.engine import Colour
 from damas_env.game import Game
 from damas_env.kernels import MOVE_WIDTH, WHITE, new_move_buffer
+from damas_env.rules import get_ruleset
 from damas_env.turn import (
     HOP_ILLEGAL,
     HOP_PLAYED,
@@ -200,3 +201,11 @@ def test_game_value_is_the_result_or_the_material_sign() -> None:
 def test_grown_scratch_is_four_times_longer() -> None:
     assert grown(new_move_buffer(5)).shape == (20, MOVE_WIDTH)
     assert grown(np.zeros((2, 5, MOVE_WIDTH), np.int16)).shape == (2, 20, MOVE_WIDTH)
+
+
+def test_copy_from_refuses_a_turn_state_of_another_ruleset() -> None:
+    english, international = Turn(get_ruleset("english")), Turn(get_ruleset("international"))
+    before = international.st.copy()
+    with pytest.raises(ValueError, match="plays 'international', not 'english'"):
+        international.copy_from(english)
+    assert np.array_equal(international.st, before)
