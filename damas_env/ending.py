@@ -69,15 +69,23 @@ class Ending(NamedTuple):
 # passing a bundle across a compiled call is slow.
 
 
+def _goes_on(result, ply, max_plies):  # type: ignore[no-untyped-def]
+    """Returns whether a game goes on: the engine has not ended it and ``max_plies`` (> 0)
+    has not cut it. Run as Python by :func:`rules_ending`, compiled as :func:`goes_on`."""
+    return result == K.ONGOING and not (max_plies > 0 and ply >= max_plies)
+
+
+goes_on = kernel(inline=True)(_goes_on)
+
+
 @kernel(inline=True)
 def ending_reason(s, g, max_plies):
     """Returns why game g ends after a complete move: the rules' reason if the engine ended
     it, Reason.MAX_PLIES at the ply cut (``max_plies`` > 0), Reason.NONE while it goes on."""
-    if result_of(s, g) != K.ONGOING:
-        return reason_of(s, g)
-    if max_plies > 0 and ply_of(s, g) >= max_plies:
-        return Reason.MAX_PLIES
-    return Reason.NONE
+    result = result_of(s, g)
+    if goes_on(result, ply_of(s, g), max_plies):
+        return Reason.NONE
+    return reason_of(s, g) if result != K.ONGOING else Reason.MAX_PLIES
 
 
 @kernel(inline=True)
@@ -123,9 +131,9 @@ def rules_ending(turn: Turn, first: int, max_plies: int) -> Ending | None:
     """Returns how a turn state's game ends after a complete move (or at the start), by the
     batch env's kernels: the rules' ending, a ``max_plies`` truncation (0: none), or None
     while it goes on."""
-    code = direct_call(ending_reason, (), turn.states, 0, max_plies)
-    if not code:  # Reason.NONE, the common case: kept cheap (it runs after every move)
+    if _goes_on(turn.result, turn.ply, max_plies):  # after every move: kept cheap in Python
         return None
+    code = direct_call(ending_reason, (), turn.states, 0, max_plies)
     rewards = _rewards(turn.result, first, False)
     winner = rewards.index(1.0) if 1.0 in rewards else None
     return Ending(Reason(code).label, winner, rewards, bool(truncates(code)))
