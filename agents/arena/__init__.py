@@ -5,42 +5,5 @@ names re-exported here), the ACF ballots (``ballots.py``), ``damas arena`` (``cl
     from agents.arena import play_match, round_robin
 """
 
-from .match import (
-    MAX_AGENTS,
-    MAX_GAMES,
-    MAX_PLIES,
-    MAX_SEED,
-    MAX_WORKERS,
-    AgentSource,
-    GameRecord,
-    MatchResult,
-    Opening,
-    RoundRobinResult,
-    ScoreStats,
-    elo_difference,
-    openings_for,
-    play_match,
-    round_robin,
-    score_stats,
-    uses_ballots,
-)
-
-__all__ = [
-    "MAX_AGENTS",
-    "MAX_GAMES",
-    "MAX_PLIES",
-    "MAX_SEED",
-    "MAX_WORKERS",
-    "AgentSource",
-    "GameRecord",
-    "MatchResult",
-    "Opening",
-    "RoundRobinResult",
-    "ScoreStats",
-    "elo_difference",
-    "openings_for",
-    "play_match",
-    "round_robin",
-    "score_stats",
-    "uses_ballots",
-]
+from .match import *  # noqa: F403 - the names match.__all__ lists, listed once there
+from .match import __all__ as __all__
