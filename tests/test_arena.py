@@ -5,8 +5,10 @@ from __future__ import annotations
 import importlib.util
 import json
 import math
+import pickle
 import subprocess
 import sys
+import time
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -17,6 +19,7 @@ import pytest
 from agents.arena import (
     GameRecord,
     MatchResult,
+    MoveTimes,
     Opening,
     RoundRobinResult,
     elo_difference,
@@ -70,6 +73,29 @@ class StubIllegal(StubRandom):
 
     def act(self, observation: Any, position: Any = None, hops: Any = ()) -> int:
         return int(np.flatnonzero(observation["action_mask"] == 0)[0])
+
+
+class StubSlow(StubRandom):
+    """A random hop after 10 ms of sleep: an agent that thinks slowly."""
+
+    name = "stub-slow"
+
+    def act(self, observation: Any, position: Any = None, hops: Any = ()) -> int:
+        time.sleep(0.01)
+        return super().act(observation, position, hops)
+
+
+class StubCompiling(StubRandom):
+    """Slow on its first hop in a process only, as an agent whose kernels compile then."""
+
+    name = "stub-compiling"
+    compiled = False
+
+    def act(self, observation: Any, position: Any = None, hops: Any = ()) -> int:
+        if not StubCompiling.compiled:
+            StubCompiling.compiled = True
+            time.sleep(0.5)
+        return super().act(observation, position, hops)
 
 
 @pytest.fixture
@@ -176,7 +202,8 @@ def test_a_match_is_reproducible_and_the_same_with_two_workers() -> None:
     one = play_match(a, b, "english", games=6, seed=5, progress=False)
     again = play_match(a, b, "english", games=6, seed=5, progress=False)
     two = play_match(a, b, "english", games=6, seed=5, workers=2, progress=False)
-    assert one.records == again.records == two.records
+    assert one.records == again.records == two.records  # the times differ, and do not count
+    assert all(t.moves > 0 for r in two.records for t in r.times)  # they came back from workers
     assert play_match(a, b, "english", games=6, seed=6, progress=False).records != one.records
     assert (one.agent_a, one.agent_b) == ("random", "stub-random") or not HAS_CLASSIC
 
@@ -225,6 +252,36 @@ def test_agent_instances_play_here_but_not_in_workers() -> None:
         play_match(a, b, "no-such-variant", games=2, progress=False)
     with pytest.raises(ValueError):
         play_match(a, b, "english", games=0, progress=False)
+
+
+def test_each_side_thinking_time_is_measured(random_spec: str) -> None:
+    result = play_match(StubSlow, random_spec, "english", games=2, max_plies=16, progress=False)
+    slow, fast = result.move_times()
+    timed = sum(r.plies - len(r.opening.moves) for r in result.records)  # openings are not
+    assert slow.moves + fast.moves == timed and slow.moves > 0 and fast.moves > 0
+    for t in (slow, fast, *(t for r in result.records for t in r.times)):
+        assert math.isfinite(t.seconds) and 0 <= t.mean <= t.longest <= t.seconds
+    assert slow.mean >= 0.01 and slow.mean > fast.mean
+    data = json.loads(json.dumps(result.to_dict()))  # finite numbers only
+    times = data["seconds_per_move"]
+    assert list(times) == ["stub-slow", result.agent_b]
+    assert times["stub-slow"]["mean"] == pytest.approx(slow.mean) and times["stub-slow"]["max"]
+    assert set(data["records"][0]["seconds_per_move"]) == {"a", "b"}
+    assert "seconds per move: stub-slow mean " in result.summary()
+
+
+def test_a_one_time_cost_per_process_is_not_thinking_time() -> None:
+    result = play_match(StubCompiling, StubFirst, "english", games=2, max_plies=8, progress=False)
+    assert StubCompiling.compiled and result.move_times()[0].longest < 0.5
+
+
+def test_move_times_add_up_and_pickle() -> None:
+    times = MoveTimes().added(0.5).added(0.25) + MoveTimes().added(1.0)
+    assert (times.moves, times.seconds, times.longest, times.mean) == (3, 1.75, 1.0, 1.75 / 3)
+    assert MoveTimes().mean == 0.0 and MoveTimes().to_dict()["max"] == 0.0
+    record = play_match(StubRandom, StubFirst, "english", games=1, progress=False).records[0]
+    again = pickle.loads(pickle.dumps(record))
+    assert again == record and again.times == record.times and record.times[0].moves > 0
 
 
 def test_progress_counter_goes_to_stderr(capsys: pytest.CaptureFixture[str]) -> None:
@@ -282,6 +339,13 @@ def test_round_robin_plays_every_pair() -> None:
             (r.opening, r.a_first, r.score, r.plies, r.final_fen) for r in match.records
         ]
     assert len(read_pdn(result.pdn())) == 6
+    times = result.move_times()
+    assert list(times) == result.agents and all(t.moves > 0 for t in times.values())
+    assert sum(t.moves for t in times.values()) == sum(
+        t.moves for m in result.matches.values() for t in m.move_times()
+    )
+    assert set(result.to_dict()["seconds_per_move"]) == set(result.agents)
+    assert "seconds per move:" in result.summary()
     with pytest.raises(ValueError):
         round_robin(["random"], progress=False)
 
@@ -305,6 +369,7 @@ def test_cli_json_has_the_keys_and_the_pdn_file_reads_back(
     data = json.loads(out)
     assert status == 0 and out.count("\n") == 1
     keys = {"games", "wins", "draws", "losses", "score", "score_ci", "elo", "elo_ci"}
+    keys |= {"seconds_per_move"}
     assert keys <= set(data) and data["games"] == 4 == data["wins"] + data["draws"] + data["losses"]
     assert len(data["score_ci"]) == 2 and data["variant"] == "english"
     games = read_pdn(pdn.read_text())
@@ -320,6 +385,7 @@ def test_cli_text_match_and_round_robin(
         capsys, "--agents", random_spec, random_spec, "--games", "2", "--no-progress"
     )
     assert status == 0 and "score" in out and "Elo" in out and "by opening" in out
+    assert "seconds per move: " in out
     status = damas_main(
         [
             "arena",
@@ -353,6 +419,7 @@ def test_cli_round_robin_json(capsys: pytest.CaptureFixture[str], random_spec: s
     data = json.loads(out)
     assert status == 0 and len(data["ladder"]) == 3 and len(data["matches"]) == 3
     assert data["ladder"][0]["agent"] in data["agents"]
+    assert set(data["seconds_per_move"]) == set(data["agents"])
 
 
 @pytest.mark.parametrize(

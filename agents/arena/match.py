@@ -36,6 +36,13 @@ Statistics (:func:`score_stats`), for agent A over n games with W wins, D draws,
 - Round robins rank agents by a least-squares fit of the pairwise Elo differences
   (R_i = mean over j of Elo(i vs j), the first agent anchored at 0).
 
+Thinking time (:class:`MoveTimes`): the wall-clock seconds each side spends choosing a move
+(every hop of it, the env's stepping excluded; the opening's plies are not timed). A match
+reports each agent's mean over its moves (total seconds / moves, all games together) and
+its longest move. Each process first asks a throwaway agent of every spec or factory for one
+hop, so that compiling kernels is not counted. Times are measurements, not results: records
+that differ only in them compare equal, so a replayed match still equals the original.
+
 Limits, so that a typo cannot fill the memory or run for ever: one call plays at most
 :data:`MAX_GAMES` games (a round robin's pairs together), in at most :data:`MAX_WORKERS`
 processes, among at most :data:`MAX_AGENTS` agents, each game stopped after at most
@@ -49,7 +56,7 @@ import multiprocessing
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from statistics import NormalDist
@@ -78,6 +85,7 @@ __all__ = [
     "AgentSource",
     "GameRecord",
     "MatchResult",
+    "MoveTimes",
     "Opening",
     "RoundRobinResult",
     "ScoreStats",
@@ -238,6 +246,41 @@ def _random_plies(rules: Ruleset, rng: np.random.Generator) -> tuple[str, ...]:
 
 
 @dataclass(frozen=True)
+class MoveTimes:
+    """One side's thinking time: the moves timed, their total and the longest, in seconds."""
+
+    moves: int = 0
+    seconds: float = 0.0
+    longest: float = 0.0
+
+    @property
+    def mean(self) -> float:
+        """Returns the mean seconds per move (0 when no move was timed)."""
+        return self.seconds / self.moves if self.moves else 0.0
+
+    def added(self, seconds: float) -> MoveTimes:
+        """Returns these times with one more move that took `seconds`."""
+        return MoveTimes(self.moves + 1, self.seconds + seconds, max(self.longest, seconds))
+
+    def __add__(self, other: MoveTimes) -> MoveTimes:
+        """Returns the times of both together (moves and seconds summed, the longest kept)."""
+        longest = max(self.longest, other.longest)
+        return MoveTimes(self.moves + other.moves, self.seconds + other.seconds, longest)
+
+    def to_dict(self) -> dict[str, float]:
+        """Returns ``{"mean", "max", "moves", "total"}`` (seconds, and the moves timed)."""
+        return {"mean": self.mean, "max": self.longest, "moves": self.moves, "total": self.seconds}
+
+    def __str__(self) -> str:
+        return f"mean {self.mean:.3g} max {self.longest:.3g}"
+
+
+def _summed(times: Iterable[MoveTimes]) -> MoveTimes:
+    """Returns the sum of some MoveTimes (of none: no moves)."""
+    return sum(times, MoveTimes())
+
+
+@dataclass(frozen=True)
 class GameRecord:
     """One game of a match, from agent A's side."""
 
@@ -255,6 +298,8 @@ class GameRecord:
     """Plies played, the opening's included."""
     final_fen: str
     pdn: str
+    times: tuple[MoveTimes, MoveTimes] = field(default=(MoveTimes(), MoveTimes()), compare=False)
+    """A's and B's thinking time (measured, so left out of equality)."""
 
     @property
     def result(self) -> str:
@@ -273,30 +318,39 @@ class GameRecord:
             "reason": self.reason,
             "plies": self.plies,
             "final_fen": self.final_fen,
+            "seconds_per_move": {"a": self.times[0].to_dict(), "b": self.times[1].to_dict()},
         }
 
 
-def _play(env: raw_env, players: dict[str, Agent], opening: Opening) -> Game:
+def _play(
+    env: raw_env, players: dict[str, Agent], opening: Opening
+) -> tuple[Game, dict[str, MoveTimes]]:
     """Plays one game from an opening in the env (which then holds its ending); returns the
-    game record. An illegal action loses: it ends the game (Reason.ILLEGAL_ACTION)."""
+    game record and each env agent's thinking time. An illegal action loses: it ends the
+    game (Reason.ILLEGAL_ACTION)."""
     env.reset()
     game = Game(env.rules)
     for text in opening.moves:
         _push(env, game, game.position.find_move(text))
     for agent in players.values():
         agent.reset()
+    times = {name: MoveTimes() for name in players}
     while not _is_over(env):
-        mover, start, hops = env.agent_selection, env.position, []
+        mover, start, hops, thinking = env.agent_selection, env.position, [], 0.0
         while env.agent_selection == mover and not _is_over(env):
+            clock = time.perf_counter()
             action = play_hop(players[mover], env)
+            thinking += time.perf_counter() - clock
             try:
                 env.step(action)
             except IllegalActionError:  # the agent's bug costs it the game, not the match
+                times[mover] = times[mover].added(thinking)
                 env.end_game(next(a for a in env.agents if a != mover), Reason.ILLEGAL_ACTION)
-                return game
+                return game, times
             hops.append(action)
+        times[mover] = times[mover].added(thinking)
         game.push(actions_to_move(hops, start))
-    return game
+    return game, times
 
 
 def _push(env: raw_env, game: Game, move: Move) -> None:
@@ -329,18 +383,41 @@ class _Job:
 
 
 _ENVS: dict[tuple[Ruleset, int | None], raw_env] = {}  # one env per process and ruleset
+_WARM: set[Any] = set()  # the agent sources this process has warmed up
+
+
+def _env_for(job: _Job) -> raw_env:
+    """Returns this process's env for a job's ruleset, its observation warmed up."""
+    key = (job.rules, job.max_plies)
+    if key not in _ENVS:
+        env = raw_env(job.rules, max_plies=job.max_plies)  # type: ignore[arg-type]
+        env.reset()
+        env.observe(env.agent_selection)  # compiles (or loads) the observation kernels now:
+        _ENVS[key] = env  # seconds that are not the first mover's thinking time
+    return _ENVS[key]
+
+
+def _warm_up(source: AgentSource, env: raw_env) -> None:
+    """Asks a throwaway agent of a spec or factory for one hop, once per process, so that
+    compiling its kernels (numba: up to seconds) is not counted as thinking time in a game.
+    The game's agents are built afresh, so the results do not change."""
+    if _is_instance(source) or not isinstance(source, Hashable) or source in _WARM:
+        return
+    _WARM.add(source)
+    env.reset()
+    play_hop(_build(source, 0), env)
 
 
 def _run_job(job: _Job) -> GameRecord:
     """Plays one scheduled game and returns its record."""
-    key = (job.rules, job.max_plies)
-    if key not in _ENVS:
-        _ENVS[key] = raw_env(job.rules, max_plies=job.max_plies)  # type: ignore[arg-type]
-    env = _ENVS[key]
+    env = _env_for(job)
+    for source in job.sources:
+        _warm_up(source, env)
     a, b = (_build(source, seed) for source, seed in zip(job.sources, job.seeds, strict=True))
     order = (0, 1) if job.a_first else (1, 0)
     players = dict(zip(env.possible_agents, ((a, b)[i] for i in order), strict=True))
-    game = _play(env, players, job.opening)
+    game, times = _play(env, players, job.opening)
+    a_name, b_name = env.possible_agents if job.a_first else env.possible_agents[::-1]
     reason = str(env.infos["player_0"]["reason"])
     reward = float(env.rewards["player_0" if job.a_first else "player_1"])
     a_colour = env.infos["player_0" if job.a_first else "player_1"]["colour"]
@@ -365,6 +442,7 @@ def _run_job(job: _Job) -> GameRecord:
         game.ply,
         game.position.fen(),
         pdn,
+        (times[a_name], times[b_name]),
     )
 
 
@@ -533,6 +611,13 @@ class MatchResult:
         """Returns how many games ended for each reason."""
         return dict(Counter(r.reason for r in self.records).most_common())
 
+    def move_times(self) -> tuple[MoveTimes, MoveTimes]:
+        """Returns A's and B's thinking time over all games."""
+        return _summed(r.times[0] for r in self.records), _summed(r.times[1] for r in self.records)
+
+    def _named_times(self) -> dict[str, MoveTimes]:
+        return dict(zip((self.agent_a, self.agent_b), self.move_times(), strict=True))
+
     def pdn(self) -> str:
         """Returns every game as one PDN text."""
         return "\n".join(r.pdn for r in self.records)
@@ -555,6 +640,7 @@ class MatchResult:
             "elo": s.elo,
             "elo_ci": list(s.elo_ci),
             "average_plies": self.average_plies,
+            "seconds_per_move": {name: t.to_dict() for name, t in self._named_times().items()},
             "reasons": self.reasons(),
             "by_opening": {
                 name: {"wins": w, "draws": d, "losses": lo}
@@ -574,6 +660,7 @@ class MatchResult:
             f"score {s.score:.3f}  95% CI [{s.score_ci[0]:.3f}, {s.score_ci[1]:.3f}]",
             f"Elo {s.elo:+.0f}  95% CI [{s.elo_ci[0]:+.0f}, {s.elo_ci[1]:+.0f}]",
             f"average length {self.average_plies:.1f} plies",
+            "seconds per move: " + " | ".join(f"{n} {t}" for n, t in self._named_times().items()),
             "endings: " + ", ".join(f"{k} {v}" for k, v in self.reasons().items()),
         ]
         if openings:
@@ -699,8 +786,17 @@ class RoundRobinResult:
             lines.append(f"{i + 1:>2}. {name:<{width - 4}}{row}  {total:>6.1f}/{games}")
         return "\n".join(lines)
 
+    def move_times(self) -> dict[str, MoveTimes]:
+        """Returns each agent's thinking time over all its games, in the agents' order."""
+        times = {name: MoveTimes() for name in self.agents}
+        for (i, j), match in self.matches.items():
+            a, b = match.move_times()
+            times[self.agents[i]] += a
+            times[self.agents[j]] += b
+        return times
+
     def summary(self) -> str:
-        """Returns the crosstable and the Elo ladder as text."""
+        """Returns the crosstable, the Elo ladder and the seconds per move as text."""
         games = next(iter(self.matches.values())).games
         ladder = self.ladder()
         width = max(len(a) for a in self.agents)
@@ -712,6 +808,8 @@ class RoundRobinResult:
             f"Elo ladder (least-squares fit of pairwise Elo, {self.agents[0]} = 0):",
         ]
         lines += [f"{k + 1:>2}. {a:<{width}}  {e:+6.0f}" for k, (a, e) in enumerate(ladder)]
+        lines.append("seconds per move:")
+        lines += [f"    {a:<{width}}  {t}" for a, t in self.move_times().items()]
         return "\n".join(lines)
 
     def pdn(self) -> str:
@@ -727,6 +825,7 @@ class RoundRobinResult:
             "agents": self.agents,
             "crosstable": [[self.points(i, j)[0] for j in range(n)] for i in range(n)],
             "ladder": [{"agent": a, "elo": e} for a, e in self.ladder()],
+            "seconds_per_move": {name: t.to_dict() for name, t in self.move_times().items()},
             "matches": [m.to_dict(records=False) for m in self.matches.values()],
         }
 
