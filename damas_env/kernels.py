@@ -36,19 +36,25 @@ import numpy as np
 from numba import njit
 
 
-def kernel(inline: bool = False, parallel: bool = False) -> Callable[[Callable[..., Any]], Any]:
+def kernel(
+    inline: bool = False, parallel: bool = False, fastmath: bool = False
+) -> Callable[[Callable[..., Any]], Any]:
     """Returns numba's ``njit`` set up for engine kernels: cached, no reference counting.
 
     Kernels never allocate, so numba's reference counting (``_nrt``) is off: with it every
     call that passes an array pays atomic increments and decrements, which made move
     generation 40x slower (and threads would contend for the same counters). ``inline``
-    inlines the function at numba IR level; ``parallel`` compiles ``prange`` loops to threads.
+    inlines the function at numba IR level; ``parallel`` compiles ``prange`` loops to threads;
+    ``fastmath`` lets float sums be reordered (SIMD dot products; results differ in the last
+    bits).
     """
     options: dict[str, Any] = {"cache": True, "_nrt": False}
     if inline:
         options["inline"] = "always"
     if parallel:
         options["parallel"] = True
+    if fastmath:
+        options["fastmath"] = True
     return njit(**options)
 
 

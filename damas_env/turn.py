@@ -376,10 +376,21 @@ def random_move(s, g, t, scratch, ws):
     if n <= 0 or n > scratch.shape[0]:
         return -1
     r = np.int64(next_random(s.rng, g) % np.uint64(n))
+    return play_route(s, g, t, scratch, r, scratch, ws)
+
+
+@kernel()
+def play_route(s, g, t, routes, r, scratch, ws):
+    """Plays route r of `routes` (a move list of game g's position, kernels' row layout) in
+    game g, hop by hop, at the start of a turn; returns 0, or the negative status of the hop
+    that was refused. `routes` may be `scratch` itself only when it holds the routes as the
+    hops list them (unmerged, as :func:`random_move` does): the hops rewrite scratch."""
+    side = s.st[g, T_SIDE]
     squares = t.rules[K.R_SQUARES]
-    for k in range(max(scratch[r, K.M_NCAP], 1)):
-        origin = scratch[r, K.M_FROM] if k == 0 else scratch[r, K.M_PATH + k - 1]
-        target = scratch[r, K.M_PATH + k]
+    hops = max(routes[r, K.M_NCAP], 1)
+    for k in range(hops):
+        origin = routes[r, K.M_FROM] if k == 0 else routes[r, K.M_PATH + k - 1]
+        target = routes[r, K.M_PATH + k]
         if side == K.BLACK:
             origin, target = squares - 1 - origin, squares - 1 - target
         status = play_hop(s, g, t, t.action_of[origin, target], scratch, ws)

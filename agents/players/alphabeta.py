@@ -64,6 +64,8 @@ from damas_env.kernels import (
 from damas_env.moves import move_from_row
 from damas_env.rules import Ruleset
 
+from .nnue import NetWeights, empty_weights, full_accumulator, move_accumulator, net_score
+
 __all__ = [
     "MATE",
     "MAX_DEPTH",
@@ -127,6 +129,9 @@ class Tables(NamedTuple):
     path: np.ndarray
     rev: np.ndarray
     stats: np.ndarray
+    net: NetWeights
+    acc: np.ndarray
+    x: np.ndarray
 
 
 # --- Evaluation -----------------------------------------------------------------------------
@@ -162,12 +167,23 @@ def piece_square_table(rules: Ruleset) -> np.ndarray:
 
 
 @kernel(inline=True)
-def evaluate(board, side, pst):
-    """Returns the static score of a position for the side to move."""
+def evaluate(board, side, ply, t):
+    """Returns the static score of a position for the side to move: the network's from the
+    accumulators of `ply` when the tables hold one, else the piece-square table's."""
+    if t.net.w1.shape[0] > 0:
+        w = t.net
+        return net_score(t.acc[ply], side, w.w2, w.b2, w.w3, w.b3, t.x)
     total = 0
     for s in range(board.shape[0]):
-        total += pst[board[s] + 2, s]
+        total += t.pst[board[s] + 2, s]
     return (total if side == 0 else -total) + TEMPO
+
+
+@kernel(inline=True)
+def _advance(t, board, mv, i, ply):
+    """Before move i of mv is applied at `ply`: the accumulators of ply + 1 (if a network)."""
+    if t.net.w1.shape[0] > 0:
+        move_accumulator(board, mv, i, t.net.w1, t.acc[ply], t.acc[ply + 1])
 
 
 # --- Small kernels ----------------------------------------------------------------------------
@@ -347,13 +363,14 @@ def _negamax(board, side, h, depth, ply, alpha, beta, t):
         return _no_move_score(t.rules, ply)
     quiet = mv[0, M_NCAP] == 0  # captures are compulsory: all moves capture, or none
     if (depth <= 0 and (quiet or depth <= -QS_PLIES)) or ply >= MAX_PLY - 1:
-        return evaluate(board, side, t.pst)
+        return evaluate(board, side, ply, t)
     _order(mv, n, tt_move, side, ply, t)
     best, best_i, alpha0 = -INF, -1, alpha
     for _ in range(n):
         i = _pick(mv, n)
         child = hash_after(h, board, mv, i, t.keys, t.side_key)
         _push(t, board, mv, i, ply + 1, child)
+        _advance(t, board, mv, i, ply)
         apply_move(board, mv, i)
         score = -_negamax(board, 1 - side, child, depth - 1, ply + 1, -beta, -alpha, t)
         undo_move(board, mv, i)
@@ -384,6 +401,8 @@ def search_root(board, side, h, depth, root, order, scores, t):
     """
     t.path[0] = h
     t.rev[0] = 0
+    if t.net.w1.shape[0] > 0:
+        full_accumulator(board, t.net.w1, t.net.b1, t.acc[0])
     # np.int64, not the literal 1: a second specialisation of the recursive _negamax (for
     # Literal[int](1)) crashes when numba loads it from its cache.
     ply = np.int64(1)
@@ -392,6 +411,7 @@ def search_root(board, side, h, depth, root, order, scores, t):
         i = order[k]
         child = hash_after(h, board, root, i, t.keys, t.side_key)
         _push(t, board, root, i, ply, child)
+        _advance(t, board, root, i, 0)
         apply_move(board, root, i)
         alpha = -INF if k == 0 else best - 1
         score = -_negamax(board, 1 - side, child, depth - 1, ply, -INF, -alpha, t)
@@ -439,9 +459,12 @@ def table_line(board, side, h, t, out):
 
 
 @kernel()
-def static_score(board, side, pst):
-    """Returns the evaluation of a position for the side to move (no search)."""
-    return evaluate(board, side, pst)
+def static_score(board, side, t):
+    """Returns the evaluation of a position for the side to move (no search); a network's is
+    computed from scratch."""
+    if t.net.w1.shape[0] > 0:
+        full_accumulator(board, t.net.w1, t.net.b1, t.acc[0])
+    return evaluate(board, side, 0, t)
 
 
 # --- Python driver ----------------------------------------------------------------------------
@@ -496,9 +519,17 @@ class Searcher:
     speed_estimate = 1_000_000.0
     _warm = False  # the compiled code is loaded (done once per process)
 
-    def __init__(self, rules: Ruleset, tt_bits: int = 20) -> None:
+    def __init__(
+        self, rules: Ruleset, tt_bits: int = 20, weights: NetWeights | None = None
+    ) -> None:
         if not 4 <= tt_bits <= 30:
             raise ValueError(f"tt_bits must be 4..30, not {tt_bits}")
+        net = empty_weights() if weights is None else weights
+        if not net.is_empty and net.squares != rules.squares:
+            raise ValueError(
+                f"the evaluation network is for {net.squares} squares, the rules have "
+                f"{rules.squares}"
+            )
         engine = Engine.for_rules(rules)
         squares = rules.squares
         self.rules = rules
@@ -517,6 +548,9 @@ class Searcher:
             path=np.zeros(MAX_PLY, dtype=np.uint64),
             rev=np.zeros(MAX_PLY, dtype=np.int32),
             stats=np.zeros(S_LEN, dtype=np.int64),
+            net=net,
+            acc=np.zeros((MAX_PLY, 2, net.hidden + 1), dtype=np.float32),
+            x=np.zeros(2 * net.hidden, dtype=np.float32),
         )
         self._engine = engine
         if not Searcher._warm:  # load the compiled code now, not on the first timed move
@@ -525,7 +559,7 @@ class Searcher:
 
     def evaluate(self, position: Position) -> int:
         """Returns the static evaluation of a position for the side to move."""
-        return int(static_score(position.board, int(position.turn), self.tables.pst))
+        return int(static_score(position.board, int(position.turn), self.tables))
 
     def search(
         self,

@@ -25,6 +25,7 @@ from damas_env.checks import shown
 
 from .alphabeta import Searcher, SearchResult
 from .base import MoveAgent, Observation
+from .nnue import NetWeights
 
 __all__ = [
     "RandomAgent",
@@ -109,6 +110,9 @@ class AlphaBetaAgent(MoveAgent):
             takes about that long, rarely a little more).
         seed: seeds the choice among root moves with exactly the best score.
         tt_bits: the transposition table holds 2**tt_bits entries (28 bytes each).
+        weights: a learned evaluation (:mod:`agents.players.nnue`) instead of the classical
+            piece-square table; it plays only the rules' board size.
+        name: the agent's name (default: ``alphabeta:`` and its limits).
 
     Raises:
         ValueError: no limit is given, or a limit is not positive.
@@ -121,6 +125,8 @@ class AlphaBetaAgent(MoveAgent):
         time: float | None = None,
         seed: int | None = None,
         tt_bits: int = 20,
+        weights: NetWeights | None = None,
+        name: str | None = None,
     ) -> None:
         super().__init__()
         limits = {"depth": depth, "nodes": nodes, "time": time}
@@ -138,7 +144,8 @@ class AlphaBetaAgent(MoveAgent):
         self.depth, self.nodes, self.time = depth, nodes, time
         self.tt_bits = tt_bits
         self.rng = np.random.default_rng(seed)
-        self.name = "alphabeta:" + ",".join(f"{k}={v}" for k, v in given.items())
+        self.weights = weights
+        self.name = name or "alphabeta:" + ",".join(f"{k}={v}" for k, v in given.items())
         self._searchers: dict[Ruleset, Searcher] = {}
 
     def search(self, position: Position) -> SearchResult:
@@ -163,6 +170,6 @@ class AlphaBetaAgent(MoveAgent):
         """Returns the search tables of a ruleset (made on first use)."""
         searcher = self._searchers.get(rules)
         if searcher is None:
-            searcher = Searcher(rules, self.tt_bits)
+            searcher = Searcher(rules, self.tt_bits, self.weights)
             self._searchers[rules] = searcher
         return searcher

@@ -134,8 +134,13 @@ KINDS: dict[str, Kind] = {
     ),
     "checkpoint": Kind(
         "agents.training.checkpoint:load_agent",
-        {"sims": _SIMS},
-        usage="checkpoint:PATH[,sims=N]",
+        {
+            "sims": _SIMS,
+            "depth": _DEPTH,
+            "nodes": Option(int, MAX_NODES),
+            "time": Option(float, MAX_SECONDS),
+        },
+        usage="checkpoint:PATH[,sims=N|depth=N|nodes=N|time=S]",
         path=True,
     ),
 }

@@ -51,9 +51,11 @@ import torch
 from damas_env.checks import shown
 
 from ..files import CheckpointError, write_atomically
+from ..players.classic import AlphaBetaAgent
 from ..players.learned import NetworkAgent
 from .config import Config, config_from_dict, config_to_dict, fingerprint_mismatches
-from .network import DraughtsNet
+from .evalnet import EvalNet
+from .network import DraughtsNet, build_network
 from .trainer import Trainer
 
 __all__ = [
@@ -63,6 +65,7 @@ __all__ = [
     "check_compatible",
     "load_agent",
     "load_network",
+    "network_agent",
     "read_checkpoint",
     "restore_trainer",
     "save_checkpoint",
@@ -392,7 +395,7 @@ def _network_tensors(config: Config) -> dict[str, torch.Tensor]:
     and dtypes without memory (only buffers computed from the board, the squares' cells, are
     real). The config's shape was bounded first, so building it is quick."""
     with torch.device("meta"):
-        network = DraughtsNet(config.network, config.env.ruleset().board_size)
+        network = build_network(config)
     return network.state_dict()
 
 
@@ -727,15 +730,16 @@ def _check_bit_generator(value: dict[str, Any], kind: str, where: str) -> None:
 
 def load_network(
     checkpoint: dict[str, Any] | str | Path, device: str | torch.device = "cpu"
-) -> tuple[DraughtsNet, Config]:
-    """Returns the trained network of a checkpoint (in eval mode) and the run's config.
+) -> tuple[torch.nn.Module, Config]:
+    """Returns the trained network of a checkpoint (in eval mode) and the run's config: a
+    :class:`DraughtsNet`, or an :class:`~agents.training.evalnet.EvalNet` for ``nnue``.
 
     Raises:
         CheckpointError: the file is not a usable checkpoint (see :func:`read_checkpoint`).
     """
     data = checkpoint if isinstance(checkpoint, dict) else read_checkpoint(checkpoint)
     config: Config = data["config_obj"]
-    network = DraughtsNet(config.network, config.env.ruleset().board_size)
+    network = build_network(config)
     try:  # read_checkpoint checked them against the meta network; this one is real
         _check_model(data["model"], network.state_dict())
     except _FieldError as error:
@@ -748,16 +752,63 @@ def load_network(
 
 
 def load_agent(
-    path: str | Path, seed: int | None = None, sims: int = 0, name: str | None = None
-) -> NetworkAgent:
-    """Returns an arena agent playing a checkpoint's network (``checkpoint:PATH[,sims=N]``).
+    path: str | Path,
+    seed: int | None = None,
+    sims: int = 0,
+    name: str | None = None,
+    depth: int | None = None,
+    nodes: int | None = None,
+    time: float | None = None,
+) -> NetworkAgent | AlphaBetaAgent:
+    """Returns an arena agent playing a checkpoint's network
+    (``checkpoint:PATH[,sims=N|depth=N|nodes=N|time=S]``; see :func:`network_agent`).
 
     Raises:
         CheckpointError: the file is not a usable checkpoint.
+        ValueError: an option the checkpoint's algorithm does not take.
     """
     data = read_checkpoint(path)
     network, config = load_network(data)
-    label = name or f"checkpoint:{Path(path).name}" + (f",sims={sims}" if sims else "")
+    options = {"sims": sims, "depth": depth, "nodes": nodes, "time": time}
+    given = ",".join(f"{k}={v}" for k, v in options.items() if v)
+    label = name or f"checkpoint:{Path(path).name}" + (f",{given}" if given else "")
+    return network_agent(network, config, seed, label, sims, depth, nodes, time)
+
+
+def network_agent(
+    network: torch.nn.Module,
+    config: Config,
+    seed: int | None = None,
+    name: str | None = None,
+    sims: int = 0,
+    depth: int | None = None,
+    nodes: int | None = None,
+    time: float | None = None,
+) -> NetworkAgent | AlphaBetaAgent:
+    """Returns the agent that plays a trained network.
+
+    A policy-value network (AlphaZero, PPO) plays its policy, or ``sims`` PUCT simulations
+    per hop. A learned evaluation (``nnue``) plays the alpha-beta search with it, limited by
+    ``depth``, ``nodes`` and/or ``time`` (default: the config's ``nnue.play_depth``).
+
+    Raises:
+        ValueError: an option the network's algorithm does not take.
+    """
+    rules = config.env.ruleset()
+    if isinstance(network, EvalNet):
+        if sims:
+            raise ValueError(
+                "sims= is for policy networks; an nnue checkpoint takes depth=, nodes= or time="
+            )
+        if depth is None and nodes is None and time is None:
+            depth = config.nnue.play_depth
+        return AlphaBetaAgent(depth, nodes, time, seed=seed, weights=network.weights(), name=name)
+    if depth is not None or nodes is not None or time is not None:
+        raise ValueError(
+            f"depth=, nodes= and time= are for nnue checkpoints; this one is "
+            f"{config.algorithm} (it takes sims=N)"
+        )
+    assert isinstance(network, DraughtsNet)
     return NetworkAgent(
-        network, config.env.ruleset(), sims, c_puct=config.mcts.c_puct, seed=seed, name=label
+        network, rules, sims, c_puct=config.mcts.c_puct, seed=seed, name=name or config.name
     )

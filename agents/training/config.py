@@ -66,6 +66,7 @@ __all__ = [
     "EnvConfig",
     "EvalConfig",
     "MCTSConfig",
+    "NNUEConfig",
     "NetworkConfig",
     "PPOConfig",
     "TrainConfig",
@@ -247,6 +248,46 @@ class PPOConfig:
 
 
 @dataclass(frozen=True)
+class NNUEConfig:
+    """A learned evaluation inside the alpha-beta search, trained by its self-play
+    (:mod:`agents.training.nnue`)."""
+
+    hidden: int = 64
+    """Width H of the first layer (the accumulators updated move by move in the search)."""
+
+    hidden2: int = 16
+    """Width of the second layer."""
+
+    depth: int = 4
+    """Plies the self-play search looks ahead at every move (captures are searched on)."""
+
+    games_per_iteration: int = 64
+    """Self-play games per iteration."""
+
+    workers: int = 2
+    """Processes playing the self-play games; 1: in the training process."""
+
+    random_move_fraction: float = 0.0
+    """Chance that a self-play move is uniformly random instead of the search's (variety)."""
+
+    result_fraction: float = 0.3
+    """Weight of the game's result in the value target; the rest is the search's score."""
+
+    score_scale: float = 150.0
+    """Centi-men K of the win probability sigmoid(score / K) that scores are trained as."""
+
+    tt_bits: int = 18
+    """The self-play search's transposition table holds 2**tt_bits entries."""
+
+    play_depth: int = 6
+    """Depth the trained agent searches when it plays (arena, evaluation)."""
+
+    start: Literal["table", "zero"] = "table"
+    """The network a run starts from: "table" evaluates as the classical piece-square table
+    (material, advancement, centre); "zero" knows nothing (every position scores 0)."""
+
+
+@dataclass(frozen=True)
 class EvalConfig:
     """Periodic evaluation in the arena."""
 
@@ -292,8 +333,9 @@ class Config:
     name: str = "run"
     """Name of the run (the default run directory is ``runs/<name>-<timestamp>``)."""
 
-    algorithm: Literal["alphazero", "ppo"] = "alphazero"
-    """Training algorithm: "alphazero" (MCTS self-play) or "ppo"."""
+    algorithm: Literal["alphazero", "ppo", "nnue"] = "alphazero"
+    """Training algorithm: "alphazero" (MCTS self-play), "ppo", or "nnue" (a learned
+    evaluation inside the alpha-beta search, trained by its self-play)."""
 
     env: EnvConfig = field(default_factory=EnvConfig)
     """The game and the self-play batch."""
@@ -310,6 +352,9 @@ class Config:
     ppo: PPOConfig = field(default_factory=PPOConfig)
     """PPO."""
 
+    nnue: NNUEConfig = field(default_factory=NNUEConfig)
+    """The learned alpha-beta evaluation (nnue)."""
+
     eval: EvalConfig = field(default_factory=EvalConfig)
     """Evaluation against the baselines."""
 
@@ -323,6 +368,9 @@ class Config:
         shape; the learning rate, search budget and the rest may change between runs.
         """
         net = self.network
+        if self.algorithm == "nnue":
+            shape = {"hidden": self.nnue.hidden, "hidden2": self.nnue.hidden2}
+            return {"rules": self.env.ruleset().to_dict(), "nnue": shape}
         return {
             "rules": self.env.ruleset().to_dict(),
             "network": {
@@ -360,7 +408,17 @@ _MAXIMA = {
     "ppo.rollout_steps": 8192,
     "ppo.pool_size": 1000,
     "distributed.workers": 1024,
+    "nnue.hidden": 1024,
+    "nnue.hidden2": 256,
+    "nnue.depth": 32,
+    "nnue.play_depth": 64,
+    "nnue.games_per_iteration": 100_000,
+    "nnue.workers": 256,
+    "nnue.tt_bits": 26,
 }
+
+#: Lower bounds above 1, by key path.
+_MINIMA = {"nnue.tt_bits": 4}
 
 #: Most positions one PPO rollout holds (``env.num_envs * ppo.rollout_steps``).
 MAX_ROLLOUT_POSITIONS = 2**22
@@ -391,11 +449,25 @@ _POSITIVE = frozenset(
         "eval.games",
         "distributed.workers",
         "distributed.worker_cpus",
+        "nnue.hidden",
+        "nnue.hidden2",
+        "nnue.depth",
+        "nnue.play_depth",
+        "nnue.games_per_iteration",
+        "nnue.workers",
+        "nnue.score_scale",
     }
 )
 #: Fields that are fractions in [0, 1], by key path.
 _FRACTIONS = frozenset(
-    {"mcts.dirichlet_fraction", "ppo.gamma", "ppo.gae_lambda", "ppo.self_play_fraction"}
+    {
+        "mcts.dirichlet_fraction",
+        "ppo.gamma",
+        "ppo.gae_lambda",
+        "ppo.self_play_fraction",
+        "nnue.random_move_fraction",
+        "nnue.result_fraction",
+    }
 )
 
 #: A run name: a plain directory name under ``runs/`` (no path, not hidden).
@@ -412,6 +484,8 @@ def _check_range(value: int | float, path: str) -> None:
         raise ConfigError(f"{path} must be in [0, 1], not {shown(value)}")
     if value < 0:
         raise ConfigError(f"{path} must be >= 0, not {shown(value)}")
+    if path in _MINIMA and value < _MINIMA[path]:
+        raise ConfigError(f"{path} must be at least {_MINIMA[path]}, not {shown(value)}")
     top = _MAXIMA.get(path, MAX_INT)
     if isinstance(value, int) and value > top:
         raise ConfigError(f"{path} must be at most {top}, not {shown(value)}")

@@ -34,9 +34,9 @@ from torch import nn
 
 from damas_env.encoding import PLANES, action_layout
 
-from .config import NetworkConfig
+from .config import Config, NetworkConfig
 
-__all__ = ["MASKED_LOGIT", "DraughtsNet", "device_from", "masked_logits"]
+__all__ = ["MASKED_LOGIT", "DraughtsNet", "build_network", "device_from", "masked_logits"]
 
 #: Logit of an illegal action: far below any real logit, finite in float32 and bfloat16.
 MASKED_LOGIT = -1e9
@@ -135,3 +135,16 @@ class DraughtsNet(nn.Module):
         planes = self.policy(x).flatten(2)  # (B, 4*(N-1), N*N)
         per_square = planes[:, :, self.square_cells]  # (B, 4*(N-1), S)
         return per_square.transpose(1, 2).reshape(x.shape[0], self.num_actions)
+
+
+def build_network(config: Config) -> nn.Module:
+    """Returns a fresh network of a run's config: the policy-value :class:`DraughtsNet`, or
+    for ``algorithm: nnue`` the search's evaluation (:class:`agents.training.evalnet.EvalNet`,
+    starting as the classical piece-square table)."""
+    rules = config.env.ruleset()
+    if config.algorithm == "nnue":
+        from .evalnet import EvalNet
+
+        c = config.nnue
+        return EvalNet.for_rules(rules, c.hidden, c.hidden2, config.train.seed, c.start == "zero")
+    return DraughtsNet(config.network, rules.board_size)

@@ -96,16 +96,15 @@ def evaluate(trainer: Any, seed: int = 0) -> tuple[dict[str, float], str]:
         ``eval/<opponent>/elo``, and the PDN of every game played.
     """
     from ..arena import play_match
-    from ..players.learned import NetworkAgent
+    from .checkpoint import network_agent
 
     config = trainer.config
-    agent = NetworkAgent(
+    agent = network_agent(
         trainer.network,
-        config.env.ruleset(),
-        simulations=config.eval.simulations,
-        c_puct=config.mcts.c_puct,
+        config,
         seed=seed,
         name=f"{config.name}@{trainer.iteration}",
+        sims=config.eval.simulations if config.algorithm != "nnue" else 0,
     )
     metrics: dict[str, float] = {}
     pdn = []
@@ -508,7 +507,7 @@ def _stepper(trainer: Any, config: Config) -> tuple[Any, Any]:
 
         workers = RaySelfPlay(trainer, config)
         return workers.step, workers.close
-    return trainer.step, lambda: None
+    return trainer.step, getattr(trainer, "close", lambda: None)
 
 
 def _closing(config: Config, iteration: int, seconds: float, scores: dict[str, float]) -> str:

@@ -1,9 +1,10 @@
 """The Trainer protocol: what the training loop (:mod:`agents.training.train`) asks of an
 algorithm.
 
-An algorithm (AlphaZero in :mod:`agents.training.alphazero`, PPO in :mod:`agents.training.ppo`)
-is a class built from a :class:`~agents.training.config.Config` that owns a
-:class:`~agents.training.network.DraughtsNet` and its optimiser, and runs one *iteration*
+An algorithm (AlphaZero in :mod:`agents.training.alphazero`, PPO in :mod:`agents.training.ppo`,
+the learned alpha-beta evaluation in :mod:`agents.training.nnue`) is a class built from a
+:class:`~agents.training.config.Config` that owns a network (the config's
+:func:`~agents.training.network.build_network`) and its optimiser, and runs one *iteration*
 (self-play, then learning) per :meth:`step`::
 
     trainer = make_trainer(config)          # picks the class by config.algorithm
@@ -63,6 +64,7 @@ Batch = TypeVar("Batch")
 ALGORITHMS = {
     "alphazero": "agents.training.alphazero:AlphaZeroTrainer",
     "ppo": "agents.training.ppo:PPOTrainer",
+    "nnue": "agents.training.nnue:NNUETrainer",
 }
 
 
@@ -79,7 +81,7 @@ class Trainer(Protocol):
     """
 
     config: Config
-    network: DraughtsNet
+    network: torch.nn.Module
     optimizer: torch.optim.Optimizer
     device: torch.device
     iteration: int
@@ -169,7 +171,7 @@ def make_learner(config: Config) -> Learner:
 
 
 def gradient_steps(
-    network: DraughtsNet,
+    network: torch.nn.Module,
     optimizer: torch.optim.Optimizer,
     batches: Iterable[Batch],
     losses: Callable[[Batch], dict[str, torch.Tensor]],

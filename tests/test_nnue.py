@@ -1,0 +1,144 @@
+"""The learned evaluation inside alpha-beta (agents.players.nnue, agents.training.evalnet)
+and its self-play trainer (agents.training.nnue)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from helpers import ONE_PER_BOARD_SIZE
+
+from agents.players.alphabeta import TEMPO, Searcher, piece_square_table
+from agents.players.nnue import (
+    NetWeights,
+    full_accumulator,
+    move_accumulator,
+    net_value,
+    pst_weights,
+)
+from agents.training.evalnet import EvalNet, features
+from damas_env import Position, get_ruleset
+from damas_env import kernels as K
+
+
+def _random_net(rules, seed: int = 1, hidden: int = 16, hidden2: int = 8) -> EvalNet:
+    """A network with every weight random (w3 too), so every layer counts."""
+    net = EvalNet(rules.squares, hidden, hidden2)
+    gen = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for p in net.parameters():
+            p.copy_(torch.randn(p.shape, generator=gen) * 0.5)
+    return net
+
+
+def _positions(rules, count: int, seed: int) -> list[Position]:
+    """Positions from seeded random games (kings appear in the longer ones)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < count:
+        p = Position.start(rules)
+        for _ in range(int(rng.integers(0, 120))):
+            moves = p.legal_moves()
+            if not moves:
+                break
+            p = p.play(moves[int(rng.integers(len(moves)))])
+        out.append(p)
+    return out
+
+
+def _numba_values(weights: NetWeights, board: np.ndarray, side: int) -> float:
+    acc = np.zeros((2, weights.hidden + 1), np.float32)
+    x = np.zeros(2 * weights.hidden, np.float32)
+    full_accumulator(board, weights.w1, weights.b1, acc)
+    return float(net_value(acc, side, weights.w2, weights.b2, weights.w3, weights.b3, x))
+
+
+def _mirror(p: Position) -> Position:
+    """Colours swapped, board turned 180 degrees, the other side to move."""
+    return Position(p.rules, (-p.board[::-1]).astype(np.int8), 1 - int(p.turn))
+
+
+@pytest.mark.parametrize("variant", ONE_PER_BOARD_SIZE)
+def test_numba_and_torch_agree(variant: str) -> None:
+    rules = get_ruleset(variant)
+    net = _random_net(rules)
+    weights = net.weights()
+    positions = _positions(rules, 60, seed=3)
+    boards = np.stack([p.board for p in positions])
+    sides = np.array([int(p.turn) for p in positions])
+    torch_values = net.scores(boards, sides) / 100.0
+    numba_values = [_numba_values(weights, p.board, int(p.turn)) for p in positions]
+    assert np.abs(torch_values - numba_values).max() < 1e-5
+    assert np.ptp(torch_values) > 0.1  # the positions do differ
+
+
+@pytest.mark.parametrize("variant", ONE_PER_BOARD_SIZE)
+def test_mirrored_position_has_the_negated_value(variant: str) -> None:
+    rules = get_ruleset(variant)
+    searcher = Searcher(rules, tt_bits=8, weights=_random_net(rules, seed=2).weights())
+    for p in _positions(rules, 40, seed=4):
+        m = _mirror(p)
+        # the same value for the side to move is the negated value from White's view
+        assert searcher.evaluate(m) == searcher.evaluate(p)
+        white = searcher.evaluate(p) * (1 if int(p.turn) == 0 else -1)
+        white_m = searcher.evaluate(m) * (1 if int(m.turn) == 0 else -1)
+        assert white_m == -white
+
+
+@pytest.mark.parametrize("variant", ONE_PER_BOARD_SIZE)
+def test_incremental_accumulators_equal_full_ones(variant: str) -> None:
+    """Every legal move (captures, crownings, king moves) of positions from random games."""
+    rules = get_ruleset(variant)
+    w = _random_net(rules, seed=5).weights()
+    engine_moves = K.new_move_buffer()
+    ws = K.new_workspace(rules.board_size)
+    from damas_env.engine import Engine
+
+    e = Engine.for_rules(rules)
+    checked, captures, crowns = 0, 0, 0
+    for p in _positions(rules, 80, seed=6):
+        board, side = p.board.copy(), int(p.turn)
+        parent = np.zeros((2, w.hidden + 1), np.float32)
+        child = np.zeros_like(parent)
+        full = np.zeros_like(parent)
+        full_accumulator(board, w.w1, w.b1, parent)
+        n = K.generate_moves(board, side, e.ray, e.rule_array, engine_moves, True, ws)
+        for i in range(n):
+            move_accumulator(board, engine_moves, i, w.w1, parent, child)
+            K.apply_move(board, engine_moves, i)
+            full_accumulator(board, w.w1, w.b1, full)
+            K.undo_move(board, engine_moves, i)
+            np.testing.assert_allclose(child, full, atol=1e-4)
+            checked += 1
+            captures += int(engine_moves[i, K.M_NCAP] > 0)
+            crowns += int(engine_moves[i, K.M_CROWN] == 1)
+    assert checked > 150 and captures > 10
+    assert crowns > 0 or rules.board_size == 12  # random play rarely crowns on 12x12
+
+
+def test_search_with_the_table_network_is_the_classical_search() -> None:
+    """A fresh network evaluates as the piece-square table: same scores, same tree."""
+    rules = get_ruleset("english")
+    weights = pst_weights(piece_square_table(rules), TEMPO, 16, 8)
+    plain, learned = Searcher(rules, tt_bits=16), Searcher(rules, tt_bits=16, weights=weights)
+    for p in _positions(rules, 10, seed=7):
+        if not p.legal_moves():
+            continue
+        assert plain.evaluate(p) == learned.evaluate(p)
+        a, b = plain.search(p, depth=5), learned.search(p, depth=5)
+        assert (a.score, a.nodes, a.move) == (b.score, b.nodes, b.move)
+
+
+def test_features_turn_the_board_for_black() -> None:
+    rules = get_ruleset("english")
+    p = _positions(rules, 1, seed=8)[0]
+    own, other = features(p.board[None], np.array([int(p.turn)]))
+    m = _mirror(p)
+    own_m, other_m = features(m.board[None], np.array([int(m.turn)]))
+    assert sorted(own[0]) == sorted(own_m[0]) and sorted(other[0]) == sorted(other_m[0])
+
+
+def test_a_network_for_other_squares_is_refused() -> None:
+    weights = EvalNet.for_rules(get_ruleset("international"), 8, 4).weights()
+    with pytest.raises(ValueError, match="50 squares"):
+        Searcher(get_ruleset("english"), weights=weights)
