@@ -3,12 +3,13 @@
     damas arena --variant english --agents alphabeta:depth=2 mcts:sims=200 --games 200
                 [--workers 2] [--seed 0] [--max-plies N] [--pdn out.pdn] [--json]
 
-Two agents play a match: W/D/L, score and Elo with 95% intervals, average length and
-results by opening. Three or more play a round robin (``--games`` per pair): a crosstable
-and an Elo ladder. ``--pdn`` saves every game in one file. ``--json`` prints one JSON
-object on stdout (the progress bar stays on stderr; ``--no-progress`` hides it). Errors go
-to stderr with exit status 2, as for the other ``damas`` commands; so does an external
-engine that fails during a game.
+Two agents play a match: W/D/L, score and Elo with 95% intervals, average length, each
+agent's seconds per move (mean and longest) and results by opening. Three or more play a
+round robin (``--games`` per pair): a crosstable, an Elo ladder and the seconds per move.
+``--pdn`` saves every game in one file. ``--json`` prints one JSON object on stdout (the
+progress bar stays on stderr; ``--no-progress`` hides it). Errors go to stderr with exit
+status 2, as for the other ``damas`` commands; so does an external engine that fails during
+a game.
 
 Limits (:mod:`agents.arena`): ``--games`` 1 to 100000 (a round robin's pairs together),
 ``--workers`` 1 to 256, ``--max-plies`` 1 to 100000, ``--seed`` 0 to 2**32 - 1; agent budgets
