@@ -3,12 +3,19 @@ and its self-play trainer (agents.training.nnue)."""
 
 from __future__ import annotations
 
+import io
+import math
+from pathlib import Path
+from typing import Any
+
 import numpy as np
 import pytest
 import torch
-from helpers import ONE_PER_BOARD_SIZE
+from helpers import ONE_PER_BOARD_SIZE, tiny_config
 
+from agents.arena import play_match
 from agents.players.alphabeta import TEMPO, Searcher, piece_square_table
+from agents.players.classic import AlphaBetaAgent
 from agents.players.nnue import (
     NetWeights,
     full_accumulator,
@@ -16,9 +23,21 @@ from agents.players.nnue import (
     net_value,
     pst_weights,
 )
+from agents.players.specs import make_agent
+from agents.training.checkpoint import (
+    load_agent,
+    network_agent,
+    read_checkpoint,
+    restore_trainer,
+    save_checkpoint,
+)
+from agents.training.config import apply_overrides
 from agents.training.evalnet import EvalNet, features
+from agents.training.nnue import NNUETrainer
+from agents.training.train import run_training
 from damas_env import Position, get_ruleset
 from damas_env import kernels as K
+from damas_env.engine import Engine
 
 
 def _random_net(rules, seed: int = 1, hidden: int = 16, hidden2: int = 8) -> EvalNet:
@@ -92,8 +111,6 @@ def test_incremental_accumulators_equal_full_ones(variant: str) -> None:
     w = _random_net(rules, seed=5).weights()
     engine_moves = K.new_move_buffer()
     ws = K.new_workspace(rules.board_size)
-    from damas_env.engine import Engine
-
     e = Engine.for_rules(rules)
     checked, captures, crowns = 0, 0, 0
     for p in _positions(rules, 80, seed=6):
@@ -142,3 +159,119 @@ def test_a_network_for_other_squares_is_refused() -> None:
     weights = EvalNet.for_rules(get_ruleset("international"), 8, 4).weights()
     with pytest.raises(ValueError, match="50 squares"):
         Searcher(get_ruleset("english"), weights=weights)
+
+
+# --- The trainer ---------------------------------------------------------------------------------
+
+
+def _nnue(**sections: Any) -> Any:
+    """A config for an nnue run of a few seconds: shallow self-play, a small network."""
+    base = {
+        "algorithm": "nnue",
+        "nnue": {
+            "hidden": 8,
+            "hidden2": 4,
+            "depth": 2,
+            "games_per_iteration": 4,
+            "workers": 1,
+            "tt_bits": 12,
+        },
+        "env": {"max_plies": 60, "opening_plies": 4},
+        "train": {"batch_size": 64, "updates_per_iteration": 4, "replay_size": 4096},
+    }
+    for key, value in sections.items():
+        base[key] = {**base.get(key, {}), **value} if isinstance(value, dict) else value
+    return tiny_config(**base)
+
+
+def test_step_learns_from_quiet_positions_of_whole_games() -> None:
+    trainer = NNUETrainer(_nnue())
+    metrics = trainer.step()
+    assert metrics["games"] == 4 and 0 < metrics["positions"] <= 4 * 60
+    assert math.isfinite(metrics["loss/value"]) and trainer.iteration == 1
+    n = trainer.filled
+    assert n == metrics["positions"]
+    assert set(np.unique(trainer.results[:n])) <= {0.0, 0.5, 1.0}
+    rules = trainer.config.env.ruleset()
+    engine = Engine.for_rules(rules)
+    buffer, ws = K.new_move_buffer(), K.new_workspace(rules.board_size)
+    for board, side in zip(trainer.boards[:n], trainer.sides[:n], strict=True):
+        count = K.generate_moves(
+            board.copy(), int(side), engine.ray, engine.rule_array, buffer, True, ws
+        )
+        assert count > 1 and buffer[0, K.M_NCAP] == 0  # a choice, and no capture
+
+
+def test_same_seed_same_games() -> None:
+    a, b = NNUETrainer(_nnue()), NNUETrainer(_nnue())
+    da, db = a.collect(), b.collect()
+    assert np.array_equal(da["boards"], db["boards"]) and np.array_equal(da["scores"], db["scores"])
+
+
+def test_checkpoint_round_trip_resumes_identically(tmp_path: Path) -> None:
+    config = _nnue()
+    a = NNUETrainer(config)
+    a.step()
+    save_checkpoint(tmp_path / "a.pt", a, [{"iteration": 1.0}])
+    b = NNUETrainer(config)
+    restore_trainer(b, read_checkpoint(tmp_path / "a.pt"), tmp_path / "a.pt")
+    assert b.iteration == 1 and b.filled == a.filled and b.cursor == a.cursor
+    assert np.array_equal(a.boards[: a.filled], b.boards[: b.filled])
+    for pa, pb in zip(a.network.parameters(), b.network.parameters(), strict=True):
+        assert torch.equal(pa, pb)
+    ma, mb = a.step(), b.step()
+    assert ma["loss/value"] == pytest.approx(mb["loss/value"])
+
+
+def test_run_with_worker_processes_writes_and_resumes(tmp_path: Path) -> None:
+    config = _nnue(nnue={"workers": 2}, train={"iterations": 2})
+    run = tmp_path / "run"
+    result = run_training(config, run_dir=run, progress=False, out=io.StringIO())
+    assert read_checkpoint(result.checkpoint)["iteration"] == 2
+    more = apply_overrides(config, ["train.iterations=3"])
+    result = run_training(more, resume=run, progress=False, out=io.StringIO())
+    data = read_checkpoint(result.checkpoint)
+    assert data["iteration"] == 3 and data["trainer"]["filled"] > 0
+    agent = load_agent(result.checkpoint, depth=2)
+    assert isinstance(agent, AlphaBetaAgent) and agent.name.endswith(",depth=2")
+    with pytest.raises(ValueError, match="sims= is for policy networks"):
+        load_agent(result.checkpoint, sims=4)
+
+
+def test_the_checkpoint_agent_plays_its_rules_only(tmp_path: Path) -> None:
+    trainer = NNUETrainer(_nnue())
+    save_checkpoint(tmp_path / "n.pt", trainer, with_trainer=False)
+    agent = make_agent(f"checkpoint:{tmp_path / 'n.pt'},depth=3", seed=0, rules="english")
+    match = play_match(agent, "random", "english", games=2, seed=1, progress=False)
+    assert match.games == 2
+    with pytest.raises(ValueError, match="trained on 'english'"):
+        make_agent(f"checkpoint:{tmp_path / 'n.pt'}", rules="russian")
+
+
+def test_a_short_run_from_nothing_learns_to_beat_greedy() -> None:
+    """From a network that scores every position 0, a minute of self-play learns enough
+    (material, first of all) to beat greedy clearly; the untrained search does not."""
+    config = _nnue(
+        nnue={
+            "start": "zero",
+            "depth": 2,
+            "games_per_iteration": 16,
+            "hidden": 16,
+            "hidden2": 8,
+            "result_fraction": 0.5,
+        },
+        train={"batch_size": 256, "updates_per_iteration": 16, "replay_size": 50_000, "lr": 3e-3},
+        env={"max_plies": 120},
+    )
+    trainer = NNUETrainer(config)
+
+    def score() -> float:
+        agent = network_agent(trainer.network, config, seed=0, depth=2)
+        match = play_match(agent, "greedy", "english", games=40, seed=5, progress=False)
+        return match.stats.score
+
+    before = score()
+    for _ in range(30):
+        trainer.step()
+    after = score()
+    assert after >= 0.65 and after - before >= 0.2, (before, after)

@@ -111,7 +111,9 @@ class AlphaBetaAgent(MoveAgent):
         seed: seeds the choice among root moves with exactly the best score.
         tt_bits: the transposition table holds 2**tt_bits entries (28 bytes each).
         weights: a learned evaluation (:mod:`agents.players.nnue`) instead of the classical
-            piece-square table; it plays only the rules' board size.
+            piece-square table.
+        rules: the rules the evaluation was trained on: the agent then plays only those
+            (:meth:`check_rules`).
         name: the agent's name (default: ``alphabeta:`` and its limits).
 
     Raises:
@@ -126,6 +128,7 @@ class AlphaBetaAgent(MoveAgent):
         seed: int | None = None,
         tt_bits: int = 20,
         weights: NetWeights | None = None,
+        rules: Ruleset | None = None,
         name: str | None = None,
     ) -> None:
         super().__init__()
@@ -144,16 +147,26 @@ class AlphaBetaAgent(MoveAgent):
         self.depth, self.nodes, self.time = depth, nodes, time
         self.tt_bits = tt_bits
         self.rng = np.random.default_rng(seed)
-        self.weights = weights
+        self.weights, self.rules = weights, rules
         self.name = name or "alphabeta:" + ",".join(f"{k}={v}" for k, v in given.items())
         self._searchers: dict[Ruleset, Searcher] = {}
+
+    def check_rules(self, rules: Ruleset) -> None:
+        """Raises ValueError if the agent's learned evaluation was trained on other rules."""
+        if self.rules is not None and rules != self.rules:
+            raise ValueError(
+                f"{self.name} was trained on {self.rules.name!r} rules and cannot play a "
+                f"{rules.name!r} game"
+            )
 
     def search(self, position: Position) -> SearchResult:
         """Returns the search's best move of a position, with its score, depth, nodes and pv.
 
         Raises:
-            ValueError: the position has no legal move.
+            ValueError: the position has no legal move, or its rules are not the ones the
+                learned evaluation was trained on.
         """
+        self.check_rules(position.rules)
         return self._searcher(position.rules).search(
             position, self.depth, self.nodes, self.time, self.rng
         )

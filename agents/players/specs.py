@@ -8,6 +8,8 @@
     dame:depth=6                the dame-rs engine (International)
     hub:/path/to/scan,threads=1 any Hub-protocol engine, with its options
     checkpoint:runs/x.pt,sims=64  a trained network; sims=N searches N PUCT simulations per hop
+                                (an nnue checkpoint: depth=N, nodes=N or time=S of alpha-beta)
+    pretrained:english          a trained agent shipped in the package (english, international)
 
 The grammar is ``kind[:item[,item...]]``; an item is ``option=value`` or, for ``hub`` and
 ``checkpoint``, the path (first). Values become ints or floats where they look like numbers
@@ -95,7 +97,10 @@ class Kind:
     """How the kind is written, for error messages."""
 
     path: bool = False
-    """The first item is a path (``hub:PATH``, ``checkpoint:PATH``)."""
+    """The first item is a path (``hub:PATH``, ``checkpoint:PATH``) or a name."""
+
+    first: str = "path"
+    """The keyword the first item is passed as, when ``path`` is set."""
 
     open_options: bool = False
     """Any further option is passed through (the Hub engine's own options)."""
@@ -143,6 +148,13 @@ KINDS: dict[str, Kind] = {
         usage="checkpoint:PATH[,sims=N|depth=N|nodes=N|time=S]",
         path=True,
     ),
+    "pretrained": Kind(
+        "agents.training.checkpoint:load_pretrained",
+        {"depth": _DEPTH, "nodes": Option(int, MAX_NODES), "time": Option(float, MAX_SECONDS)},
+        usage="pretrained:english|international[,depth=N|nodes=N|time=S]",
+        path=True,
+        first="name",
+    ),
 }
 
 #: The longest spec read (a path and a few options fit; a megabyte of text is refused).
@@ -178,8 +190,8 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Value]]:
     options: dict[str, Value] = {}
     if kind.path:
         if not items or not items[0] or "=" in items[0]:
-            raise ValueError(f"agent spec {shown(spec)} needs a path: {kind.usage}")
-        options["path"] = items.pop(0)
+            raise ValueError(f"agent spec {shown(spec)} needs a {kind.first}: {kind.usage}")
+        options[kind.first] = items.pop(0)
     for item in items:
         key, value = _option(spec, kind, item)
         if key in options:

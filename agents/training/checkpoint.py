@@ -42,6 +42,7 @@ import random
 import re
 import zipfile
 from collections.abc import Callable, Sequence
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -65,7 +66,10 @@ __all__ = [
     "check_compatible",
     "load_agent",
     "load_network",
+    "load_pretrained",
     "network_agent",
+    "pretrained_path",
+    "PRETRAINED",
     "read_checkpoint",
     "restore_trainer",
     "save_checkpoint",
@@ -775,6 +779,45 @@ def load_agent(
     return network_agent(network, config, seed, label, sims, depth, nodes, time)
 
 
+#: The agents shipped in the package, by name: their file in ``agents/pretrained/`` (snapshots
+#: of the runs the README gives the commands of).
+PRETRAINED = {"english": "english.pt", "international": "international.pt"}
+
+
+def pretrained_path(name: str) -> Path:
+    """Returns the file of a shipped agent.
+
+    Raises:
+        ValueError: `name` is not one of :data:`PRETRAINED` (a name, never a path).
+    """
+    if name not in PRETRAINED:
+        raise ValueError(
+            f"no pretrained agent {shown(name)}; the package has: {', '.join(PRETRAINED)}"
+        )
+    return Path(str(resources.files("agents") / "pretrained" / PRETRAINED[name]))
+
+
+def load_pretrained(
+    name: str,
+    seed: int | None = None,
+    depth: int | None = None,
+    nodes: int | None = None,
+    time: float | None = None,
+) -> NetworkAgent | AlphaBetaAgent:
+    """Returns a shipped agent (``pretrained:english[,depth=N|nodes=N|time=S]``): the
+    alpha-beta search with its learned evaluation, by default to the depth it was shipped
+    to play at. Reads only the package's own file: no network access.
+
+    Raises:
+        ValueError: no such pretrained agent.
+        CheckpointError: the package's file is missing or damaged (reinstall the package).
+    """
+    options = {"depth": depth, "nodes": nodes, "time": time}
+    given = ",".join(f"{k}={v}" for k, v in options.items() if v)
+    label = f"pretrained:{name}" + (f",{given}" if given else "")
+    return load_agent(pretrained_path(name), seed, 0, label, depth, nodes, time)
+
+
 def network_agent(
     network: torch.nn.Module,
     config: Config,
@@ -802,7 +845,9 @@ def network_agent(
             )
         if depth is None and nodes is None and time is None:
             depth = config.nnue.play_depth
-        return AlphaBetaAgent(depth, nodes, time, seed=seed, weights=network.weights(), name=name)
+        return AlphaBetaAgent(
+            depth, nodes, time, seed=seed, weights=network.weights(), rules=rules, name=name
+        )
     if depth is not None or nodes is not None or time is not None:
         raise ValueError(
             f"depth=, nodes= and time= are for nnue checkpoints; this one is "

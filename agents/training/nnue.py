@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -279,24 +279,48 @@ class NNUETrainer:
         self.filled = 0  # rows holding positions
         self.cursor = 0  # next row written
         self._pool: ProcessPoolExecutor | None = None
+        self._pending: list[Future[dict[str, Any]]] = []  # the next iteration's games
 
     # --- Self-play ---
 
     def collect(self) -> dict[str, Any]:
-        """Plays one iteration's games (in the worker processes, if any)."""
+        """Plays one iteration's games (in the worker processes, if any) and waits for them."""
+        return self._gather(self._submit())
+
+    def step(self) -> dict[str, float]:
+        """One iteration. With worker processes, self-play and learning overlap: the games
+        learned from now were started before the previous update (one iteration stale), and
+        the next iteration's games start before this update."""
+        if self._workers_wanted() <= 1:
+            return self.learn([self.collect()])
+        games = self._gather(self._pending) if self._pending else self.collect()
+        self._pending = self._submit()
+        return self.learn([games])
+
+    def _workers_wanted(self) -> int:
+        c = self.config.nnue
+        return min(c.workers, c.games_per_iteration)
+
+    def _submit(self) -> list[Future[dict[str, Any]]]:
+        """Starts one iteration's games with the current weights (played here if one worker:
+        the list then holds a finished future)."""
         c = self.config.nnue
         weights = self.network.weights()
         seed = int(self.rng.integers(2**62))
-        games = c.games_per_iteration
-        workers = min(c.workers, games)
+        games, workers = c.games_per_iteration, self._workers_wanted()
         if workers <= 1:
-            return play_games(self.settings, weights, seed, games)
+            done: Future[dict[str, Any]] = Future()
+            done.set_result(play_games(self.settings, weights, seed, games))
+            return [done]
         pool = self._workers(workers)
         shares = [games // workers + (1 if k < games % workers else 0) for k in range(workers)]
-        futures = [
+        return [
             pool.submit(play_games, self.settings, weights, seed + k, share)
             for k, share in enumerate(shares)
         ]
+
+    @staticmethod
+    def _gather(futures: list[Future[dict[str, Any]]]) -> dict[str, Any]:
         return _joined([f.result() for f in futures])
 
     def _workers(self, workers: int) -> ProcessPoolExecutor:
@@ -311,6 +335,7 @@ class NNUETrainer:
 
     def close(self) -> None:
         """Stops the self-play worker processes."""
+        self._pending = []
         if self._pool is not None:
             self._pool.shutdown(cancel_futures=True)
             self._pool = None
@@ -344,9 +369,6 @@ class NNUETrainer:
             metrics["value_error"] = terms.get("total", 0.0)
         self.iteration += 1
         return metrics
-
-    def step(self) -> dict[str, float]:
-        return self.learn([self.collect()])
 
     def _remember(self, data: dict[str, Any]) -> None:
         """Writes positions into the replay ring."""
