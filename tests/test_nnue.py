@@ -25,8 +25,10 @@ from agents.players.nnue import (
 )
 from agents.players.specs import make_agent
 from agents.training.checkpoint import (
+    PRETRAINED,
     load_agent,
     network_agent,
+    pretrained_path,
     read_checkpoint,
     restore_trainer,
     save_checkpoint,
@@ -275,3 +277,38 @@ def test_a_short_run_from_nothing_learns_to_beat_greedy() -> None:
         trainer.step()
     after = score()
     assert after >= 0.65 and after - before >= 0.2, (before, after)
+
+
+# --- The shipped agents --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(PRETRAINED))
+def test_pretrained_agents_load_without_network_access(name: str, monkeypatch) -> None:
+    """The package's own file, small, no socket opened; it plays its variant."""
+    import socket
+
+    def refused(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("a pretrained agent must not open a network connection")
+
+    monkeypatch.setattr(socket, "socket", refused)
+    monkeypatch.setattr(socket, "create_connection", refused)
+    path = pretrained_path(name)
+    assert path.is_file() and path.stat().st_size <= 5 * 2**20
+    agent = make_agent(f"pretrained:{name},depth=2", seed=0, rules=name)
+    assert agent.name == f"pretrained:{name},depth=2"
+    position = Position.start(name)
+    assert agent.choose(position) in position.legal_moves()
+
+
+def test_pretrained_names_are_names_not_paths() -> None:
+    with pytest.raises(ValueError, match="no pretrained agent '../x'; the package has: english"):
+        make_agent("pretrained:../x")
+    with pytest.raises(ValueError, match="needs a name"):
+        make_agent("pretrained:depth=3")
+
+
+def test_the_wheel_carries_the_pretrained_agents() -> None:
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+
+    data = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
+    assert "pretrained/*.pt" in data["tool"]["setuptools"]["package-data"]["agents"]

@@ -14,7 +14,9 @@ alpha-beta pruning. The rules are the engine's: moves come only from
   plies; a quiet one is evaluated.
 - Evaluation: a piece-square table from White's view holding material, king value,
   advancement and centre (:func:`piece_square_table`), times the side's sign, plus TEMPO for
-  the side to move. Colour-symmetric by construction.
+  the side to move. Colour-symmetric by construction. Or a learned network
+  (:mod:`agents.players.nnue`, ``Searcher(rules, weights=...)``): its accumulators are
+  computed at the root and updated with every move played on the line (``acc[ply]``).
 - Scores: centi-men (a man is 100) from the side to move's view. A side with no legal move
   has lost (won under ``rules[R_GIVEAWAY]``): ``MATE - ply`` says how soon. A position met
   again on the search path scores a draw.
@@ -33,6 +35,9 @@ Arrays (:class:`Tables`), S squares, M rows per move list, P = MAX_PLY::
     path     uint64[P]                hashes of the positions on the current line
     rev      int32[P]                 plies since the last capture or man move on the line
     stats    int64[S_LEN]             nodes, node budget, abort reason, generation
+    net      NetWeights               the learned evaluation (zero-sized: the table's)
+    acc      float32[P, 2, H + 1]     the network's accumulators of each ply's position
+    x        float32[2H]              scratch of the network's second layer
 """
 
 from __future__ import annotations

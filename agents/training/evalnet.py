@@ -99,9 +99,15 @@ class EvalNet(nn.Module):
         return NetWeights(**arrays)
 
     def _accumulate(self, index: torch.Tensor) -> torch.Tensor:
-        """Returns the accumulators [N, H + 1] of feature indices [N, S] (F: none)."""
-        padded = torch.cat([self.w1, self.w1.new_zeros(1, self.hidden + 1)])
-        return padded[index].sum(dim=1) + self.b1
+        """Returns the accumulators [N, H + 1] of feature indices [N, S] (F: none).
+
+        A one-hot matrix times W1: its backward pass is a matrix product too, several times
+        faster on a CPU than gathering W1's rows and scattering their gradients back.
+        """
+        features = self.w1.shape[0]
+        hot = self.w1.new_zeros(index.shape[0], features + 1)
+        hot.scatter_(1, index, 1.0)
+        return hot[:, :features] @ self.w1 + self.b1
 
     def forward(self, own: torch.Tensor, other: torch.Tensor) -> torch.Tensor:
         """Returns the value in men for the side to move, from the feature indices of both

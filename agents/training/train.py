@@ -160,11 +160,13 @@ def summary_line(metrics: dict[str, float], total: int, latest_eval: dict[str, f
     parts = [f"iter {int(metrics['iteration'])}/{total}"]
     parts.append(f"{metrics.get('games_per_s', 0):.2f} games/s")
     parts.append(f"{metrics.get('positions_per_s', 0):.0f} pos/s")
-    if "loss/total" in metrics:
+    if "loss/policy" in metrics:
         parts.append(
-            f"loss {metrics['loss/total']:.3f} (policy {metrics.get('loss/policy', 0):.3f}"
+            f"loss {metrics['loss/total']:.3f} (policy {metrics['loss/policy']:.3f}"
             f" value {metrics.get('loss/value', 0):.3f})"
         )
+    elif "loss/total" in metrics:  # a value alone (nnue)
+        parts.append(f"value loss {metrics['loss/total']:.4f}")
     if "entropy" in metrics:
         parts.append(f"entropy {metrics['entropy']:.2f}")
     if "game_length" in metrics:
