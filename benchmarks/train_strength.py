@@ -205,6 +205,8 @@ def evaluate(
         "score_ci": list(st.score_ci),
         "elo": st.elo,
         "elo_ci": list(st.elo_ci),
+        "elo_bound": st.elo_bound,
+        "elo_text": st.elo_text(),
         "seconds_per_move": {"agent": mine.to_dict(), "opponent": theirs.to_dict()},
         "average_plies": match.average_plies,
         "eval_seconds": time.perf_counter() - started,
@@ -222,7 +224,7 @@ def line(row: dict[str, Any], agent_width: int = 0) -> str:
         + (f"{row['agent']:<{agent_width}}  " if agent_width else "")
         + f"vs {row['opponent']:<24} +{row['wins']:<3d} ={row['draws']:<3d} -{row['losses']:<3d}"
         f" score {row['score']:.3f} [{low:.3f}, {high:.3f}]"
-        f"  Elo {row['elo']:+5.0f} [{row['elo_ci'][0]:+.0f}, {row['elo_ci'][1]:+.0f}]"
+        f"  {row['elo_text']}"
         f"  s/move {times['agent']['mean']:.3g} vs {times['opponent']['mean']:.3g}"
     )
 

@@ -133,6 +133,25 @@ def test_perfect_scores_have_finite_elo_and_a_wilson_interval() -> None:
     json.dumps(wins.__dict__)  # no infinities or NaN
 
 
+def test_a_whitewash_reports_an_elo_bound_not_an_interval() -> None:
+    """Every game won (lost): the text says "Elo >" ("Elo <") the interval's end and that it
+    is a bound; the JSON says which bound; an ordinary score keeps its interval."""
+    wins, losses, mixed = score_stats(20, 0, 0), score_stats(0, 0, 20), score_stats(5, 10, 5)
+    assert (wins.elo_bound, losses.elo_bound, mixed.elo_bound) == ("lower", "upper", None)
+    assert (
+        wins.elo_text()
+        == f"Elo > {wins.elo_ci[0]:+.0f} (95% bound: every game won, so no estimate)"
+    )
+    assert losses.elo_text().startswith(
+        f"Elo < {losses.elo_ci[1]:+.0f} (95% bound: every game lost"
+    )
+    assert mixed.elo_text() == "Elo +0  95% CI [-111, +111]"
+    match = play_match("alphabeta:depth=2", "random", "english", games=2, seed=0, progress=False)
+    assert match.stats.score == 1.0
+    assert match.to_dict()["elo_bound"] == "lower"
+    assert "Elo > " in match.summary() and "95% CI [" not in match.summary().split("\n")[3]
+
+
 def test_elo_difference_is_odd_and_clamped() -> None:
     assert elo_difference(0.5, 10) == 0.0
     assert elo_difference(0.76, 100) == pytest.approx(-elo_difference(0.24, 100))

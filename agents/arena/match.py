@@ -32,7 +32,9 @@ Statistics (:func:`score_stats`), for agent A over n games with W wins, D draws,
 - Elo difference ``-400 log10(1/s - 1)``, and its interval from the score interval's bounds.
   A score of 0 or 1 has no finite Elo: scores are clamped to [1/(2n), 1 - 1/(2n)] (half a
   point from a whitewash), so a perfect score reports the Elo a score of n - ½ would,
-  a lower bound of the true gap.
+  a lower bound of the true gap. The text then says so (``Elo > +442 (95% bound: every game
+  won...``, from the interval's end) and the JSON has ``elo_bound`` "lower" ("upper" when
+  every game was lost; null otherwise).
 - Round robins rank agents by a least-squares fit of the pairwise Elo differences
   (R_i = mean over j of Elo(i vs j), the first agent anchored at 0).
 
@@ -132,6 +134,25 @@ class ScoreStats:
     elo_ci: tuple[float, float]
     interval: str
     """How score_ci was computed: "normal" (per-game variance) or "wilson" (σ = 0)."""
+
+    @property
+    def elo_bound(self) -> str | None:
+        """"upper" when every game was lost, "lower" when every game was won: then there is
+        no Elo estimate, only a bound (the 95% interval's end: ``elo_ci[1]``, ``elo_ci[0]``).
+        None otherwise."""
+        if self.score == 0:
+            return "upper"
+        if self.score == 1:
+            return "lower"
+        return None
+
+    def elo_text(self) -> str:
+        """Returns the Elo difference with its 95% interval, or the bound a whitewash gives."""
+        if self.elo_bound == "upper":
+            return f"Elo < {self.elo_ci[1]:+.0f} (95% bound: every game lost, so no estimate)"
+        if self.elo_bound == "lower":
+            return f"Elo > {self.elo_ci[0]:+.0f} (95% bound: every game won, so no estimate)"
+        return f"Elo {self.elo:+.0f}  95% CI [{self.elo_ci[0]:+.0f}, {self.elo_ci[1]:+.0f}]"
 
 
 def score_stats(wins: int, draws: int, losses: int, z: float = Z95) -> ScoreStats:
@@ -639,6 +660,7 @@ class MatchResult:
             "score_ci_method": s.interval,
             "elo": s.elo,
             "elo_ci": list(s.elo_ci),
+            "elo_bound": s.elo_bound,
             "average_plies": self.average_plies,
             "seconds_per_move": {name: t.to_dict() for name, t in self._named_times().items()},
             "reasons": self.reasons(),
@@ -658,7 +680,7 @@ class MatchResult:
             f"{self.variant}: {self.agent_a} vs {self.agent_b}, {s.games} games (seed {self.seed})",
             f"{self.agent_a}: +{s.wins} ={s.draws} -{s.losses}",
             f"score {s.score:.3f}  95% CI [{s.score_ci[0]:.3f}, {s.score_ci[1]:.3f}]",
-            f"Elo {s.elo:+.0f}  95% CI [{s.elo_ci[0]:+.0f}, {s.elo_ci[1]:+.0f}]",
+            s.elo_text(),
             f"average length {self.average_plies:.1f} plies",
             "seconds per move: " + " | ".join(f"{n} {t}" for n, t in self._named_times().items()),
             "endings: " + ", ".join(f"{k} {v}" for k, v in self.reasons().items()),
