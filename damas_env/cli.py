@@ -25,6 +25,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
+from . import __version__
 from .engine import MAX_PERFT_DEPTH, Position
 from .notation import format_move
 from .rules import get_ruleset, ruleset_names
@@ -128,6 +129,9 @@ def _parser(more: Mapping[str, Command] | None = None) -> argparse.ArgumentParse
     """Returns the parser of the library's commands, listing the `more` commands by name."""
     description = "Draughts rules, environments and agents for reinforcement learning."
     parser = argparse.ArgumentParser(prog="damas", description=description)
+    parser.add_argument(
+        "--version", action="version", version=f"damas-env {__version__}", help="show the version"
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     commands: dict[str, tuple[Callable[[argparse.Namespace], None], str]] = {
         "perft": (cmd_perft, "count the leaves of the legal move tree"),

@@ -25,6 +25,13 @@ def main() -> None:
     parser.add_argument("--as", dest="human", default="player_0", help="player_0 or player_1")
     parser.add_argument("--demo", type=int, default=0, help="random players for N hops, no human")
     args = parser.parse_args()
+    try:
+        import pygame  # noqa: F401
+    except ImportError:
+        raise SystemExit(
+            "this example needs pygame: pip install pygame (or play in the terminal: "
+            f"damas play --variant {args.variant} --text)"
+        ) from None
     env = draughts_v0.env(args.variant, render_mode="human")
     env.reset()
     env.unwrapped.flip = env.unwrapped.infos[args.human]["colour"] != "white"  # yours at the bottom

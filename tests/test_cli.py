@@ -95,3 +95,12 @@ def test_the_library_command_lists_only_what_it_is_given(capsys) -> None:
         main(["train", "x.yaml"])
     assert done.value.code == 2 and "invalid choice: 'train'" in capsys.readouterr().err
     assert main(["train", "x"], {"train": ("help", lambda argv: len(argv))}) == 1
+
+
+def test_version_is_the_package_version(capsys: pytest.CaptureFixture[str]) -> None:
+    import damas_env
+
+    with pytest.raises(SystemExit) as stop:
+        main(["--version"])
+    assert stop.value.code == 0
+    assert capsys.readouterr().out.strip() == f"damas-env {damas_env.__version__}"

@@ -90,7 +90,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--opponent", default="alphabeta:depth=4", metavar="SPEC")
     parser.add_argument(
-        "--as", dest="side", choices=("first", "second"), default="first", help="you move first"
+        "--as",
+        dest="side",
+        choices=("first", "second"),
+        default="first",
+        help="which side you play: first (you move first, the default) or second",
     )
     parser.add_argument("--text", action="store_true", help="play in the terminal")
     parser.add_argument("--pdn", type=Path, help="save the game to this PDN file")
