@@ -195,3 +195,16 @@ def test_env_gives_play_the_colours_and_the_window_title() -> None:
     raw.set_caption("damas  black 1:00  white 0:59")
     assert pygame.display.get_caption()[0] == "damas  black 1:00  white 0:59"
     raw.close()
+
+
+def test_without_pygame_play_falls_back_to_the_terminal(monkeypatch, capsys) -> None:
+    """What ``damas train`` prints works on the [train] install, which may lack pygame."""
+    monkeypatch.setattr(play, "has_pygame", lambda: False)
+    monkeypatch.setattr("sys.stdin", io.StringIO("11-15\n"))  # then end of input
+    assert damas_main(["play", "--variant", "english", "--opponent", "random", "--seed", "1"]) == 0
+    out, err = capsys.readouterr()
+    assert "pygame is not installed, so the game is in the terminal" in err
+    assert "result" in out
+    args = ["play", "--variant", "english", "--opponent", "random", "--time", "60"]
+    assert damas_main(args) == 2
+    assert "the window needs pygame" in capsys.readouterr().err

@@ -10,7 +10,8 @@ new game, ``f`` turns the board; closing the window ends the game. ``--time`` st
 clock for each side (:class:`damas_env.clock.TimeControl`), shown in the window title
 (undo is then off: the clocks cannot be rewound). The clocks are the window's only:
 ``--time`` (seconds, above 0, at most a day) and ``--increment`` (0 to an hour, needs
-``--time``) are refused with ``--text``.
+``--time``) are refused with ``--text``. Without pygame installed the game is played in the
+terminal, with a note saying so (a clock, which only the window has, is then refused).
 
 ``--text`` plays in the terminal on a :class:`damas_env.game.Game`. Type moves in PDN
 (``32-28``, ``28x19``, the full path ``28x19x10`` when two captures share their ends) or
@@ -36,6 +37,7 @@ trained on other rules, an engine of one variant) is refused when it is built.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import math
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -513,7 +515,20 @@ def run(args: argparse.Namespace) -> None:
     rules = get_ruleset(args.variant)  # fail now on an unknown variant
     agent = make_agent(args.opponent, args.seed, rules=rules)  # a bad spec, or other rules
     first = args.side == "first"
-    if args.text:
+    text = args.text
+    if not text and not has_pygame():
+        if args.time is not None:
+            raise ValueError(
+                "the window needs pygame (pip install pygame); without it, drop --time and "
+                "--increment and play in the terminal (--text)"
+            )
+        print(
+            "damas play: pygame is not installed, so the game is in the terminal "
+            "(pip install pygame for the window)",
+            file=sys.stderr,
+        )
+        text = True
+    if text:
         game, result = play_text(rules, agent, first, seed=args.seed)
     else:
         increment = args.increment or 0.0
@@ -525,6 +540,11 @@ def run(args: argparse.Namespace) -> None:
             game_pdn(game, result, White=names[Colour.WHITE], Black=names[Colour.BLACK])
         )
         print(f"saved {args.pdn}")
+
+
+def has_pygame() -> bool:
+    """Returns True if pygame can be imported (the window needs it; the terminal does not)."""
+    return importlib.util.find_spec("pygame") is not None
 
 
 def _check_clock(args: argparse.Namespace) -> None:
