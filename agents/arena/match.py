@@ -137,7 +137,7 @@ class ScoreStats:
 
     @property
     def elo_bound(self) -> str | None:
-        """"upper" when every game was lost, "lower" when every game was won: then there is
+        """ "upper" when every game was lost, "lower" when every game was won: then there is
         no Elo estimate, only a bound (the 95% interval's end: ``elo_ci[1]``, ``elo_ci[0]``).
         None otherwise."""
         if self.score == 0:
