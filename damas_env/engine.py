@@ -326,7 +326,10 @@ class Position:
             IllegalMoveError: no legal move matches.
         """
         if not isinstance(move, (Move, str)):
-            raise TypeError(f"move must be a Move or a PDN move string, not {type(move).__name__}")
+            raise TypeError(
+                "move must be a Move or a PDN move string (squares joined by '-' or 'x', such "
+                f"as '11-15' or '11x18'), not {type(move).__name__} {shown(move)}"
+            )
         legal = self.legal_moves()
         if isinstance(move, str):  # any capture route names its (merged) move
             key = parse_move(move, self.capture_routes(), self.rules.board_size).key

@@ -291,6 +291,21 @@ def test_play_and_push_refuse_non_moves(move: object) -> None:
 
 
 @pytest.mark.parametrize(
+    ("move", "quoted"),
+    [(5, "int 5"), (10**5000, "int a int too large to show"), (b"x" * 10**6, "bytes b'xxx")],
+    ids=["int", "huge-int", "huge-bytes"],
+)
+def test_a_non_move_error_names_the_accepted_forms_and_quotes_the_value(
+    move: object, quoted: str
+) -> None:
+    with pytest.raises(TypeError) as error:
+        Position.start("english").play(move)  # type: ignore[arg-type]
+    message = str(error.value)
+    assert "a Move or a PDN move string" in message and "'11-15' or '11x18'" in message
+    assert quoted in message and len(message) < 200
+
+
+@pytest.mark.parametrize(
     ("call", "name"),
     [
         (lambda: read_pdn(None), "text"),
