@@ -22,8 +22,10 @@ Only the engine reads these switches; everything else calls the engine.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, fields, replace
 from functools import cache
 from pathlib import Path
@@ -367,8 +369,8 @@ def get_ruleset(
         **overrides: switches to change, e.g. ``ply_limit=200``.
 
     Raises:
-        RulesetError: the name is unknown, a switch is unknown or the result contradicts
-            itself.
+        RulesetError: the name is unknown (the message lists the known names and suggests
+            the closest one), a switch is unknown or the result contradicts itself.
     """
     if isinstance(variant, Ruleset):
         base = variant
@@ -392,10 +394,20 @@ def _named(name: str) -> Ruleset:
     presets = _presets()
     if key in presets:
         return presets[key]
-    hint = ""
+    hint = _did_you_mean(key, ruleset_names(), cutoff=0.75)
     if name.endswith((".yaml", ".yml")) or "/" in name or os.sep in name:
         hint = " (a rules file is read only from a pathlib.Path or load_ruleset_file)"
     raise RulesetError(f"unknown variant {shown(name)}{hint}; known: {', '.join(ruleset_names())}")
+
+
+def _did_you_mean(word: str, choices: Iterable[str], cutoff: float = 0.6) -> str:
+    """Returns " (did you mean 'x'?)" for the choice closest to a misspelt word, else "".
+
+    Variant names ask for a closer match (cutoff 0.75): "frisian" is a variant of its own,
+    not a misspelt "russian".
+    """
+    close = difflib.get_close_matches(word[:100], list(choices), n=1, cutoff=cutoff)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def load_ruleset_file(path: str | os.PathLike) -> Ruleset:
@@ -414,7 +426,10 @@ def load_ruleset_file(path: str | os.PathLike) -> Ruleset:
     if not isinstance(base_name, str) or (
         base_name.lower() not in _NAMED and base_name.lower() not in _ALIASES
     ):
-        raise RulesetError(f"{path}: unknown base {shown(base_name)}; known: {sorted(_NAMED)}")
+        hint = _did_you_mean(base_name, _NAMED, cutoff=0.75) if isinstance(base_name, str) else ""
+        raise RulesetError(
+            f"{path}: unknown base {shown(base_name)}{hint}; known: {sorted(_NAMED)}"
+        )
     if "colour_names" in data and isinstance(data["colour_names"], list):
         data["colour_names"] = tuple(data["colour_names"])
     data.setdefault("name", path.stem)

@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from damas_env import Ruleset, RulesetError, get_ruleset, ruleset_names
+from damas_env import Position, Ruleset, RulesetError, get_ruleset, ruleset_names
 from damas_env import kernels as K
 from damas_env.engine import rules_array
 from damas_env.rules import RULES_DIR, load_ruleset_file
@@ -108,6 +108,35 @@ def test_unknown_name_and_switch() -> None:
         get_ruleset("frisian")
     with pytest.raises(RulesetError, match=r"unknown rule switch\(es\) \['flying'\]"):
         get_ruleset("english", flying=True)
+
+
+@pytest.mark.parametrize(
+    ("name", "close"),
+    [
+        ("internatinal", "international"),
+        ("Russain", "russian"),
+        ("seed004_englsh", "seed004_english"),
+    ],
+)
+def test_a_misspelt_variant_gets_a_suggestion_and_the_list(name: str, close: str) -> None:
+    with pytest.raises(RulesetError) as error:
+        Position.start(name)
+    message = str(error.value)
+    assert f"unknown variant {name!r} (did you mean {close!r}?); known: " in message
+    assert all(known in message for known in ruleset_names())
+
+
+@pytest.mark.parametrize("name", ["chess", "frisian", "x" * 100_000])
+def test_an_unlike_variant_gets_no_suggestion(name: str) -> None:
+    with pytest.raises(RulesetError, match=r"^unknown variant '.*'; known: brazilian, "):
+        get_ruleset(name)
+
+
+def test_a_misspelt_base_in_a_rules_file_gets_a_suggestion(tmp_path: Path) -> None:
+    path = tmp_path / "mine.yaml"
+    path.write_text("base: englsh\n")
+    with pytest.raises(RulesetError, match="unknown base 'englsh' \\(did you mean 'english'\\?\\)"):
+        get_ruleset(path)
 
 
 def test_bad_yaml_files(tmp_path: Path) -> None:
