@@ -49,6 +49,7 @@ for a draw).
 
 from __future__ import annotations
 
+import inspect
 import warnings
 from typing import Any
 
@@ -64,7 +65,7 @@ from .ending import Ending, decided_ending, rules_ending
 from .engine import Colour, Position
 from .kernels import Reason
 from .notation import format_move
-from .rules import Ruleset, get_ruleset
+from .rules import Ruleset, check_switches, get_ruleset
 from .turn import (
     HOP_ILLEGAL,
     MOVE_DONE,
@@ -94,7 +95,14 @@ def env(
             changes nothing; "lose": the mover gets -1 and the game ends.
         **kwargs: passed to :class:`raw_env` (render_mode, max_plies, channels_last,
             numeric_infos, and any rule switch).
+
+    Raises:
+        RulesetError: an unknown variant, or a keyword that is neither the env's nor a rule
+            switch; the message lists both and suggests the closest (``max_plys``: did you
+            mean 'max_plies'?).
+        TypeError, ValueError: a bad argument, named.
     """
+    check_switches(kwargs, (*_RAW_KEYWORDS, "illegal_action"), "draughts_v0.env")
     if not isinstance(illegal_action, str) or illegal_action not in ("raise", "lose"):
         raise ValueError(f"illegal_action must be 'raise' or 'lose', not {shown(illegal_action)}")
     inner: AECEnv = raw_env(variant, **kwargs)
@@ -131,6 +139,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
             raise ValueError(
                 f"render_mode must be one of {modes} or None, not {shown(render_mode)}"
             )
+        check_switches(rule_overrides, _RAW_KEYWORDS, "draughts_v0.raw_env")
         self.rules = get_ruleset(variant, **rule_overrides)
         self.render_mode = render_mode
         self.max_plies = None if max_plies is None else checked_int("max_plies", max_plies, 1)
@@ -569,6 +578,14 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         if self.terminations.get(self.agent_selection):
             return f"game over: {self.infos[self.agent_selection].get('reason')}"
         return f"{name} to move, ply {self._turn.ply}"
+
+
+#: raw_env's own keyword arguments; any other keyword is a rule switch (see check_switches).
+_RAW_KEYWORDS = tuple(
+    name
+    for name, parameter in inspect.signature(raw_env.__init__).parameters.items()
+    if name != "self" and parameter.kind is not parameter.VAR_KEYWORD
+)
 
 
 class _OrderEnforcing(wrappers.OrderEnforcingWrapper):

@@ -38,6 +38,7 @@ from .checks import read_regular_file, shown, yaml_error_place
 __all__ = [
     "Ruleset",
     "RulesetError",
+    "check_switches",
     "get_ruleset",
     "ruleset_names",
     "load_ruleset_file",
@@ -168,7 +169,7 @@ class Ruleset:
     def __new__(cls, *args: Any, **switches: Any) -> Ruleset:
         # A misspelt switch gets the same RulesetError as replace(), listing the known ones,
         # instead of the generated __init__'s bare TypeError.
-        _check_known(switches)
+        check_switches(switches)
         return super().__new__(cls)
 
     def __post_init__(self) -> None:
@@ -182,7 +183,7 @@ class Ruleset:
 
     def replace(self, **changes: Any) -> Ruleset:
         """Returns a copy with the given switches changed, checked like a new ruleset."""
-        _check_known(changes)
+        check_switches(changes)
         return replace(self, **changes)
 
     def to_dict(self) -> dict[str, Any]:
@@ -195,11 +196,35 @@ class Ruleset:
 _FIELD_NAMES = frozenset(f.name for f in fields(Ruleset))
 
 
-def _check_known(switches: dict[str, Any]) -> None:
-    """Raises RulesetError naming the switches that are not fields of Ruleset."""
-    unknown = sorted(k if len(k) <= 60 else k[:57] + "..." for k in set(switches) - _FIELD_NAMES)
-    if unknown:
-        raise RulesetError(f"unknown rule switch(es) {unknown}; known: {sorted(_FIELD_NAMES)}")
+def check_switches(names: Iterable[str], keywords: Iterable[str] = (), owner: str = "") -> None:
+    """Raises RulesetError naming the names that are neither rule switches nor keywords.
+
+    A constructor that passes its other keyword arguments on as rule switches calls this
+    with its own keywords and its name (`owner`), so a misspelt keyword (``max_plys``) is
+    reported as such, with the closest keyword or switch suggested and both lists given.
+
+    Raises:
+        RulesetError: a name is unknown.
+    """
+    known = set(keywords)
+    unknown = sorted(set(names) - _FIELD_NAMES - known)
+    if not unknown:
+        return
+    shown_names = [k if len(k) <= 60 else k[:57] + "..." for k in unknown]
+    if len(unknown) == 1:
+        hint = _did_you_mean(unknown[0], _FIELD_NAMES | known)
+    else:
+        pairs = [(_closest(k, _FIELD_NAMES | known), k) for k in unknown[:5]]
+        guesses = ", ".join(f"{c!r} for {k[:60]!r}" for c, k in pairs if c)
+        hint = f" (did you mean {guesses}?)" if guesses else ""
+    if not known:
+        raise RulesetError(
+            f"unknown rule switch(es) {shown_names}{hint}; known: {sorted(_FIELD_NAMES)}"
+        )
+    raise RulesetError(
+        f"unknown keyword argument(s) {shown_names}{hint}; {owner} takes "
+        f"{', '.join(sorted(known))} and the rule switches {', '.join(sorted(_FIELD_NAMES))}"
+    )
 
 
 _CHOICES: dict[str, tuple[str, ...]] = {
@@ -406,8 +431,14 @@ def _did_you_mean(word: str, choices: Iterable[str], cutoff: float = 0.6) -> str
     Variant names ask for a closer match (cutoff 0.75): "frisian" is a variant of its own,
     not a misspelt "russian".
     """
-    close = difflib.get_close_matches(word[:100], list(choices), n=1, cutoff=cutoff)
-    return f" (did you mean {close[0]!r}?)" if close else ""
+    close = _closest(word, choices, cutoff)
+    return f" (did you mean {close!r}?)" if close else ""
+
+
+def _closest(word: str, choices: Iterable[str], cutoff: float = 0.6) -> str | None:
+    """Returns the choice closest to a word (difflib's ratio at least `cutoff`), else None."""
+    close = difflib.get_close_matches(word[:100], sorted(choices), n=1, cutoff=cutoff)
+    return close[0] if close else None
 
 
 def load_ruleset_file(path: str | os.PathLike) -> Ruleset:

@@ -2,6 +2,7 @@
 
 import copy
 import pickle
+from typing import Any
 
 import numpy as np
 import pytest
@@ -12,6 +13,7 @@ from pettingzoo.test import api_test, seed_test
 from damas_env import draughts_v0
 from damas_env.draughts_v0 import IllegalActionError
 from damas_env.ending import Reason
+from damas_env.rules import RulesetError
 
 #: The built-in variants and the shipped presets (the giveaway twins play on the same code).
 VARIANTS = [*BUILT_IN, *PRESETS]
@@ -163,13 +165,50 @@ def test_bad_constructor_arguments() -> None:
         draughts_v0.env(render_mode="video")
     with pytest.raises(ValueError, match="max_plies must be an int >= 1"):
         draughts_v0.env(max_plies=0)
-    with pytest.raises(ValueError, match="unknown rule switch"):
+    with pytest.raises(ValueError, match=r"unknown keyword argument\(s\) \['flying'\]"):
         draughts_v0.env(variant="english", flying=True)
     with pytest.raises(ValueError, match="unknown variant"):
         draughts_v0.env(variant="chess")
     env = draughts_v0.env()
     with pytest.warns(UserWarning, match="reset ignores unknown options"):
         env.reset(options={"position": "W:W1:B2"})
+
+
+@pytest.mark.parametrize(
+    ("make", "owner", "keywords"),
+    [
+        (draughts_v0.env, "draughts_v0.env", "channels_last, illegal_action, max_plies"),
+        (draughts_v0.raw_env, "draughts_v0.raw_env", "channels_last, max_plies, numeric_infos"),
+    ],
+    ids=["env", "raw_env"],
+)
+def test_a_misspelt_keyword_is_named_with_a_suggestion_and_both_lists(
+    make: Any, owner: str, keywords: str
+) -> None:
+    with pytest.raises(RulesetError) as error:
+        make("english", max_plys=10)
+    message = str(error.value)
+    assert message.startswith(
+        "unknown keyword argument(s) ['max_plys'] (did you mean 'max_plies'?); "
+    )
+    assert f"{owner} takes {keywords}" in message
+    assert "and the rule switches board_size, capture_precedence" in message
+
+
+def test_several_misspelt_keywords_each_get_a_suggestion() -> None:
+    guesses = "did you mean 'flying_kings' for 'flying', 'max_plies' for 'max_plys'"
+    with pytest.raises(RulesetError, match=guesses):
+        draughts_v0.env("english", max_plys=10, flying=True)
+
+
+def test_a_misspelt_keyword_through_gymnasium_make_gets_a_suggestion() -> None:
+    import gymnasium
+
+    from damas_env.registration import GYM_ID, register
+
+    register()
+    with pytest.raises(RulesetError, match=r"\['max_plys'\] \(did you mean 'max_plies'\?\)"):
+        gymnasium.make(GYM_ID, variant="english", max_plys=10)
 
 
 def test_rule_overrides_reach_the_engine() -> None:

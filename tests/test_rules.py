@@ -106,7 +106,10 @@ def test_bad_switches_are_clear_errors(kwargs: dict, message: str) -> None:
 def test_unknown_name_and_switch() -> None:
     with pytest.raises(RulesetError, match="unknown variant 'frisian'.*international"):
         get_ruleset("frisian")
-    with pytest.raises(RulesetError, match=r"unknown rule switch\(es\) \['flying'\]"):
+    with pytest.raises(
+        RulesetError,
+        match=r"unknown rule switch\(es\) \['flying'\] \(did you mean 'flying_kings'\?\)",
+    ):
         get_ruleset("english", flying=True)
 
 
