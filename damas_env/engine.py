@@ -267,8 +267,12 @@ class Position:
         return cls(rules, Engine.for_rules(rules).start_board(), first)
 
     @classmethod
-    def from_fen(cls, fen: str, rules: Ruleset | str = "international") -> Position:
+    def from_fen(cls, fen: str, rules: Ruleset | str) -> Position:
         """Returns the position a PDN FEN string describes (see damas_env.notation).
+
+        The ruleset has no default: a FEN names squares, not the board or the rules, so it
+        cannot be inferred (an English FEN, squares 1-32, is also a legal International or
+        Brazilian one). Pass it: ``Position.from_fen("W:W21:B5", "english")``.
 
         Raises:
             TypeError: fen is not a str.

@@ -162,7 +162,7 @@ def test_game_history_grows_without_copying_every_move() -> None:
 )
 def test_fen_refuses_unicode_digits(fen: str) -> None:
     with pytest.raises(NotationError, match="fen .*: PDN is ASCII"):
-        Position.from_fen(fen)
+        Position.from_fen(fen, "international")
 
 
 @pytest.mark.parametrize(
@@ -194,8 +194,8 @@ def test_pdn_refuses_unicode_digits(text: str) -> None:
 @pytest.mark.parametrize(
     "call",
     [
-        lambda: Position.from_fen(""),
-        lambda: Position.from_fen("  "),
+        lambda: Position.from_fen("", "international"),
+        lambda: Position.from_fen("  ", "international"),
         lambda: Game("english", ""),
         lambda: Game.from_pdn('[FEN ""]\n1. 32-28 *'),
     ],
@@ -272,7 +272,7 @@ def test_tag_values_round_trip_quotes_and_backslashes() -> None:
 @pytest.mark.parametrize("fen", [12345, None, b"W:W31-50:B1-20", ["W:W31:B1"]])
 def test_from_fen_refuses_non_strings(fen: object) -> None:
     with pytest.raises(TypeError, match="fen must be a str"):
-        Position.from_fen(fen)  # type: ignore[arg-type]
+        Position.from_fen(fen, "international")  # type: ignore[arg-type]
     if fen is not None:  # Game(fen=None) is the start position
         with pytest.raises(TypeError, match="fen must be a str"):
             Game("international", fen)  # type: ignore[arg-type]
@@ -819,9 +819,9 @@ def test_hostile_rules_tags_are_notation_errors(
 @pytest.mark.parametrize(
     "call",
     [
-        lambda: Position.from_fen("W:W\xa031:B1"),
-        lambda: Position.from_fen("W:W31:B1\u2028"),
-        lambda: Position.from_fen("\u3000W:W31:B1"),
+        lambda: Position.from_fen("W:W\xa031:B1", "international"),
+        lambda: Position.from_fen("W:W31:B1\u2028", "international"),
+        lambda: Position.from_fen("\u3000W:W31:B1", "international"),
         lambda: Position.start().play("32-28\xa0"),
         lambda: Position.start().play("\u200932-28"),
         lambda: Game.from_pdn("1. 32-28\xa019-23 *"),
@@ -835,7 +835,7 @@ def test_unicode_whitespace_is_refused(call: Callable[[], object]) -> None:
 
 
 def test_ascii_whitespace_is_still_allowed() -> None:
-    assert Position.from_fen(" W:W 31 , 32:B1\t\r\n").fen() == "W:W31,32:B1"
+    assert Position.from_fen(" W:W 31 , 32:B1\t\r\n", "international").fen() == "W:W31,32:B1"
     assert Game.from_pdn('[Event "x"]\r\n\r\n1.\t32-28\r\n19-23 *\r\n').ply == 2
 
 
@@ -848,6 +848,6 @@ def test_position_turn_must_be_a_colour(turn: object) -> None:
 @pytest.mark.parametrize("fen", ["W:W1:B50", "B:W5:B20", "W:W31:B47"])
 def test_a_man_on_its_crowning_row_is_a_notation_error(fen: str) -> None:
     with pytest.raises(NotationError, match="crowning row"):
-        Position.from_fen(fen)
+        Position.from_fen(fen, "international")
     with pytest.raises(NotationError, match="crowning row"):
         Game.from_pdn(f'[FEN "{fen}"]\n*')

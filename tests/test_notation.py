@@ -43,6 +43,18 @@ def test_bad_fens(fen: str, message: str) -> None:
         parse_fen(fen, 10)
 
 
+def test_from_fen_needs_the_ruleset() -> None:
+    # An English FEN (squares 1-32) is also a legal International one, on other squares.
+    english_fen = "W:W22:B18"
+    with pytest.raises(TypeError, match="missing 1 required positional argument: 'rules'"):
+        Position.from_fen(english_fen)  # type: ignore[call-arg]
+    english = Position.from_fen(english_fen, "english")
+    international = Position.from_fen(english_fen, rules="international")
+    assert english.fen() == international.fen() == english_fen
+    assert [format_move(m) for m in english.legal_moves()] == ["22x15"]
+    assert [format_move(m) for m in international.legal_moves()] == ["22x13"]
+
+
 def test_move_strings_and_full_path_when_ambiguous() -> None:
     # English king on 20 with black men on 8, 15, 16, 23, 24: two captures go from 20 to 4
     # taking different men, and one goes round back to 20.
