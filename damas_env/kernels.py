@@ -28,6 +28,8 @@ A capture ``ncap`` long has ``ncap`` landing squares, the last one being ``to``.
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Callable
 from enum import IntEnum
 from typing import Any
@@ -56,6 +58,34 @@ def kernel(
     if fastmath:
         options["fastmath"] = True
     return njit(**options)
+
+
+_NOTED: set[str] = set()  # what compile_note has announced in this process
+
+
+def compile_note(dispatcher: Any, what: str) -> bool:
+    """Prints one line to stderr if a kernel's compiled code is not in numba's cache yet, so
+    that a first run says why it is silent for a while; returns True if it printed.
+
+    Called when a module that will compile is imported (the engine, the turn state, the
+    batch env, the search), at most once per `what` and process. Nothing is printed when
+    the cache is warm, when numba runs as plain Python (``NUMBA_DISABLE_JIT=1``) or when
+    the cache's location cannot be read.
+    """
+    try:
+        index = dispatcher._cache._cache_file._index_path
+    except AttributeError:
+        return False
+    if what in _NOTED or os.path.exists(index):
+        return False
+    _NOTED.add(what)
+    print(
+        f"damas-env: compiling {what} with numba (first run only, cached afterwards; "
+        "a minute on a busy machine)",
+        file=sys.stderr,
+        flush=True,
+    )
+    return True
 
 
 # --- Layout constants -----------------------------------------------------------------------
@@ -779,3 +809,6 @@ def perft(board, side, depth, ray, rules, buffers, ws):
             return -1
         total += below
     return total
+
+
+compile_note(generate_moves, "the rules kernels")

@@ -866,3 +866,6 @@ class Turn:
         mask = np.zeros(self.layout.num_actions, dtype=np.int8)
         self.write_mask(mask)
         return np.flatnonzero(mask).tolist()
+
+
+K.compile_note(_play_hop, "the turn-state kernels")

@@ -104,3 +104,25 @@ def test_version_is_the_package_version(capsys: pytest.CaptureFixture[str]) -> N
         main(["--version"])
     assert stop.value.code == 0
     assert capsys.readouterr().out.strip() == f"damas-env {damas_env.__version__}"
+
+
+def test_a_cold_cache_is_announced_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A first run says that numba is compiling (within a second of the import), once."""
+    from types import SimpleNamespace
+
+    from damas_env import kernels as K
+
+    def fake(index: Path) -> SimpleNamespace:
+        return SimpleNamespace(
+            _cache=SimpleNamespace(_cache_file=SimpleNamespace(_index_path=str(index)))
+        )
+
+    assert K.compile_note(fake(tmp_path / "missing.nbi"), "test kernels A")
+    assert not K.compile_note(fake(tmp_path / "missing.nbi"), "test kernels A")  # once
+    assert "compiling test kernels A with numba (first run only" in capsys.readouterr().err
+    (tmp_path / "there.nbi").write_text("")
+    assert not K.compile_note(fake(tmp_path / "there.nbi"), "test kernels B")  # cached
+    assert not K.compile_note(lambda: None, "test kernels C")  # NUMBA_DISABLE_JIT: plain Python
+    assert capsys.readouterr().err == ""
+    index = K.generate_moves._cache._cache_file._index_path  # the attribute path numba has
+    assert Path(index).name.endswith(".nbi")

@@ -472,6 +472,9 @@ def static_score(board, side, t):
     return evaluate(board, side, 0, t)
 
 
+K.compile_note(_negamax, "the alpha-beta search")
+
+
 # --- Python driver ----------------------------------------------------------------------------
 
 
