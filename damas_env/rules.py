@@ -8,6 +8,8 @@ can change one switch and see what happens::
     >>> russian = get_ruleset("russian")
     >>> replace(russian, capture_precedence="most_pieces").flying_kings
     True
+    >>> russian.replace(capture_precedence="most_pieces").name
+    'russian (modified: capture_precedence)'
 
 Each field cites the rulebook article or seed sentence it comes from. Sources:
 FMJD = Official FMJD rules for international draughts (Annex 1 of the FMJD
@@ -27,7 +29,6 @@ import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, fields, replace
-from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
@@ -88,7 +89,10 @@ class Ruleset:
     """
 
     name: str = "international"
-    """Name shown in results, PDN headers and error messages."""
+    """Name shown in results, PDN headers and error messages. A registered name (a variant,
+    alias or preset) stays only on that ruleset's switches: a ruleset that differs from it
+    is named after it with the switches that differ, ``"russian (modified:
+    capture_precedence)"`` (see :attr:`base_name`), however it was made."""
 
     board_size: int = 10
     """Squares per side: 8, 10 or 12 (FMJD art. 2.1: 10x10; EDA: 8x8; Canadian: 12x12)."""
@@ -175,14 +179,29 @@ class Ruleset:
     def __post_init__(self) -> None:
         for problem in _problems(self):
             raise RulesetError(f"ruleset {shown(self.name)}: {problem}")
+        honest = _honest_name(self)
+        if honest != self.name:  # a frozen dataclass sets its own field through object
+            object.__setattr__(self, "name", honest)
 
     @property
     def squares(self) -> int:
         """Returns the number of playable (dark) squares."""
         return self.board_size * self.board_size // 2
 
+    @property
+    def base_name(self) -> str:
+        """Returns the registered name this ruleset is or derives from ("russian" for
+        "russian (modified: capture_precedence)"); a ruleset of its own returns its name."""
+        modified = _MODIFIED.fullmatch(self.name)
+        return modified.group(1) if modified else self.name
+
     def replace(self, **changes: Any) -> Ruleset:
-        """Returns a copy with the given switches changed, checked like a new ruleset."""
+        """Returns a copy with the given switches changed, checked like a new ruleset.
+
+        Unless `changes` names it, the copy of a registered ruleset takes a name saying what
+        changed: ``get_ruleset("russian").replace(capture_precedence="most_pieces").name`` is
+        ``"russian (modified: capture_precedence)"``.
+        """
         check_switches(changes)
         return replace(self, **changes)
 
@@ -298,7 +317,49 @@ def _type_problems(r: Ruleset) -> list[str]:
     return problems
 
 
+# --- Names ---------------------------------------------------------------------------------
+
+#: The name a ruleset derived from a registered one takes, "russian (modified: ply_limit)".
+_MODIFIED = re.compile(r"(.+) \(modified: [a-z0-9_, ]+\)")
+
+
+def _honest_name(r: Ruleset) -> str:
+    """Returns the name a ruleset may carry.
+
+    A registered name (the name's base, for a "(modified: ...)" name) goes with that
+    ruleset's switches only; a ruleset that differs is named after it with the switches
+    that differ, in field order, so equal rulesets get equal names however they were made.
+    """
+    base = _registered(r.base_name)
+    if base is None:
+        return r.name
+    changed = [
+        f.name
+        for f in fields(Ruleset)
+        if f.name != "name" and getattr(r, f.name) != getattr(base, f.name)
+    ]
+    if not changed:
+        return r.base_name
+    name = f"{base.name} (modified: {', '.join(changed)})"
+    return name if len(name) <= 64 else f"{base.name} (modified: {len(changed)} switches)"
+
+
+def _registered(name: str) -> Ruleset | None:
+    """Returns the named ruleset, alias or preset called `name` (any case), else None.
+
+    Nothing is registered while this module builds its named rulesets (_NAMED is filled
+    at once, after them).
+    """
+    if not _NAMED:
+        return None
+    key = name.lower() if name.isascii() else name  # "\u212a".lower() is "k"
+    key = _ALIASES.get(key, key)
+    return _NAMED.get(key) or _presets().get(key)
+
+
 # --- Named rulesets -------------------------------------------------------------------------
+
+_NAMED: dict[str, Ruleset] = {}  # filled below, once the named rulesets are made
 
 INTERNATIONAL = Ruleset()
 
@@ -349,15 +410,17 @@ POOL = replace(
 _BASE: dict[str, Ruleset] = {
     r.name: r for r in (INTERNATIONAL, BRAZILIAN, CANADIAN, ENGLISH, RUSSIAN, POOL)
 }
-_NAMED: dict[str, Ruleset] = dict(_BASE)
-for _r in _BASE.values():
-    _NAMED[f"{_r.name}_giveaway"] = replace(_r, name=f"{_r.name}_giveaway", giveaway=True)
+_GIVEAWAY = {
+    f"{r.name}_giveaway": replace(r, name=f"{r.name}_giveaway", giveaway=True)
+    for r in _BASE.values()
+}
 _ALIASES = {
     "american": "english",
     "checkers": "english",
     "american_giveaway": "english_giveaway",
     "checkers_giveaway": "english_giveaway",
 }
+_NAMED.update(_BASE | _GIVEAWAY)
 
 
 def ruleset_names() -> list[str]:
@@ -365,15 +428,29 @@ def ruleset_names() -> list[str]:
     return sorted(_NAMED) + sorted(_ALIASES) + sorted(_presets())
 
 
-@cache
+_PRESETS: dict[str, Ruleset] = {}
+_PRESETS_READ = False
+
+
 def _presets() -> dict[str, Ruleset]:
     """Returns the rules presets shipped in the package, by name, read once.
 
     Reading them all at once (the first time any name is looked up) means no name from
-    data ever decides which file is opened.
+    data ever decides which file is opened. While they are read, the presets not yet read
+    are not registered (a preset's own name is checked against the presets read before it).
     """
-    paths = sorted(RULES_DIR.glob("*.yaml")) if RULES_DIR.is_dir() else []
-    return {p.stem: load_ruleset_file(p) for p in paths if _PRESET_NAME.fullmatch(p.stem)}
+    global _PRESETS_READ
+    if not _PRESETS_READ:
+        _PRESETS_READ = True
+        paths = sorted(RULES_DIR.glob("*.yaml")) if RULES_DIR.is_dir() else []
+        try:
+            for p in (p for p in paths if _PRESET_NAME.fullmatch(p.stem)):
+                _PRESETS[p.stem] = load_ruleset_file(p)
+        except BaseException:
+            _PRESETS.clear()
+            _PRESETS_READ = False
+            raise
+    return _PRESETS
 
 
 _PRESET_NAME = re.compile(r"[a-z0-9_]+")
@@ -413,12 +490,10 @@ def get_ruleset(
 
 def _named(name: str) -> Ruleset:
     """Returns the named ruleset, alias or preset called `name` (any case)."""
+    found = _registered(name)
+    if found is not None:
+        return found
     key = name.lower() if name.isascii() else name  # "\u212a".lower() is "k"
-    if key in _NAMED or key in _ALIASES:
-        return _NAMED[_ALIASES.get(key, key)]
-    presets = _presets()
-    if key in presets:
-        return presets[key]
     hint = _did_you_mean(key, ruleset_names(), cutoff=0.75)
     if name.endswith((".yaml", ".yml")) or "/" in name or os.sep in name:
         hint = " (a rules file is read only from a pathlib.Path or load_ruleset_file)"

@@ -1,10 +1,12 @@
 """Rulesets: names, presets, YAML files and clear errors for bad input."""
 
-from dataclasses import replace
+from dataclasses import fields, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
+import yaml
 
 from damas_env import Position, Ruleset, RulesetError, get_ruleset, ruleset_names
 from damas_env import kernels as K
@@ -158,9 +160,90 @@ def test_bad_yaml_files(tmp_path: Path) -> None:
 
 
 def test_yaml_round_trip(tmp_path: Path) -> None:
-    import yaml
-
     r = get_ruleset("russian", ply_limit=300)
     path = tmp_path / "mine.yaml"
     path.write_text(yaml.safe_dump(r.to_dict()))
     assert get_ruleset(path) == r
+
+
+# --- a changed ruleset does not keep its parent's name --------------------------------------
+
+
+def test_a_replaced_ruleset_names_what_changed() -> None:
+    russian = get_ruleset("russian")
+    changed = russian.replace(capture_precedence="most_pieces")
+    assert changed.name == "russian (modified: capture_precedence)"
+    assert changed.base_name == "russian" and russian.base_name == "russian"
+    assert changed != russian
+
+
+def test_every_way_of_changing_a_ruleset_gives_the_same_name() -> None:
+    expected = get_ruleset("russian", capture_precedence="most_pieces", ply_limit=3)
+    assert expected.name == "russian (modified: capture_precedence, ply_limit)"
+    russian = get_ruleset("russian")
+    assert replace(russian, ply_limit=3, capture_precedence="most_pieces") == expected
+    assert russian.replace(ply_limit=3).replace(capture_precedence="most_pieces") == expected
+    switches = {f.name: getattr(russian, f.name) for f in fields(Ruleset)}
+    assert Ruleset(**switches | {"ply_limit": 3, "capture_precedence": "most_pieces"}) == expected
+    assert expected.replace(ply_limit=0, capture_precedence="free") == russian
+
+
+@pytest.mark.parametrize(
+    ("make", "name"),
+    [
+        (lambda: get_ruleset("checkers", ply_limit=2), "english (modified: ply_limit)"),
+        (
+            lambda: get_ruleset("SEED004_ENGLISH", ply_limit=4),
+            "seed004_english (modified: ply_limit)",
+        ),
+        (
+            lambda: Ruleset(board_size=8, rows_per_side=3),
+            "international (modified: board_size, rows_per_side)",
+        ),
+        (lambda: get_ruleset("russian", name="mine", ply_limit=3), "mine"),
+        (lambda: get_ruleset("russian", name="english"), "english (modified: 5 switches)"),
+        (
+            lambda: get_ruleset("brazilian", name="international", board_size=10, rows_per_side=4),
+            "international",
+        ),
+    ],
+    ids=["alias", "preset", "constructor", "own-name", "claimed-name", "same-switches"],
+)
+def test_only_a_registered_rulesets_own_switches_carry_its_name(make: Any, name: str) -> None:
+    ruleset = make()
+    assert ruleset.name == name and len(ruleset.name) <= 64
+
+
+def test_a_ruleset_changed_in_many_switches_counts_them() -> None:
+    changes = {
+        "first_player": "black",
+        "flying_kings": False,
+        "king_landing": "any",  # unchanged: not counted
+        "men_capture_backward": False,
+        "capture_precedence": "free",
+        "ply_limit": 5,
+        "promotion_in_capture": "ends_move",
+        "no_progress_plies": 3,
+    }
+    ruleset = get_ruleset("canadian_giveaway", **changes)
+    assert ruleset.name == "canadian_giveaway (modified: 7 switches)"
+    assert ruleset.base_name == "canadian_giveaway"
+
+
+def test_registered_rulesets_keep_their_names() -> None:
+    for name in ruleset_names():
+        ruleset = get_ruleset(name)
+        assert ruleset.name == ruleset.base_name and ruleset.replace() == ruleset
+        assert ruleset.replace(name=ruleset.name) == ruleset
+
+
+def test_a_modified_name_survives_a_rules_file_and_a_pdn_game(tmp_path: Path) -> None:
+    from damas_env.game import Game
+
+    ruleset = get_ruleset("russian").replace(capture_precedence="most_pieces", ply_limit=40)
+    path = tmp_path / "run_rules.yaml"
+    path.write_text(yaml.safe_dump(ruleset.to_dict()))
+    assert get_ruleset(path) == ruleset
+    game = Game(ruleset)
+    game.push(game.legal_moves()[0])
+    assert Game.from_pdn(game.to_pdn()).rules == ruleset
