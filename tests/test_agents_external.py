@@ -1,25 +1,31 @@
 """External opponents: OpenSpiel MCTS, dame-rs and Hub engines (each skipped when absent).
 
 The Hub protocol code is exercised with a tiny fake engine (a Python script written here)
-that answers with the first legal move damas_env gives it.
+that answers with the first legal move damas_env gives it, or fails in the way its ``mode``
+parameter (or ``crash_after``, or the ``exit-at-start`` argument) asks for.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import shutil
+import subprocess
 import sys
 import textwrap
 import types
+import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
 from agent_play import RandomHops, play_game
 
+from agents.arena.cli import main as arena_main
 from agents.players.external import (
     DameAgent,
     HubAgent,
     HubError,
+    HubWarning,
     OpenSpielMCTSAgent,
     hub_move,
     hub_position,
@@ -169,13 +175,15 @@ def test_dame_refuses_other_rules():
 
 FAKE_ENGINE = textwrap.dedent(
     """\
-    import shlex, sys, time
+    import os, shlex, sys, time
     from damas_env import Colour, Position
     from damas_env.rules import get_ruleset
 
+    if "exit-at-start" in sys.argv:
+        sys.exit("fake engine cannot find its data")
     PIECES = {"e": 0, "w": 1, "W": 2, "b": -1, "B": -2}
-    params = {"mode": "normal", "variant": ""}
-    position = None
+    params = {"mode": "normal", "variant": "", "crash_after": "1000000"}
+    position, searches = None, 0
 
     def say(line):
         print(line, flush=True)
@@ -190,8 +198,8 @@ FAKE_ENGINE = textwrap.dedent(
             continue
         command, args = words[0], dict(w.partition("=")[::2] for w in words[1:])
         if command == "hub":
-            say('id name=fake version=1.0 author="Test Suite"')
-            modes = "normal crash silent garbage nomove error"
+            say(f'id name=fake version=1.0 author="Test Suite" cwd="{os.getcwd()}"')
+            modes = "normal crash silent garbage nomove error slow"
             say(f'param name=mode value=normal type=enum values="{modes}"')
             say("wait")
         elif command == "set-param":
@@ -206,8 +214,8 @@ FAKE_ENGINE = textwrap.dedent(
             side = Colour.WHITE if text[0] == "W" else Colour.BLACK
             position = Position(get_ruleset(variant), board, side)
         elif command == "go":
-            mode = params["mode"]
-            if mode == "crash":
+            mode, searches = params["mode"], searches + 1
+            if mode == "crash" or searches > int(params["crash_after"]):
                 print("fake engine crashed", file=sys.stderr, flush=True)
                 sys.exit(3)
             if mode == "silent":
@@ -215,6 +223,9 @@ FAKE_ENGINE = textwrap.dedent(
             if mode == "error":
                 say('error message="cannot think today"')
                 continue
+            if mode == "slow":  # thinks until told to stop
+                while sys.stdin.readline().strip() not in ("stop", ""):
+                    pass
             move = position.legal_moves()[0]
             say("info depth=1 score=0.0 pv=\\"" + hub_move(move) + "\\"")
             if mode == "garbage":
@@ -258,7 +269,7 @@ def test_hub_engine_follows_a_multi_capture(fake_engine):
     ("mode", "message"),
     [
         ("crash", "died .*exit code 3.*fake engine crashed"),
-        ("garbage", "not a legal move"),
+        ("garbage", "fake_hub.py: Hub move '1-2' is not a legal move"),
         ("nomove", "without a move"),
         ("error", "cannot think today"),
         ("silent", "no 'done' within"),
@@ -266,24 +277,147 @@ def test_hub_engine_follows_a_multi_capture(fake_engine):
 )
 def test_hub_engine_failures_are_clear(fake_engine, mode, message):
     with (
-        HubAgent(fake_engine, mode=mode, time=0.05, timeout=0.2) as agent,
+        HubAgent(
+            fake_engine, mode=mode, time=0.05, timeout=0.2 if mode == "silent" else 10
+        ) as agent,
         pytest.raises(HubError, match=message),
     ):
         agent.choose(Position.start("international"))
 
 
-def test_hub_engine_that_is_not_an_engine(tmp_path):
+def test_hub_engine_that_is_not_an_engine_is_refused_when_built(tmp_path):
     script = tmp_path / "mute.py"
     script.write_text(f"#!{sys.executable}\nimport sys\nsys.stdin.read()\n")
     script.chmod(0o755)
-    mute = HubAgent(str(script), init_timeout=0.3)
-    with mute as agent, pytest.raises(HubError, match="no 'wait' within"):
-        agent.choose(Position.start("international"))
+    with pytest.raises(HubError, match="no 'wait' within"):
+        HubAgent(str(script), init_timeout=0.3)
     exits = tmp_path / "exits.py"
     exits.write_text(f"#!{sys.executable}\n")
     exits.chmod(0o755)
-    with HubAgent(str(exits)) as agent, pytest.raises(HubError, match="died"):
-        agent.choose(Position.start("international"))
+    with pytest.raises(HubError, match="died"):
+        HubAgent(str(exits))
+    exits.chmod(0o644)
+    with pytest.raises(HubError, match="cannot start .*exits.py.*Permission denied"):
+        HubAgent(str(exits))
+
+
+def test_hub_engine_that_crashes_at_start_is_refused_when_built(fake_engine):
+    with pytest.raises(HubError, match="died while waiting for 'wait'.*cannot find its data"):
+        HubAgent(fake_engine, args="hub exit-at-start")
+
+
+# --- Hub: working directory -----------------------------------------------------------------
+
+
+def test_hub_engine_starts_in_its_cwd(fake_engine, tmp_path, monkeypatch):
+    data = tmp_path / "engine data"
+    data.mkdir()
+    with HubAgent(fake_engine, cwd=str(data)) as agent:
+        assert agent.engine_id["cwd"] == str(data)
+    monkeypatch.chdir(tmp_path)  # a relative path is found from cwd, not from here
+    (data / "engine.py").write_text((tmp_path / "fake_hub.py").read_text())
+    (data / "engine.py").chmod(0o755)
+    with HubAgent("engine.py", cwd="engine data") as agent:
+        assert agent.path == str(data / "engine.py")
+        assert agent.engine_id["cwd"] == str(data)
+
+
+def test_hub_cwd_must_be_a_directory(fake_engine, tmp_path):
+    with pytest.raises(NotADirectoryError, match="cwd='.*nowhere' is not an existing directory"):
+        HubAgent(fake_engine, cwd=str(tmp_path / "nowhere"))
+    with pytest.raises(FileNotFoundError, match="not found .looked on PATH and in"):
+        HubAgent("fake_hub.py", cwd=str(tmp_path / ".."))
+
+
+# --- Hub: a depth cut by the timeout --------------------------------------------------------
+
+
+def test_hub_depth_cut_by_its_timeout_is_reported(fake_engine):
+    position = Position.start("english")
+    with HubAgent(fake_engine, mode="slow", depth=40, timeout=0.2) as agent:
+        with pytest.warns(HubWarning, match="did not reach depth 40 within its timeout of 0.2s"):
+            assert agent.choose(position) in position.legal_moves()
+        assert agent.stopped == 1
+    with HubAgent(fake_engine, mode="slow", time=0.1, timeout=0.1) as agent:
+        with pytest.warns(HubWarning, match="move time of 0.1s and its timeout of 0.1s"):
+            agent.choose(position)
+        assert agent.stopped == 1
+
+
+def test_hub_search_within_its_time_is_not_reported(fake_engine):
+    with warnings.catch_warnings(), HubAgent(fake_engine, depth=40) as agent:
+        warnings.simplefilter("error")
+        agent.choose(Position.start("english"))
+        assert agent.stopped == 0
+
+
+# --- Hub: the end of an engine --------------------------------------------------------------
+
+LEFT_OPEN = """\
+from agents.players.external import HubAgent
+from damas_env import Position
+played = HubAgent({path!r}, depth=1)
+played.choose(Position.start("english"))
+idle = HubAgent({path!r})
+"""
+
+
+@pytest.mark.parametrize(("translator", "runs"), [(False, 3), (True, 1)])
+def test_hub_agents_left_open_at_exit_do_not_abort_python(fake_engine, tmp_path, translator, runs):
+    path = fake_engine
+    if translator:  # a Hub-1 translator's engine may outlive it, holding the pipes open
+        path = str(tmp_path / "translator.sh")
+        Path(path).write_text(f'#!/bin/sh\nsleep 30 &\nexec "{fake_engine}" "$@"\n')
+        Path(path).chmod(0o755)
+    script = tmp_path / "left_open.py"
+    script.write_text(LEFT_OPEN.format(path=path))
+    runs = [
+        subprocess.Popen([sys.executable, str(script)], stderr=subprocess.PIPE, text=True)
+        for _ in range(runs)  # it aborted 3 times out of 3
+    ]
+    for run in runs:
+        _, err = run.communicate(timeout=120)
+        assert run.returncode == 0 and "Fatal" not in err, err
+
+
+def test_hub_close_is_idempotent_and_restartable(fake_engine):
+    agent = HubAgent(fake_engine, depth=1)
+    agent.close()
+    agent.close()
+    position = Position.start("international")
+    assert agent.choose(position) in position.legal_moves()  # a new engine
+    agent.close()
+
+
+# --- Hub in the arena -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("workers", ["1", pytest.param("2", marks=pytest.mark.slow)])
+def test_arena_reports_an_engine_that_dies_mid_game_in_one_line(fake_engine, capsys, workers):
+    spec = f"hub:{fake_engine},depth=1,crash_after=3"
+    argv = ["--agents", spec, "random", "--games", "2", "--workers", workers, "--no-progress"]
+    assert arena_main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    assert err.startswith("damas arena: error: hub:fake_hub.py: the engine died while waiting")
+    assert "fake engine crashed" in err
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        ("args=hub exit-at-start", "the engine died while waiting for 'wait'"),
+        ("cwd=/no/such/dir", "cwd='/no/such/dir' is not an existing directory"),
+    ],
+)
+def test_arena_refuses_a_misconfigured_engine_before_any_game(
+    fake_engine, capsys, monkeypatch, option, message
+):
+    monkeypatch.setattr("agents.arena.match.play_match", pytest.fail)
+    argv = ["--agents", f"hub:{fake_engine},{option}", "random", "--no-progress"]
+    assert arena_main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err, err
 
 
 def test_hub_formats():

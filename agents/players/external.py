@@ -30,6 +30,8 @@ import shutil
 import subprocess
 import threading
 import time
+import warnings
+import weakref
 from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -46,7 +48,14 @@ from damas_env.turn import HOP_ILLEGAL, Turn
 from .base import MoveAgent, Observation
 from .peers import OpenSpielCheckersPeer, PeerMove, openspiel_decode
 
-__all__ = ["OpenSpielMCTSAgent", "DameAgent", "EngineError", "HubAgent", "HubError"]
+__all__ = [
+    "OpenSpielMCTSAgent",
+    "DameAgent",
+    "EngineError",
+    "HubAgent",
+    "HubError",
+    "HubWarning",
+]
 
 #: The switches that decide which moves are legal; the draw rules may differ.
 _MOVE_SWITCHES = (
@@ -429,38 +438,225 @@ def _hub_value(value: object) -> str:
     return f'"{text}"' if not text or re.search(r'[\s="]', text) else text
 
 
+class HubWarning(RuntimeWarning):
+    """Warned when a Hub engine is sent ``stop`` before its search ended by itself (short of
+    its ``depth``, or past its move time by the agent's ``timeout``): the move played comes
+    from a shorter search than the one asked for. ``HubAgent.stopped`` counts such moves."""
+
+
+class _SilentError(HubError):
+    """An expected line did not come in time (the engine may still be thinking)."""
+
+
+_STOP_GRACE = 2.0  # seconds an engine sent 'stop' has to answer with its move so far
+_QUIT_GRACE = 1.0  # seconds an engine sent 'quit' has to exit before it is killed
+
+
+class _HubProcess:
+    """A running Hub engine: its pipes, the daemon threads that read them, and its end.
+
+    Each reader thread owns its pipe and closes it when the pipe ends; no other thread ever
+    closes a stream that a thread may be blocked reading (at interpreter exit, that aborts
+    Python: ``Fatal Python error: _enter_buffered_busy``).
+    """
+
+    def __init__(self, argv: list[str], cwd: str | None, name: str) -> None:
+        self.name = name
+        try:
+            self.process = subprocess.Popen(
+                argv,
+                cwd=cwd,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                bufsize=1,
+            )
+        except OSError as exc:
+            raise HubError(f"{name}: cannot start {shlex.join(argv)}: {exc}") from None
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        self.stderr: deque[str] = deque(maxlen=20)
+        pipes = (
+            (self.process.stdout, self.lines.put, True),
+            (self.process.stderr, self.stderr.append, False),
+        )
+        self.readers = [
+            threading.Thread(target=_pump, args=pipe, daemon=True, name=f"{name} reader {i}")
+            for i, pipe in enumerate(pipes)
+        ]
+        for thread in self.readers:
+            thread.start()
+
+    def is_running(self) -> bool:
+        """Returns whether the engine process has not exited."""
+        return self.process.poll() is None
+
+    def send(self, line: str) -> None:
+        """Writes one line to the engine, or raises HubError if it has died."""
+        stdin = self.process.stdin
+        try:
+            assert stdin is not None
+            stdin.write(line + "\n")
+            stdin.flush()
+        except (OSError, ValueError):
+            raise self.died(f"while sending {line!r}") from None
+
+    def expect(
+        self, command: str, timeout: float
+    ) -> tuple[dict[str, str], list[tuple[str, dict[str, str]]]]:
+        """Returns the arguments of the next `command` line and the lines read before it.
+
+        Raises:
+            HubError: the engine died or reported an error (_SilentError: no line in time).
+        """
+        deadline = time.monotonic() + timeout
+        before: list[tuple[str, dict[str, str]]] = []
+        while True:
+            try:
+                line = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                raise _SilentError(f"{self.name}: no '{command}' within {timeout:g}s") from None
+            if line is None:
+                raise self.died(f"while waiting for '{command}'")
+            name, args = parse_hub_line(line)
+            if name == command:
+                return args, before
+            if name == "error":
+                raise HubError(f"{self.name} reported an error: {args.get('message', line)}")
+            before.append((name, args))
+
+    def drain(self) -> None:
+        """Drops lines left from an earlier search (keeping the end-of-output mark)."""
+        with contextlib.suppress(queue.Empty):
+            while True:
+                if self.lines.get_nowait() is None:
+                    self.lines.put(None)
+                    return
+
+    def died(self, when: str) -> HubError:
+        """Returns the error for an engine that died, with its exit code and last stderr."""
+        code = None
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            code = self.process.wait(timeout=1.0)
+        for thread in self.readers:
+            thread.join(timeout=1.0)  # let stderr's last lines in
+        tail = "; stderr: " + " | ".join(self.stderr) if self.stderr else ""
+        return HubError(f"{self.name}: the engine died {when} (exit code {code}){tail}")
+
+    def close(self) -> None:
+        """Asks the engine to quit, kills it if it has not exited within a second, then gives
+        the reader threads a second to see their pipes end (and close them). A pipe
+        that a child of the engine keeps open is left to its daemon thread, never closed
+        under it."""
+        stdin = self.process.stdin
+        with contextlib.suppress(OSError, ValueError):
+            if stdin is not None and self.is_running():
+                stdin.write("quit\n")
+                stdin.flush()
+        with contextlib.suppress(OSError, ValueError):
+            if stdin is not None:
+                stdin.close()  # only the agent's thread writes: closing it here is safe
+        try:
+            self.process.wait(timeout=_QUIT_GRACE)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        deadline = time.monotonic() + _QUIT_GRACE
+        for thread in self.readers:
+            thread.join(timeout=max(0.0, deadline - time.monotonic()))
+
+
+def _pump(stream: Any, sink: Callable[[Any], None], mark_end: bool) -> None:
+    """Feeds a pipe's lines to a sink until the pipe ends (then None, if mark_end), and
+    closes the pipe: this thread is its only reader, so it is the one to close it."""
+    with contextlib.suppress(OSError, ValueError), stream:
+        for line in stream:
+            sink(line.rstrip("\r\n"))
+    if mark_end:
+        sink(None)
+
+
+def _engine_dir(cwd: object) -> str | None:
+    """Returns a Hub engine's working directory as an absolute path (None: ours).
+
+    Raises:
+        NotADirectoryError: it is not an existing directory.
+    """
+    if cwd is None:
+        return None
+    path = os.path.abspath(str(cwd))
+    if not os.path.isdir(path):
+        raise NotADirectoryError(
+            f"Hub engine directory cwd={shown(str(cwd))} is not an existing directory"
+        )
+    return path
+
+
+def _find_engine(path: str, cwd: str | None) -> str:
+    """Returns a Hub engine's executable as an absolute path: a name on PATH, else a path
+    from `cwd` (the current directory when None).
+
+    Raises:
+        FileNotFoundError: no such program, saying what a Hub engine is.
+    """
+    found = shutil.which(path) if os.sep not in path else None
+    local = os.path.join(cwd or os.curdir, path)
+    if found is None and os.path.isfile(local):
+        found = local
+    if found is None:
+        where = f" (looked on PATH and in {cwd})" if cwd else ""
+        raise FileNotFoundError(
+            f"Hub engine {path!r} not found{where}: give the path of an engine that speaks the "
+            "Hub protocol, e.g. Scan ('scan' built from its source) or dame-rs "
+            "(pip install dame-rs provides 'dame')"
+        )
+    return os.path.abspath(found)
+
+
 class HubAgent(MoveAgent):
     """Any engine speaking the Hub protocol (version 2) over a subprocess's stdin/stdout.
 
-    The engine is started on the first move (``[path, *args]``; Scan and dame-rs both take
-    ``hub`` as their argument) and asked for one complete move per turn with ``pos``,
-    ``level`` and ``go think``. It sees the position only (no ``moves=`` history). Every
-    reply is waited for with a timeout; an engine that is missing, dies, falls silent or
-    answers with a move that is not legal here raises :class:`HubError` (missing:
-    FileNotFoundError) with what it said.
+    The engine is started when the agent is built (``[path, *args]`` in ``cwd``; Scan and
+    dame-rs both take ``hub`` as their argument) and the handshake is completed then
+    (``hub`` ... ``wait``, its parameters, ``init`` ... ``ready``), so a wrong path or
+    directory, an engine that crashes at start or fails the handshake is an error before
+    the first game. It is asked for one complete move per turn with ``pos``, ``level`` and
+    ``go think``, and sees the position only (no ``moves=`` history). Every reply is waited
+    for with a timeout; an engine that dies, falls silent or answers with a move that is not
+    legal here raises :class:`HubError` with what it said.
+
+    The search is bounded in time even at a fixed depth. After ``time + timeout`` seconds
+    (``timeout`` alone with ``depth``) the engine is sent ``stop`` and has two seconds to
+    answer; its move so far is played, but the cut is reported: a :class:`HubWarning` (once
+    per process and agent spec) and ``stopped``, the count of such moves. For a search that
+    always reaches its depth, give a ``timeout`` longer than any move can take.
+
+    :meth:`close` (or ``with``) quits the engine; an agent left open is closed when it is
+    collected, or at interpreter exit.
 
     Args:
-        path: the engine's executable (a path, or a name on PATH).
+        path: the engine's executable: a name on PATH, or a path (from ``cwd`` if given).
         **options: ``depth`` (``level depth=``) or ``time`` (seconds, ``level move-time=``;
             1 if neither is given); ``timeout``: seconds to wait for a move beyond the move
-            time (default 10); ``init_timeout``: seconds to wait for ``wait`` and ``ready``
-            at start-up (default 60); ``args``: command-line arguments (default
-            ``"hub"``); anything else is an engine parameter sent as ``set-param``
-            (e.g. ``variant="normal"``).
+            time before sending ``stop`` (default 10); ``init_timeout``: seconds to wait for
+            ``wait`` and ``ready`` at start-up (default 60); ``cwd``: the directory to start
+            the engine in, where it finds its data (it must exist; default ours);
+            ``args``: command-line arguments (default ``"hub"``; split like a shell's words
+            but never run by a shell); anything else is an engine parameter sent as
+            ``set-param`` (e.g. ``variant="normal"``).
+
+    Raises:
+        FileNotFoundError: no such engine. NotADirectoryError: ``cwd`` is not a directory.
+        HubError: the engine cannot start, dies, stays silent or reports an error during
+            the handshake.
     """
 
     def __init__(self, path: str, **options: Any) -> None:
         super().__init__()
-        found = shutil.which(path) or (path if os.path.isfile(path) else None)
-        if found is None:
-            raise FileNotFoundError(
-                f"Hub engine {path!r} not found: give the path of an engine that speaks the "
-                "Hub protocol, e.g. Scan ('scan' built from its source) or dame-rs "
-                "(pip install dame-rs provides 'dame')"
-            )
-        self.path = found
-        self.name = f"hub:{os.path.basename(path)}"
         options = dict(options)
+        self.cwd = _engine_dir(options.pop("cwd", None))
+        self.path = _find_engine(str(path), self.cwd)
+        self.name = f"hub:{os.path.basename(path)}"
         self.args = shlex.split(str(options.pop("args", "hub")))
         self.depth = int(options.pop("depth")) if "depth" in options else None
         self.move_time = float(options.pop("time", 1.0 if self.depth is None else 0.0))
@@ -469,165 +665,121 @@ class HubAgent(MoveAgent):
         self.params = options
         self.engine_id: dict[str, str] = {}
         self.engine_params: dict[str, dict[str, str]] = {}
-        self._process: subprocess.Popen[str] | None = None
-        self._lines: queue.Queue[str | None] = queue.Queue()
-        self._stderr: deque[str] = deque(maxlen=20)
-        self._pumps: list[threading.Thread] = []
+        self.stopped = 0
+        """Moves whose search was cut by ``stop`` (see :class:`HubWarning`)."""
+        self._engine: _HubProcess | None = None
+        self._finalizer: Callable[[], Any] | None = None
+        self.start()
 
     # --- Agent ------------------------------------------------------------------------------
 
     def reset(self) -> None:
         """Forgets the move in progress; tells a running engine a new game starts."""
         super().reset()
-        if self._process is not None and self._process.poll() is None:
-            self._send("new-game")
+        if self._engine is not None and self._engine.is_running():
+            self._engine.send("new-game")
 
     def choose(self, position: Position) -> Move:
         """Returns the engine's move for a position, as our legal move."""
-        self.start()
-        self._drain()
-        self._send(f"pos pos={hub_position(position)}")
+        engine = self._started()
+        engine.drain()
+        engine.send(f"pos pos={hub_position(position)}")
         if self.depth is not None:
-            self._send(f"level depth={self.depth}")
+            engine.send(f"level depth={self.depth}")
         else:
-            self._send(f"level move-time={self.move_time}")
-        self._send("go think")
-        args, _ = self._expect("done", self.move_time + self.timeout, stop_on_timeout=True)
+            engine.send(f"level move-time={self.move_time}")
+        engine.send("go think")
+        args = self._done(engine)
         if "move" not in args:
             raise HubError(f"{self.name}: 'done' without a move: {args}")
-        return parse_hub_move(args["move"], position)
+        try:
+            return parse_hub_move(args["move"], position)
+        except HubError as exc:
+            raise HubError(f"{self.name}: {exc}") from None
+
+    def _done(self, engine: _HubProcess) -> dict[str, str]:
+        """Returns the arguments of the engine's ``done``; a search past its time is sent
+        ``stop``, given two seconds, and reported."""
+        limit = self.move_time + self.timeout
+        try:
+            return engine.expect("done", limit)[0]
+        except _SilentError:
+            engine.send("stop")
+        try:
+            args = engine.expect("done", _STOP_GRACE)[0]
+        except _SilentError:
+            raise HubError(
+                f"{self.name}: no 'done' within {limit:g}s, nor {_STOP_GRACE:g}s after 'stop'"
+            ) from None
+        self._report_stop()
+        return args
+
+    def _report_stop(self) -> None:
+        """Counts and warns of a move whose search was cut by ``stop``."""
+        self.stopped += 1
+        if self.depth is not None:
+            cut = f"did not reach depth {self.depth} within its timeout of {self.timeout:g}s"
+        else:
+            cut = (
+                f"did not answer within its move time of {self.move_time:g}s and its timeout "
+                f"of {self.timeout:g}s"
+            )
+        warnings.warn(
+            f"{self.name} {cut}: it was sent 'stop' and its move comes from a shorter search "
+            "(the agent's 'stopped' counts such moves; a larger timeout= waits longer)",
+            HubWarning,
+            stacklevel=3,
+        )
 
     # --- Process ----------------------------------------------------------------------------
 
     def start(self) -> None:
-        """Starts the engine and runs the initialisation (``hub`` ... ``init``/``ready``)."""
-        if self._process is not None:
-            if self._process.poll() is None:
-                return
-            raise HubError(f"{self.name}: the engine has exited ({self._process.returncode})")
-        self._process = subprocess.Popen(
-            [self.path, *self.args],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            bufsize=1,
-        )
-        pumps = (
-            (self._process.stdout, self._lines.put, True),
-            (self._process.stderr, self._stderr.append, False),
-        )
-        self._pumps = [
-            threading.Thread(target=_pump, args=pump, daemon=True, name=f"{self.name} {i}")
-            for i, pump in enumerate(pumps)
-        ]
-        for thread in self._pumps:
-            thread.start()
-        self._send("hub")
-        _, before = self._expect("wait", self.init_timeout)
+        """Starts the engine and completes the handshake, unless it runs (the agent's
+        constructor does it; after :meth:`close`, it starts a new engine).
+
+        Raises:
+            HubError: the engine has exited, cannot start, dies, stays silent or reports
+                an error during the handshake (it is then closed).
+        """
+        self._started()
+
+    def _started(self) -> _HubProcess:
+        if self._engine is not None:
+            if self._engine.is_running():
+                return self._engine
+            code = self._engine.process.returncode
+            raise HubError(f"{self.name}: the engine has exited (exit code {code})")
+        engine = _HubProcess([self.path, *self.args], self.cwd, self.name)
+        self._engine, self._finalizer = engine, weakref.finalize(self, engine.close)
+        try:
+            self._handshake(engine)
+        except BaseException:
+            self.close()
+            raise
+        return engine
+
+    def _handshake(self, engine: _HubProcess) -> None:
+        """Runs Hub's start-up: ``hub`` ... ``wait``, the parameters, ``init`` ... ``ready``."""
+        engine.send("hub")
+        _, before = engine.expect("wait", self.init_timeout)
         for command, args in before:
             if command == "id":
                 self.engine_id.update(args)
             elif command == "param" and "name" in args:
                 self.engine_params[args["name"]] = args
         for name, value in self.params.items():
-            self._send(f"set-param name={_hub_value(name)} value={_hub_value(value)}")
-        self._send("init")
-        self._expect("ready", self.init_timeout)
+            engine.send(f"set-param name={_hub_value(name)} value={_hub_value(value)}")
+        engine.send("init")
+        engine.expect("ready", self.init_timeout)
 
     def close(self) -> None:
         """Asks the engine to quit, and ends it if it does not within a second."""
-        process, self._process = self._process, None
-        if process is None:
-            return
-        with contextlib.suppress(OSError, ValueError):
-            if process.poll() is None and process.stdin is not None:
-                process.stdin.write("quit\n")
-                process.stdin.flush()
-        try:
-            process.wait(timeout=1.0)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        for stream in (process.stdin, process.stdout, process.stderr):
-            with contextlib.suppress(OSError, ValueError):
-                if stream is not None:
-                    stream.close()
+        finalizer, self._engine, self._finalizer = self._finalizer, None, None
+        if finalizer is not None:
+            finalizer()  # weakref.finalize: runs engine.close once, never again at exit
 
     def __enter__(self) -> HubAgent:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-    def __del__(self) -> None:
-        with contextlib.suppress(Exception):
-            self.close()
-
-    # --- Lines ------------------------------------------------------------------------------
-
-    def _send(self, line: str) -> None:
-        process = self._process
-        if process is None or process.stdin is None:
-            raise HubError(f"{self.name}: the engine is not running")
-        try:
-            process.stdin.write(line + "\n")
-            process.stdin.flush()
-        except (BrokenPipeError, OSError, ValueError):
-            raise self._died(f"while sending {line!r}") from None
-
-    def _drain(self) -> None:
-        """Drops lines left from an earlier search (keeping the end-of-output mark)."""
-        with contextlib.suppress(queue.Empty):
-            while True:
-                if self._lines.get_nowait() is None:
-                    self._lines.put(None)
-                    return
-
-    def _expect(
-        self, command: str, timeout: float, stop_on_timeout: bool = False
-    ) -> tuple[dict[str, str], list[tuple[str, dict[str, str]]]]:
-        """Returns the arguments of the next `command` line and the lines read before it.
-
-        With stop_on_timeout, a search past its time is sent ``stop`` and given two more
-        seconds to answer.
-        """
-        deadline = time.monotonic() + timeout
-        stopped = False
-        before: list[tuple[str, dict[str, str]]] = []
-        while True:
-            try:
-                line = self._lines.get(timeout=max(0.0, deadline - time.monotonic()))
-            except queue.Empty:
-                if stop_on_timeout and not stopped:  # ask for the move so far, briefly
-                    self._send("stop")
-                    stopped, deadline = True, time.monotonic() + 2.0
-                    continue
-                raise HubError(f"{self.name}: no '{command}' within {timeout:g}s") from None
-            if line is None:
-                raise self._died(f"while waiting for '{command}'")
-            name, args = parse_hub_line(line)
-            if name == command:
-                return args, before
-            if name == "error":
-                raise HubError(f"{self.name} reported an error: {args.get('message', line)}")
-            before.append((name, args))
-
-    def _died(self, when: str) -> HubError:
-        code = None
-        if self._process is not None:
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                code = self._process.wait(timeout=1.0)
-        for thread in self._pumps:
-            thread.join(timeout=1.0)  # let stderr's last lines in
-        tail = "; stderr: " + " | ".join(self._stderr) if self._stderr else ""
-        return HubError(f"{self.name}: the engine died {when} (exit code {code}){tail}")
-
-
-def _pump(stream: Any, sink: Callable[[Any], None], mark_end: bool) -> None:
-    """Feeds a pipe's lines to a sink until the pipe closes (then None, if mark_end)."""
-    with contextlib.suppress(OSError, ValueError):
-        for line in stream:
-            sink(line.rstrip("\r\n"))
-    if mark_end:
-        sink(None)
