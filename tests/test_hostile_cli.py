@@ -116,6 +116,20 @@ def test_an_engine_that_dies_is_one_line_not_a_traceback(
     assert err.startswith("damas arena: error: hub:true: the engine died")
 
 
+def test_a_worker_that_dies_is_one_line_not_a_traceback(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from concurrent.futures.process import BrokenProcessPool
+
+    def killed(*args: object, **kwargs: object) -> None:
+        raise BrokenProcessPool("a process in the process pool was terminated abruptly")
+
+    monkeypatch.setattr("agents.arena.match.play_match", killed)
+    status, err = _exit(capsys, arena_main, ["--agents", "random", "greedy", "--workers", "2"])
+    assert status == 2 and err.count("\n") == 1
+    assert err.startswith("damas arena: error: a worker process died: a process in the")
+
+
 # --- checkpoints in the arena ---------------------------------------------------------------
 
 

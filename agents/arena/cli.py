@@ -9,7 +9,10 @@ round robin (``--games`` per pair): a crosstable, an Elo ladder and the seconds 
 ``--pdn`` saves every game in one file. ``--json`` prints one JSON object on stdout (the
 progress bar stays on stderr; ``--no-progress`` hides it). Errors go to stderr with exit
 status 2, as for the other ``damas`` commands; so does an external engine that fails during
-a game.
+a game (:class:`~agents.players.external.EngineError`, Hub engines' ``HubError`` included),
+or a worker process that dies. Every agent is built once before the first game, so a bad
+spec, a missing engine or one that fails to start (a Hub engine's handshake) stops the
+command before any game is played.
 
 Limits (:mod:`agents.arena`): ``--games`` 1 to 100000 (a round robin's pairs together),
 ``--workers`` 1 to 256, ``--max-plies`` 1 to 100000, ``--seed`` 0 to 2**32 - 1; agent budgets
@@ -22,6 +25,7 @@ import argparse
 import json
 import sys
 from collections.abc import Callable, Sequence
+from concurrent.futures import BrokenExecutor
 from pathlib import Path
 from typing import Any
 
@@ -99,8 +103,9 @@ def run(args: argparse.Namespace) -> None:
         raise ValueError(f"--agents needs at least two specs, not {len(args.agents)}")
     rules = get_ruleset(args.variant)
     for spec in dict.fromkeys(args.agents):
-        make_agent(spec, rules=rules)  # fail now, before any game: a bad spec, a missing
-        # engine, or an agent of other rules (a checkpoint, a one-variant engine)
+        _close(make_agent(spec, rules=rules))  # fail now, before any game: a bad spec, a
+        # missing or misconfigured engine (a Hub engine starts and shakes hands when built),
+        # or an agent of other rules (a checkpoint, a one-variant engine)
     options: dict[str, Any] = {
         "variant": args.variant,
         "games": args.games,
@@ -121,6 +126,13 @@ def run(args: argparse.Namespace) -> None:
     print(json.dumps(data) if args.json else result.summary())
 
 
+def _close(agent: object) -> None:
+    """Closes an agent that holds a resource (an external engine's process)."""
+    close = getattr(agent, "close", None)
+    if callable(close):
+        close()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Runs ``damas arena``; returns the exit status (2 on a usage or input error)."""
     args = build_parser().parse_args(argv)
@@ -128,6 +140,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         run(args)
     except (ValueError, ImportError, NotImplementedError, OSError, EngineError) as e:
         print(f"damas arena: error: {e}", file=sys.stderr)
+        return 2
+    except BrokenExecutor as e:  # a worker killed (out of memory, a signal): no traceback
+        print(f"damas arena: error: a worker process died: {e}", file=sys.stderr)
         return 2
     return 0
 
