@@ -2,12 +2,14 @@
 
 ``damas train`` runs in a subprocess and is SIGKILLed: before it wrote anything, before its
 first checkpoint, during iterations and as it writes a file; ``--resume`` then takes it to the
-end every time. The in-process tests set up what such kills leave behind (temporary files, a
-directory with only config.yaml, a snapshot missing under its ``latest.pt``).
+end every time, each iteration logged once (metrics.jsonl, train.log, TensorBoard). The
+in-process tests set up what such kills leave behind (temporary files, a directory with only
+config.yaml, a snapshot missing under its ``latest.pt``).
 """
 
 from __future__ import annotations
 
+import importlib.util
 import io
 import json
 import os
@@ -120,7 +122,26 @@ def finish(run: Path) -> str:
     assert not list(run.rglob("*.tmp"))
     lines = [json.loads(x) for x in (run / "metrics.jsonl").read_text().splitlines()]
     assert [x["iteration"] for x in lines] == list(range(1, TOTAL + 1))
+    log = (run / "train.log").read_text().splitlines()
+    summaries = [int(x.split()[1].split("/")[0]) for x in log if x.startswith("iter ")]
+    assert summaries == list(range(1, TOTAL + 1))
+    if importlib.util.find_spec("tensorboard"):
+        points = tensorboard_points(run / "tb")
+        assert len(points) == len(set(points))
+        assert sorted(step for tag, step in points if tag == "positions") == summaries
     return done.stdout
+
+
+def tensorboard_points(folder: Path) -> list[tuple[str, int]]:
+    """Returns the (tag, step) of every TensorBoard point in the event files, read raw."""
+    from tensorboard.backend.event_processing.event_file_loader import LegacyEventFileLoader
+
+    return [
+        (value.tag, event.step)
+        for path in sorted(folder.glob("events.out.tfevents.*"))
+        for event in LegacyEventFileLoader(str(path)).Load()
+        for value in event.summary.value
+    ]
 
 
 @pytest.fixture

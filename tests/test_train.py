@@ -300,6 +300,105 @@ def test_run_writes_everything_and_resumes(tmp_path: Path) -> None:
         run_training(tiny(), run_dir=run, progress=False, out=io.StringIO())
 
 
+def _killed_after_iteration_3(run: Path, monkeypatch) -> None:
+    """Runs 5 iterations (checkpoints at 2 and 4, evaluations at 3 and 5) that die as the
+    4th begins, as a kill -9 would: iteration 3 is logged, evaluated, and not saved."""
+    config = tiny(train={"iterations": 5, "checkpoint_every": 2}, eval={"every": 3})
+    step = AlphaZeroTrainer.step
+
+    def dying(self: AlphaZeroTrainer) -> dict[str, float]:
+        if self.iteration == 3:
+            raise RuntimeError("killed")
+        return step(self)
+
+    monkeypatch.setattr(AlphaZeroTrainer, "step", dying)
+    with pytest.raises(RuntimeError, match="killed"):
+        run_training(config, run_dir=run, progress=False, out=io.StringIO())
+    monkeypatch.undo()
+    assert read_checkpoint(run / "checkpoints" / "latest.pt")["iteration"] == 2
+    assert (run / "games" / "iter_000003.pdn").exists()
+
+
+def _logged_iterations(run: Path) -> tuple[list[int], list[int]]:
+    """Returns the iterations of metrics.jsonl's lines and of train.log's summary lines."""
+    metrics = [json.loads(x)["iteration"] for x in (run / "metrics.jsonl").read_text().splitlines()]
+    log = (run / "train.log").read_text().splitlines()
+    return metrics, [int(x.split()[1].split("/")[0]) for x in log if x.startswith("iter ")]
+
+
+def test_a_resume_cuts_the_logs_back_to_its_checkpoint(tmp_path: Path, monkeypatch) -> None:
+    """metrics.jsonl, train.log and the evaluation games hold each iteration once after a
+    resume; train.log keeps the first line (and closing lines) of each start."""
+    run = tmp_path / "run"
+    _killed_after_iteration_3(run, monkeypatch)
+    assert _logged_iterations(run) == ([1, 2, 3], [1, 2, 3])
+    out = io.StringIO()
+    run_training(resume=run, progress=False, out=out)
+    assert f"resuming tiny (alphazero, english) at iteration 2 in {run}; logs cut back from " \
+        "iteration 3" in out.getvalue()  # fmt: skip
+    assert _logged_iterations(run) == ([1, 2, 3, 4, 5], [1, 2, 3, 4, 5])
+    log = (run / "train.log").read_text()
+    assert log.count("training tiny") == 1 and log.count("resuming tiny") == 1
+    assert log.count("done: 5 iterations") == 1
+    assert sorted(p.name for p in (run / "games").iterdir()) == [
+        "iter_000003.pdn",
+        "iter_000005.pdn",
+    ]
+
+
+def test_a_resume_leaves_each_tensorboard_step_once(tmp_path: Path, monkeypatch) -> None:
+    """After a resume reran iteration 3 (its scalars, its evaluation), the event files read
+    back raw, TensorBoard's reader reading them afresh, and one that was reading them
+    before the resume (as a running TensorBoard does) hold each step of each tag once."""
+    pytest.importorskip("tensorboard")
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    from tensorboard.backend.event_processing.event_file_loader import LegacyEventFileLoader
+
+    run = tmp_path / "run"
+    _killed_after_iteration_3(run, monkeypatch)
+    live = EventAccumulator(str(run / "tb"), size_guidance={"scalars": 0}).Reload()
+    assert [p.step for p in live.Scalars("positions")] == [1, 2, 3]
+    run_training(resume=run, progress=False, out=io.StringIO())
+    points = [
+        (value.tag, event.step)
+        for path in sorted((run / "tb").glob("events.out.tfevents.*"))
+        for event in LegacyEventFileLoader(str(path)).Load()
+        for value in event.summary.value
+    ]
+    assert len(points) == len(set(points))
+    assert sorted(step for tag, step in points if tag == "positions") == [1, 2, 3, 4, 5]
+    fresh = EventAccumulator(str(run / "tb"), size_guidance={"scalars": 0}).Reload()
+    for accumulator in (fresh, live.Reload()):
+        for tag in accumulator.Tags()["scalars"]:
+            steps = [point.step for point in accumulator.Scalars(tag)]
+            assert steps == sorted(set(steps)), tag
+        assert [p.step for p in accumulator.Scalars("positions")] == [1, 2, 3, 4, 5]
+        assert [p.step for p in accumulator.Scalars("eval/random/score")] == [3, 5]
+
+
+def test_resuming_a_finished_run_says_how_to_train_further(tmp_path: Path, capsys) -> None:
+    """It trains nothing, exits 0 and prints a command that trains further; that command
+    works."""
+    from agents.command import main as damas_main
+
+    run = tmp_path / "run"
+    run_training(tiny(train={"iterations": 1}), run_dir=run, progress=False, out=io.StringIO())
+    with (run / "train.log").open("a") as log:
+        log.write("play it: damas pl")  # a kill as the line was written: the resume drops it
+    assert train_main(["--resume", str(run), "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "done:" not in out
+    advice = "already finished its 1 iteration; train further with: "
+    (line,) = [x for x in out.splitlines() if x.startswith(advice)]
+    command = line.removeprefix(advice)
+    assert command == f"damas train --resume {run} --set train.iterations=2"
+    assert damas_main([*shlex.split(command)[1:], "--no-progress"]) == 0
+    assert "done: 2 iterations" in capsys.readouterr().out
+    assert read_checkpoint(run / "checkpoints" / "latest.pt")["iteration"] == 2
+    assert _logged_iterations(run) == ([1, 2], [1, 2])
+    assert "damas pl\n" not in (run / "train.log").read_text()
+
+
 def test_a_refused_resume_leaves_the_run_as_it_was(tmp_path: Path, capsys) -> None:
     run = tmp_path / "run"
     run_training(tiny(train={"iterations": 1}), run_dir=run, progress=False, out=io.StringIO())

@@ -26,8 +26,10 @@ games against each of ``eval.opponents`` (``eval.simulations`` PUCT simulations 
 0 = its raw policy); every ``train.checkpoint_every`` iterations (and after the last, and on
 Ctrl-C) the checkpoint is written atomically. With ``distributed.backend: ray`` the
 self-play of each iteration runs in Ray workers (:mod:`agents.training.distributed`). ``--resume``
-continues from ``checkpoints/latest.pt``: iterations after it are run again, and the logs are
-cut back to it.
+continues from ``checkpoints/latest.pt``: iterations after it are run again, and what they
+recorded (lines of metrics.jsonl and train.log, TensorBoard points, evaluation games) is cut
+first, so each iteration is recorded once. A resume of a finished run trains no further; it
+says so, with the command that does (``--set train.iterations=...``).
 
 A run resumes after a kill at any moment (Ctrl-C, a crash, kill -9): config.yaml and an
 iteration-0 ``latest.pt`` are written before self-play starts, every file is replaced
@@ -43,10 +45,12 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import shlex
+import struct
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -131,20 +135,30 @@ def evaluate(trainer: Any, seed: int = 0) -> tuple[dict[str, float], str]:
 
 
 class _Board:
-    """TensorBoard events when tensorboard is installed; nothing (and one note) otherwise."""
+    """TensorBoard events when tensorboard is installed; nothing (and one note) otherwise.
 
-    def __init__(self, log_dir: Path, out: TextIO) -> None:
+    Each start writes a new event file, opened at its first point. A resume passes
+    `purge_step` (its iteration + 1): the file then begins with a restart marker that tells
+    a TensorBoard which already read the older files to forget their steps from there on
+    (the older files themselves are cut by :func:`_cut_events`).
+    """
+
+    def __init__(self, log_dir: Path, out: TextIO, purge_step: int | None = None) -> None:
+        self.log_dir, self.purge_step = log_dir, purge_step
+        self.writer: Any = None
+        self.writer_class: Any = None
         try:
             from torch.utils.tensorboard import SummaryWriter
         except ImportError:
             print("note: tensorboard is not installed; no TensorBoard logs", file=out)
-            self.writer = None
         else:
-            self.writer = SummaryWriter(str(log_dir))
+            self.writer_class = SummaryWriter
 
     def write(self, metrics: dict[str, float], step: int) -> None:
-        if self.writer is None:
+        if self.writer_class is None:
             return
+        if self.writer is None:
+            self.writer = self.writer_class(str(self.log_dir), purge_step=self.purge_step)
         for key, value in metrics.items():
             if key != "iteration" and math.isfinite(value):
                 self.writer.add_scalar(key, value, step)
@@ -216,18 +230,112 @@ def _has_snapshot(config: Config, iteration: int) -> bool:
     return iteration > 0 and (iteration % every == 0 or iteration == total)
 
 
-def _cut_metrics(path: Path, iteration: int) -> None:
-    """Drops the lines of iterations after `iteration` (to be run again after a resume)."""
+# --- Cutting the records back to the checkpoint a resume starts from ------------------------
+
+
+def _cut_records(run_dir: Path, iteration: int) -> int:
+    """Drops everything the run recorded after `iteration` (a resume runs those iterations
+    again): lines of metrics.jsonl and train.log, TensorBoard points, evaluation games.
+    Returns the last iteration dropped (0 if none)."""
+    return max(
+        _cut_metrics(run_dir / "metrics.jsonl", iteration),
+        _cut_log(run_dir / "train.log", iteration),
+        _cut_events(run_dir / "tb", iteration),
+        _cut_games(run_dir / "games", iteration),
+    )
+
+
+def _cut_metrics(path: Path, iteration: int) -> int:
+    """Drops the lines of iterations after `iteration`, and lines torn by a kill; returns
+    the last iteration dropped."""
     if not path.exists():
-        return
-    kept = []
+        return 0
+    kept, dropped = [], 0
     for line in path.read_text(encoding="utf-8").splitlines():
         try:
-            if json.loads(line).get("iteration", 0) <= iteration:
-                kept.append(line)
+            logged = json.loads(line).get("iteration", 0)
         except (json.JSONDecodeError, AttributeError, TypeError):
             continue  # a line torn by a kill
+        if logged <= iteration:
+            kept.append(line)
+        else:
+            dropped = max(dropped, int(logged))
     write_atomically(path, "".join(k + "\n" for k in kept).encode("utf-8"))
+    return dropped
+
+
+#: The lines of train.log that name an iteration: a start's first line and a summary line.
+_LOG_ITERATION = re.compile(r"(?:training|resuming) .*? at iteration (\d+) in |iter (\d+)/")
+
+
+def _cut_log(path: Path, iteration: int) -> int:
+    """Drops train.log's lines written after `iteration`: each line belongs to the iteration
+    last named above it (by a summary line or a start's first line), so the lines of earlier
+    starts stay, closing lines included. A last line a kill cut short goes too. Returns the
+    last iteration dropped."""
+    if not path.exists():
+        return 0
+    kept, dropped, current = [], 0, 0
+    for line in path.read_text(encoding="utf-8").splitlines(keepends=True):
+        if not line.endswith("\n"):
+            break  # torn by a kill
+        if match := _LOG_ITERATION.match(line):
+            current = int(match.group(1) or match.group(2))
+        if current <= iteration:
+            kept.append(line)
+        else:
+            dropped = max(dropped, current)
+    write_atomically(path, "".join(kept).encode("utf-8"))
+    return dropped
+
+
+def _cut_events(folder: Path, iteration: int) -> int:
+    """Drops the TensorBoard points of steps after `iteration` from the event files, and a
+    record a kill cut short, so that every reader sees each step once (a TensorBoard that
+    read them before learns it from the next start's restart marker: see :class:`_Board`).
+    Returns the last step dropped."""
+    try:
+        from tensorboard.compat.proto.event_pb2 import Event
+    except ImportError:
+        return 0  # no TensorBoard events are written without tensorboard
+    dropped = 0
+    for path in sorted(folder.glob("events.out.tfevents.*")):
+        data = path.read_bytes()
+        kept = []
+        for record, payload in _records(data):
+            event = Event.FromString(payload)
+            if event.HasField("summary") and event.step > iteration:
+                dropped = max(dropped, event.step)
+            else:
+                kept.append(record)
+        if sum(map(len, kept)) != len(data):
+            write_atomically(path, b"".join(kept))
+    return dropped
+
+
+def _records(data: bytes) -> Iterator[tuple[bytes, bytes]]:
+    """Yields (record, payload) for each whole record of an event file (TFRecord framing:
+    a little-endian uint64 length and its CRC, the payload, its CRC); stops at a record that
+    a kill cut short."""
+    at = 0
+    while at + 12 <= len(data):
+        (length,) = struct.unpack_from("<Q", data, at)
+        end = at + 12 + length + 4
+        if end > len(data):
+            return
+        yield data[at:end], data[at + 12 : end - 4]
+        at = end
+
+
+def _cut_games(folder: Path, iteration: int) -> int:
+    """Deletes the evaluation games of iterations after `iteration`; returns the last one."""
+    dropped = 0
+    for path in folder.glob("iter_*.pdn"):
+        match = re.fullmatch(r"iter_(\d+)\.pdn", path.name)
+        if match and int(match.group(1)) > iteration:
+            path.unlink()
+            dropped = max(dropped, int(match.group(1)))
+    return dropped
 
 
 def _check_finite(trainer: Any, metrics: dict[str, float]) -> None:
@@ -333,7 +441,7 @@ def _open_run_dir(config: Config, path: Path) -> None:
     """Creates the run directory, removes stale temporary files and writes config.yaml (and
     rules.yaml when env.rules changes the variant)."""
     path.mkdir(parents=True, exist_ok=True)
-    for folder in (path, path / "checkpoints"):
+    for folder in (path, path / "checkpoints", path / "tb"):
         remove_temporaries(folder)
     write_atomically(path / "config.yaml", config_to_yaml(config).encode("utf-8"))
     if config.env.rules:
@@ -425,10 +533,11 @@ def run_training(
         torch.set_num_threads(config.train.torch_threads)
     trainer, history = _start(config, path, checkpoint)
     metrics_path, log_path = path / "metrics.jsonl", path / "train.log"
-    _cut_metrics(metrics_path, trainer.iteration)
+    dropped = _cut_records(path, trainer.iteration)
     latest = path / "checkpoints" / "latest.pt"
     step, close = _stepper(trainer, config)
-    board = _Board(path / "tb", out)
+    purge_step = None if resume is None else trainer.iteration + 1
+    board = _Board(path / "tb", out, purge_step)
     log = log_path.open("a", encoding="utf-8")
     total = config.train.iterations
     bar = _progress(total, trainer.iteration, progress)
@@ -444,10 +553,8 @@ def run_training(
         _check_finite(trainer, {})
         save_checkpoint(latest, trainer, history)
 
-    emit(
-        f"{'resuming' if resume else 'training'} {config.name} ({config.algorithm}, "
-        f"{config.env.variant}) at iteration {trainer.iteration} in {path}"
-    )
+    emit(_opening(config, path, trainer.iteration, resume is not None, dropped))
+    finished_before = trainer.iteration >= total
     try:
         while trainer.iteration < total:
             t0 = time.perf_counter()
@@ -486,7 +593,10 @@ def run_training(
             if out_of_time:
                 emit(f"time budget of {time_budget:.0f} s spent at iteration {i}")
                 break
-        emit(_closing(config, trainer.iteration, time.perf_counter() - started, latest_eval))
+        if finished_before:
+            emit(_already_finished(config, path, trainer.iteration))
+        else:
+            emit(_closing(config, trainer.iteration, time.perf_counter() - started, latest_eval))
         emit(f"checkpoint: {latest}")
         emit(f"play it: {play_command(config, path, latest)}")
     except KeyboardInterrupt:
@@ -510,6 +620,25 @@ def _stepper(trainer: Any, config: Config) -> tuple[Any, Any]:
         workers = RaySelfPlay(trainer, config)
         return workers.step, workers.close
     return trainer.step, getattr(trainer, "close", lambda: None)
+
+
+def _opening(config: Config, run_dir: Path, iteration: int, resume: bool, dropped: int) -> str:
+    """Returns a start's first line; a resume that cut the logs back says from where."""
+    line = (
+        f"{'resuming' if resume else 'training'} {config.name} ({config.algorithm}, "
+        f"{config.env.variant}) at iteration {iteration} in {run_dir}"
+    )
+    if dropped > iteration:
+        line += f"; logs cut back from iteration {dropped}"
+    return line
+
+
+def _already_finished(config: Config, run_dir: Path, iteration: int) -> str:
+    """Returns what a resume of a finished run says: done already, and how to go on."""
+    more = f"train.iterations={iteration + config.train.iterations}"
+    command = f"damas train --resume {shlex.quote(str(run_dir))} --set {more}"
+    iterations = f"{iteration} iteration{'' if iteration == 1 else 's'}"
+    return f"already finished its {iterations}; train further with: {command}"
 
 
 def _closing(config: Config, iteration: int, seconds: float, scores: dict[str, float]) -> str:
