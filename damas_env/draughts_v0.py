@@ -49,7 +49,6 @@ for a draw).
 
 from __future__ import annotations
 
-import inspect
 import warnings
 from typing import Any
 
@@ -65,7 +64,7 @@ from .ending import Ending, decided_ending, rules_ending
 from .engine import Colour, Position
 from .kernels import Reason
 from .notation import format_move
-from .rules import Ruleset, check_switches, get_ruleset
+from .rules import Ruleset, check_switches, get_ruleset, keywords_of
 from .turn import (
     HOP_ILLEGAL,
     MOVE_DONE,
@@ -581,11 +580,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
 
 
 #: raw_env's own keyword arguments; any other keyword is a rule switch (see check_switches).
-_RAW_KEYWORDS = tuple(
-    name
-    for name, parameter in inspect.signature(raw_env.__init__).parameters.items()
-    if name != "self" and parameter.kind is not parameter.VAR_KEYWORD
-)
+_RAW_KEYWORDS = keywords_of(raw_env.__init__)
 
 
 class _OrderEnforcing(wrappers.OrderEnforcingWrapper):

@@ -263,12 +263,12 @@ class Game:
 def _rules_tags(rules: Ruleset) -> dict[str, str]:
     """Returns the PDN tags naming a ruleset: Variant, and GameType or Rules.
 
-    The Variant is the registered ruleset of the same name, else international (a ruleset
-    loaded from a file); the switches that differ from it, its name included, go in
-    ``Rules`` as compact JSON.
+    The Variant is the registered ruleset the rules are named after (``base_name``: a
+    changed ruleset keeps its variant), else international (a ruleset loaded from a file);
+    the switches that differ from it, its name included, go in ``Rules`` as compact JSON.
     """
     try:
-        base = get_ruleset(rules.name)
+        base = get_ruleset(rules.base_name)
     except RulesetError:
         base = get_ruleset("international")
     theirs = base.to_dict()

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import inspect
 import os
 import re
 from collections.abc import Iterable
@@ -213,6 +214,16 @@ class Ruleset:
 
 
 _FIELD_NAMES = frozenset(f.name for f in fields(Ruleset))
+
+
+def keywords_of(function: Any) -> tuple[str, ...]:
+    """Returns the named keyword parameters of a function (``self`` and ``**kwargs`` left
+    out): a constructor's own keywords, for :func:`check_switches`."""
+    return tuple(
+        name
+        for name, parameter in inspect.signature(function).parameters.items()
+        if name != "self" and parameter.kind is not parameter.VAR_KEYWORD
+    )
 
 
 def check_switches(names: Iterable[str], keywords: Iterable[str] = (), owner: str = "") -> None:

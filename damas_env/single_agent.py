@@ -48,7 +48,7 @@ from gymnasium import spaces
 
 from . import draughts_v0
 from .checks import checked_options, checked_seed, shown
-from .rules import Ruleset
+from .rules import Ruleset, check_switches, keywords_of
 
 __all__ = ["DraughtsGymEnv", "OpponentError"]
 
@@ -93,6 +93,7 @@ class DraughtsGymEnv(gymnasium.Env[np.ndarray, np.int64]):
         Raises:
             TypeError, ValueError: a bad argument, named (see draughts_v0.raw_env).
         """
+        check_switches(rule_overrides, keywords_of(type(self).__init__), type(self).__name__)
         self.play_as = checked_play_as(play_as)
         self._aec = draughts_v0.env(
             illegal_action=illegal_action,

@@ -45,7 +45,7 @@ from .encoding import PLANES, action_layout
 from .ending import Reason, end_of_move, truncates
 from .engine import Colour, Position
 from .kernels import kernel
-from .rules import Ruleset, get_ruleset
+from .rules import Ruleset, check_switches, get_ruleset, keywords_of
 from .turn import (
     HOP_ILLEGAL,
     HOP_OVERFLOW,
@@ -283,6 +283,7 @@ class DraughtsBatchEnv:
         self.opening_plies = checked_int("opening_plies", opening_plies, 0, MAX_OPENING_PLIES)
         self.as_torch = checked_bool("as_torch", as_torch)
         dtype, seed = _checked_obs_dtype(obs_dtype), checked_seed(seed)
+        check_switches(rule_overrides, keywords_of(DraughtsBatchEnv.__init__), "DraughtsBatchEnv")
         self.rules = get_ruleset(variant, **rule_overrides)
         first = Colour.WHITE if self.rules.first_player == "white" else Colour.BLACK
         self._first = int(first)

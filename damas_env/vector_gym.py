@@ -63,7 +63,7 @@ from gymnasium.vector.utils import batch_space
 from .checks import checked_bool, checked_options, checked_seed
 from .encoding import other_view
 from .ending import Reason
-from .rules import Ruleset
+from .rules import Ruleset, check_switches, keywords_of
 from .single_agent import OpponentError, checked_play_as, opponent_policy
 from .vector import DraughtsBatchEnv
 
@@ -131,6 +131,7 @@ class DraughtsVectorEnv(gymnasium.vector.VectorEnv[np.ndarray, np.ndarray, np.nd
         Raises:
             TypeError, ValueError: a bad argument, named (see DraughtsBatchEnv).
         """
+        check_switches(rule_overrides, keywords_of(type(self).__init__), type(self).__name__)
         self.play_as = checked_play_as(play_as)
         self.copy = checked_bool("copy", copy)
         self._batch = DraughtsBatchEnv(

@@ -29,6 +29,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import agents.training.checkpoint
+import agents.training.network
 from agents.training.alphazero import AlphaZeroTrainer
 from agents.training.checkpoint import (
     CheckpointError,
@@ -288,13 +289,13 @@ def test_a_huge_network_is_refused_before_anything_is_built(
     bounds; one within the bounds that does not fit the weights is built on the meta device
     only, and refused there."""
     built = []
-    real = agents.training.checkpoint.DraughtsNet
+    real = agents.training.network.DraughtsNet
 
     def spy(*args: Any) -> Any:
         built.append(torch.empty(0).device.type)
         return real(*args)
 
-    monkeypatch.setattr(agents.training.checkpoint, "DraughtsNet", spy)
+    monkeypatch.setattr(agents.training.network, "DraughtsNet", spy)
     refused(
         crafted(saved, scratch, lambda d: d["config"]["network"].update(channels=200000)), "512"
     )

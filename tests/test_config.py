@@ -166,7 +166,7 @@ def test_fingerprint_is_yaml_ready() -> None:
         ("train: 3", "train must be a mapping of keys to values, not 3"),
         ("[1, 2]", "the config must be a mapping of keys to values"),
         ("name: [a]", "name must be str, not ['a']"),
-        ("algorithm: dqn", "algorithm must be one of 'alphazero', 'ppo', not 'dqn'"),
+        ("algorithm: dqn", "algorithm must be one of 'alphazero', 'ppo', 'nnue', not 'dqn'"),
         ("network: {device: tpu}", "network.device must be one of 'auto', 'cpu', 'cuda'"),
         ("network: {norm: layer}", "network.norm must be one of 'batch', 'group'"),
         ("mcts: {dirichlet_fraction: 1.5}", "mcts.dirichlet_fraction must be in [0, 1]"),

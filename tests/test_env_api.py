@@ -14,6 +14,9 @@ from damas_env import draughts_v0
 from damas_env.draughts_v0 import IllegalActionError
 from damas_env.ending import Reason
 from damas_env.rules import RulesetError
+from damas_env.single_agent import DraughtsGymEnv
+from damas_env.vector import DraughtsBatchEnv
+from damas_env.vector_gym import DraughtsVectorEnv
 
 #: The built-in variants and the shipped presets (the giveaway twins play on the same code).
 VARIANTS = [*BUILT_IN, *PRESETS]
@@ -278,3 +281,16 @@ def test_numeric_infos_keep_one_schema_of_ints() -> None:
     truncated.step(truncated.unwrapped.legal_actions()[0])
     assert truncated.infos["player_1"]["reason"] == draughts_v0.INFO_REASONS.index("max_plies")
     assert pickle.loads(pickle.dumps(env)).unwrapped.numeric_infos
+
+
+@pytest.mark.parametrize(
+    ("build", "typo", "fix"),
+    [
+        (lambda: DraughtsBatchEnv(4, "english", max_plys=3), "max_plys", "max_plies"),
+        (lambda: DraughtsGymEnv("english", opponnent="random"), "opponnent", "opponent"),
+        (lambda: DraughtsVectorEnv(4, "english", play_ass="x"), "play_ass", "play_as"),
+    ],
+)
+def test_every_env_names_its_own_keywords_for_a_typo(build, typo: str, fix: str) -> None:
+    with pytest.raises(RulesetError, match=rf"\['{typo}'\] \(did you mean '{fix}'\?\)"):
+        build()

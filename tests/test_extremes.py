@@ -79,5 +79,7 @@ def test_overflow_past_the_cap_is_loud(monkeypatch: pytest.MonkeyPatch) -> None:
     Engine.for_rules(pos.rules).moves = K.new_move_buffer(256)
     with pytest.raises(OverflowError, match="more than 1024 capture routes"):
         pos.capture_routes()
-    assert pos.board.sum() == Position.from_fen(INTERNATIONAL_MOST_ROUTES).board.sum()
+    assert (
+        pos.board.sum() == Position.from_fen(INTERNATIONAL_MOST_ROUTES, "international").board.sum()
+    )
     Engine.for_rules(pos.rules).moves = K.new_move_buffer()

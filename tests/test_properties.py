@@ -138,7 +138,7 @@ def test_pdn_readers_read_any_text_or_raise_their_documented_errors(text: str) -
 @FEW
 @given(NOT_TEXT)
 def test_the_parsers_refuse_what_is_not_text_with_a_type_error(value: Any) -> None:
-    for parse in (Position.from_fen, read_pdn, Game.from_pdn):
+    for parse in (lambda v: Position.from_fen(v, "international"), read_pdn, Game.from_pdn):
         with pytest.raises(TypeError):
             parse(value)
 

@@ -115,7 +115,7 @@ def test_hub_needs_an_existing_engine() -> None:
     with pytest.raises(FileNotFoundError):
         make_agent("hub:/no/such/engine,depth=2")
     engine = shutil.which("dame") if _has_dame_rs() else None
-    if engine:  # the engine starts on the first move only: building it is cheap
+    if engine:  # building the agent starts the engine and completes the handshake
         assert make_agent(f"hub:{engine},depth=2").name == "hub:dame"
 
 

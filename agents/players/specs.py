@@ -132,7 +132,7 @@ KINDS: dict[str, Kind] = {
     ),
     "hub": Kind(
         "agents.players.external:HubAgent",
-        usage="hub:PATH[,option=value...]",
+        usage="hub:PATH[,depth=N|time=S][,timeout=S][,cwd=DIR][,option=value...]",
         path=True,
         open_options=True,
         seeded=False,

@@ -821,11 +821,15 @@ def fingerprint_mismatches(saved: dict[str, Any], current: dict[str, Any]) -> li
     """Returns one line per difference between two :meth:`Config.fingerprint` values.
 
     An empty list means a checkpoint with fingerprint `saved` fits a config with `current`.
+    The ruleset's name is not compared: it is a label (a ruleset changed by ``env.rules`` is
+    named after its changes), and the switches say whether the rules are the same.
     """
     lines = []
     for section in sorted(set(saved) | set(current)):
         a, b = saved.get(section, {}), current.get(section, {})
         for key in sorted(set(a) | set(b)):
+            if section == "rules" and key == "name":  # a label: the switches decide
+                continue
             if a.get(key) != b.get(key):
                 lines.append(
                     f"{section}.{key}: checkpoint has {a.get(key)!r}, config has {b.get(key)!r}"
