@@ -26,7 +26,7 @@ from agents.training.checkpoint import (
 )
 from agents.training.config import Config, apply_overrides, config_from_dict, load_config
 from agents.training.train import main as train_main
-from agents.training.train import run_training
+from agents.training.train import run_training, summary_line
 from damas_env import Colour
 from damas_env import kernels as K
 from damas_env.turn import result_value
@@ -285,7 +285,9 @@ def test_run_writes_everything_and_resumes(tmp_path: Path) -> None:
     lines = [json.loads(x) for x in (run / "metrics.jsonl").read_text().splitlines()]
     assert [x["iteration"] for x in lines] == [1, 2]
     assert "eval/random/score" in lines[-1]
-    assert "iter 2/2" in out.getvalue() and "eval random" in out.getvalue()
+    assert "iter 1/2 | first games still playing | " in out.getvalue()  # none ends in 2
+    assert "| loss - (replay empty)\n" in out.getvalue()
+    assert "iter 2/2" in out.getvalue() and "| eval@2 random " in out.getvalue()
     assert "done: 2 iterations in" in out.getvalue() and "score vs random" in out.getvalue()
     assert read_checkpoint(result.checkpoint)["iteration"] == 2
 
@@ -298,6 +300,33 @@ def test_run_writes_everything_and_resumes(tmp_path: Path) -> None:
 
     with pytest.raises(FileExistsError, match="--resume"):
         run_training(tiny(), run_dir=run, progress=False, out=io.StringIO())
+
+
+def test_summary_lines_say_what_is_not_there_yet() -> None:
+    """Before the first game ends and the first update runs, the line says why there are no
+    games per second and no loss; the scores say at which iteration they were measured."""
+    config = tiny(train={"iterations": 30, "batch_size": 64})
+    first = {"iteration": 1, "games": 0, "games_per_s": 0, "positions_per_s": 151.4}
+    first["alphazero/replay"] = 0
+    assert summary_line(first, config, {}, games=0) == (
+        "iter 1/30 | first games still playing | 151 pos/s | loss - (replay empty)"
+    )
+    later = {**first, "iteration": 23, "games": 2, "games_per_s": 1.18, "alphazero/replay": 700}
+    later.update({"loss/total": 2.0661, "loss/policy": 1.7859, "loss/value": 0.2802})
+    later.update({"entropy": 1.79, "game_length": 93.2})
+    scores = {"eval/random/score": 0.97, "eval/random/elo": 600, "eval/greedy/score": 0.9}
+    assert summary_line(later, config, {**scores, "iteration": 20}, games=6) == (
+        "iter 23/30 | 1.18 games/s | 151 pos/s | loss 2.066 (policy 1.786 value 0.280) | "
+        "entropy 1.79 | length 93 | eval@20 random 0.97, greedy 0.90"
+    )
+    nnue = {"iteration": 2, "games": 8, "games_per_s": 4.0, "positions_per_s": 90}
+    nnue["nnue/replay"] = 40
+    assert summary_line(nnue, config, {}, games=16) == (
+        "iter 2/30 | 4.00 games/s | 90 pos/s | loss - (replay filling: 40/64 positions)"
+    )
+    assert summary_line({**nnue, "loss/total": 0.1234}, config, {}, games=16).endswith(
+        "| value loss 0.1234"
+    )
 
 
 def _killed_after_iteration_3(run: Path, monkeypatch) -> None:

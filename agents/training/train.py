@@ -19,17 +19,18 @@ A run directory holds everything about one run::
 Before anything is written the config, the device and each of ``eval.opponents`` are
 checked: every opponent is built and plays a first hop of the run's ruleset, so a missing
 checkpoint or engine, or one of other rules, is refused at once. Each iteration is one
-:meth:`agents.training.trainer.Trainer.step`. Every ``train.log_every``
-iterations a summary line is printed (games/s, positions/s, losses, latest evaluation);
-every ``eval.every`` iterations (and after the last) the network plays ``eval.games`` arena
-games against each of ``eval.opponents`` (``eval.simulations`` PUCT simulations per hop,
-0 = its raw policy); every ``train.checkpoint_every`` iterations (and after the last, and on
-Ctrl-C) the checkpoint is written atomically. With ``distributed.backend: ray`` the
-self-play of each iteration runs in Ray workers (:mod:`agents.training.distributed`). ``--resume``
-continues from ``checkpoints/latest.pt``: iterations after it are run again, and what they
-recorded (lines of metrics.jsonl and train.log, TensorBoard points, evaluation games) is cut
-first, so each iteration is recorded once. A resume of a finished run trains no further; it
-says so, with the command that does (``--set train.iterations=...``).
+:meth:`agents.training.trainer.Trainer.step`. Every ``train.log_every`` iterations a summary
+line is printed (games/s, positions/s, losses, the latest evaluation and the iteration it
+was measured at); every ``eval.every`` iterations (and after the last) the network plays
+``eval.games`` arena games against each of ``eval.opponents`` (``eval.simulations`` PUCT
+simulations per hop, 0 = its raw policy); every ``train.checkpoint_every`` iterations (and
+after the last, and on Ctrl-C) the checkpoint is written atomically. With
+``distributed.backend: ray`` the self-play of each iteration runs in Ray workers
+(:mod:`agents.training.distributed`). ``--resume`` continues from ``checkpoints/latest.pt``:
+iterations after it are run again, and what they recorded (lines of metrics.jsonl and
+train.log, TensorBoard points, evaluation games) is cut first, so each iteration is recorded
+once. A resume of a finished run trains no further; it says so, with the command that does
+(``--set train.iterations=...``).
 
 A run resumes after a kill at any moment (Ctrl-C, a crash, kill -9): config.yaml and an
 iteration-0 ``latest.pt`` are written before self-play starts, every file is replaced
@@ -169,18 +170,28 @@ class _Board:
             self.writer.close()
 
 
-def summary_line(metrics: dict[str, float], total: int, latest_eval: dict[str, float]) -> str:
-    """Returns the one-line summary of an iteration's metrics."""
-    parts = [f"iter {int(metrics['iteration'])}/{total}"]
-    parts.append(f"{metrics.get('games_per_s', 0):.2f} games/s")
+def summary_line(
+    metrics: dict[str, float], config: Config, latest_eval: dict[str, float], games: float
+) -> str:
+    """Returns the one-line summary of an iteration's metrics.
+
+    Args:
+        metrics: the iteration's metrics.
+        config: the run's config.
+        latest_eval: the scores of the latest evaluation and the ``iteration`` it was
+            measured at (``eval@20 random 0.97``), or nothing before the first.
+        games: the games finished since this start; until one has, the line says that the
+            first games (begun together) are still playing, not 0.00 games/s.
+    """
+    parts = [f"iter {int(metrics['iteration'])}/{config.train.iterations}"]
+    if games:
+        parts.append(f"{metrics.get('games_per_s', 0):.2f} games/s")
+    else:
+        parts.append("first games still playing")
     parts.append(f"{metrics.get('positions_per_s', 0):.0f} pos/s")
-    if "loss/policy" in metrics:
-        parts.append(
-            f"loss {metrics['loss/total']:.3f} (policy {metrics['loss/policy']:.3f}"
-            f" value {metrics.get('loss/value', 0):.3f})"
-        )
-    elif "loss/total" in metrics:  # a value alone (nnue)
-        parts.append(f"value loss {metrics['loss/total']:.4f}")
+    loss = _loss_part(metrics, config)
+    if loss:
+        parts.append(loss)
     if "entropy" in metrics:
         parts.append(f"entropy {metrics['entropy']:.2f}")
     if "game_length" in metrics:
@@ -191,8 +202,27 @@ def summary_line(metrics: dict[str, float], total: int, latest_eval: dict[str, f
         if key.endswith("/score")
     ]
     if scores:
-        parts.append("eval " + ", ".join(scores))
+        parts.append(f"eval@{int(latest_eval['iteration'])} " + ", ".join(scores))
     return " | ".join(parts)
+
+
+def _loss_part(metrics: dict[str, float], config: Config) -> str | None:
+    """Returns the losses of the line; before the first update, why there is none yet."""
+    if "loss/policy" in metrics:
+        return (
+            f"loss {metrics['loss/total']:.3f} (policy {metrics['loss/policy']:.3f}"
+            f" value {metrics.get('loss/value', 0):.3f})"
+        )
+    if "loss/total" in metrics:  # a value alone (nnue)
+        return f"value loss {metrics['loss/total']:.4f}"
+    replay = metrics.get("alphazero/replay", metrics.get("nnue/replay"))
+    if replay is None:
+        return None
+    if not replay:  # AlphaZero: a game's positions join the replay when it ends
+        return "loss - (replay empty)"
+    # nnue learns once the replay holds a first minibatch
+    batch = min(config.train.batch_size, config.train.replay_size)
+    return f"loss - (replay filling: {replay:.0f}/{batch} positions)"
 
 
 # --- The run directory (resumable from a kill at any moment: see the module docstring) ------
@@ -543,6 +573,7 @@ def run_training(
     bar = _progress(total, trainer.iteration, progress)
     started = time.perf_counter()
     latest_eval = _latest_eval(history)
+    games = 0.0  # finished since this start
 
     def emit(line: str) -> None:
         (bar.write if bar is not None else print)(line, file=out)
@@ -567,6 +598,7 @@ def run_training(
             metrics["games_per_s"] = metrics.get("games", 0.0) / seconds
             metrics["positions_per_s"] = metrics.get("positions", 0.0) / seconds
             metrics["elapsed_s"] = time.perf_counter() - started
+            games += metrics.get("games", 0.0)
             out_of_time = time_budget is not None and metrics["elapsed_s"] >= time_budget
             last = i >= total or out_of_time
             evaluated = bool(config.eval.every) and (i % config.eval.every == 0 or last)
@@ -574,13 +606,13 @@ def run_training(
                 scores, pdn = evaluate(trainer, seed=config.train.seed + i)
                 (path / "games" / f"iter_{i:06d}.pdn").write_text(pdn, encoding="utf-8")
                 metrics.update(scores)
-                latest_eval = scores
+                latest_eval = {**scores, "iteration": float(i)}
             if i % config.train.log_every == 0 or last or evaluated:
                 history.append(metrics)
                 board.write(metrics, i)
                 with metrics_path.open("a", encoding="utf-8") as file:
                     file.write(json.dumps(metrics) + "\n")
-                emit(summary_line(metrics, total, latest_eval))
+                emit(summary_line(metrics, config, latest_eval, games))
             if _has_snapshot(config, i) or out_of_time:
                 # The snapshot first, latest.pt last. A snapshot can only be written from the
                 # state of its own iteration: a kill before latest.pt moves on resumes from
@@ -659,10 +691,11 @@ def _closing(config: Config, iteration: int, seconds: float, scores: dict[str, f
 
 
 def _latest_eval(history: list[dict[str, float]]) -> dict[str, float]:
+    """Returns the scores of the latest evaluation in the history, with its iteration."""
     for metrics in reversed(history):
         scores = {k: v for k, v in metrics.items() if k.startswith("eval/")}
         if scores:
-            return scores
+            return {**scores, "iteration": metrics["iteration"]}
     return {}
 
 
