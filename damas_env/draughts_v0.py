@@ -167,6 +167,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         self._cache: dict[str, tuple[int, dict[str, np.ndarray]]] = {}
         self._version = 0
         self._window: Any = None
+        self._human_as_text = False  # render_mode="human" without pygame: the text board
         self.flip = False  # draw the board turned 180 degrees (Black's side at the bottom)
         self._has_reset = False
 
@@ -268,7 +269,13 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         return super().last(observe)
 
     def render(self) -> Any:
-        """Draws the board: text (ansi), an image (rgb_array) or a pygame window (human)."""
+        """Draws the board: text (ansi), an image (rgb_array) or a pygame window (human).
+
+        ``"human"`` without pygame prints the text board instead, after one warning that
+        says how to get the window: a person still sees the game, and Gymnasium's
+        ``check_env``, which renders every mode in ``metadata``, passes on an install
+        without pygame. :meth:`wait_for_human` needs the window and raises ImportError.
+        """
         from . import render as R
 
         self._require_reset()
@@ -278,24 +285,14 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode=...")
             return None
         board, highlights = self._display()
-        flip = self.flip
         if self.render_mode == "ansi":
-            return R.ansi(
-                board,
-                self.rules.board_size,
-                highlights,
-                flip,
-                self.rules.colour_names,
-                int(self._turn.side),
-            )
-        names = self.rules.colour_names
+            return self._text(board, highlights)
         if self.render_mode == "rgb_array":
-            return R.rgb_array(board, self.rules.board_size, highlights, flip, colour_names=names)
-        if self._window is None:
-            self._window = R.PygameBoard(
-                self.rules.board_size, caption="damas: draughts_v0", colour_names=names
+            names = self.rules.colour_names
+            return R.rgb_array(
+                board, self.rules.board_size, highlights, self.flip, colour_names=names
             )
-        self._window.draw(board, highlights, flip, self._status())
+        self._draw_human(board, highlights)
         return None
 
     def _repr_svg_(self) -> str | None:
@@ -393,6 +390,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         if self.render_mode != "human":
             raise RuntimeError("wait_for_human() needs render_mode='human'")
         if self._window is None:
+            self._window = self._open_window()  # play by mouse: no text board instead
             self.render()
         colour = self._turn.side
         hops = {self._layout.hop_squares(a, colour): a for a in self.legal_actions()}
@@ -405,6 +403,41 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
             self.render()
 
     # --- Internals --------------------------------------------------------------------------
+
+    def _text(self, board: np.ndarray, highlights: Any) -> str:
+        """Returns the board as text (the ansi mode)."""
+        from .render import ansi
+
+        size, names = self.rules.board_size, self.rules.colour_names
+        return ansi(board, size, highlights, self.flip, names, int(self._turn.side))
+
+    def _open_window(self) -> Any:
+        """Returns a new pygame window for this board.
+
+        Raises:
+            ImportError: pygame is not installed (the message says how to install it).
+        """
+        from .render import PygameBoard
+
+        names = self.rules.colour_names
+        return PygameBoard(self.rules.board_size, caption="damas: draughts_v0", colour_names=names)
+
+    def _draw_human(self, board: np.ndarray, highlights: Any) -> None:
+        """Draws in the pygame window, opened at the first call; without pygame, warns once
+        and prints the text board (see :meth:`render`)."""
+        if self._window is None and not self._human_as_text:
+            try:
+                self._window = self._open_window()
+            except ImportError as error:
+                warnings.warn(
+                    f"{error}; until then render_mode='human' prints the text board",
+                    stacklevel=4,
+                )
+                self._human_as_text = True
+        if self._window is None:
+            print(self._text(board, highlights))
+        else:
+            self._window.draw(board, highlights, self.flip, self._status())
 
     def _require_reset(self) -> None:
         """Raises RuntimeError if reset() was never called (there is no game yet)."""

@@ -9,14 +9,27 @@
 
 Keyword arguments of ``make`` go to :func:`damas_env.draughts_v0.env` and
 :class:`damas_env.single_agent.DraughtsGymEnv`.
+
+``gymnasium.make(GYM_ID)`` builds the single-agent view with ``illegal_action="lose"``
+(:func:`gym_env`), where the class's own default is ``"raise"``. Gymnasium's contract is that
+every element of ``action_space`` is a valid action: a learner without masks (DQN, PPO) and
+``check_env`` sample ``Discrete(A)`` unmasked, almost always an illegal hop, and expect a
+transition back, which "lose" gives (-1, the episode ends, reason ``"illegal_action"``). A
+masked learner never plays one, so it changes nothing for it. ``illegal_action="raise"``
+in ``make`` restores the error. The class keeps "raise", as ``draughts_v0.env`` does: code
+that builds the env itself and plays a wrong action learns of it at once. The batch view
+(``make_vec``'s ``vector_entry_point``) has no "lose" policy: an illegal action raises
+ValueError there.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import gymnasium
 import pettingzoo
 
-__all__ = ["AEC_ID", "GYM_ID", "register"]
+__all__ = ["AEC_ID", "GYM_ID", "gym_env", "register"]
 
 AEC_ID = "damas/draughts-v0"
 GYM_ID = "damas/Draughts-v0"
@@ -29,6 +42,18 @@ def register() -> None:
     if GYM_ID not in gymnasium.registry:
         gymnasium.register(
             id=GYM_ID,
-            entry_point="damas_env.single_agent:DraughtsGymEnv",
+            entry_point="damas_env.registration:gym_env",
             vector_entry_point="damas_env.vector_gym:DraughtsVectorEnv",
         )
+
+
+def gym_env(illegal_action: str = "lose", **kwargs: Any) -> gymnasium.Env:
+    """Returns the single-agent view that ``gymnasium.make(GYM_ID)`` builds.
+
+    Args:
+        illegal_action: "lose" (default here, see the module docstring) or "raise".
+        **kwargs: passed to :class:`damas_env.single_agent.DraughtsGymEnv`.
+    """
+    from .single_agent import DraughtsGymEnv
+
+    return DraughtsGymEnv(illegal_action=illegal_action, **kwargs)

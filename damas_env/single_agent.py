@@ -30,11 +30,17 @@ opponent's hops follow until the learner is to move again or the game has ended,
 multi-capture of the learner takes several steps and the opponent's never shows.
 
 Illegal actions raise :class:`~damas_env.draughts_v0.IllegalActionError` and change nothing
-(``illegal_action="raise"``, the default). ``illegal_action="lose"`` ends the episode with
--1 instead (reason ``"illegal_action"``): Gymnasium's ``check_env`` steps with unmasked
-samples of the action space, almost all illegal, and expects a transition back, so the
-env is checked with ``"lose"``. An opponent that returns an illegal action raises
-:class:`OpponentError` naming it: that is a bug in the opponent, not a move of the game.
+(``illegal_action="raise"``, this class's default). ``illegal_action="lose"`` ends the
+episode with -1 instead (reason ``"illegal_action"``): Gymnasium's ``check_env`` and
+learners without masks step with unmasked samples of the action space, almost all
+illegal, and expect a transition back, so ``gymnasium.make("damas/Draughts-v0")`` builds
+the env with ``"lose"`` (see :mod:`damas_env.registration`). An opponent that returns an
+illegal action raises :class:`OpponentError` naming it: that is a bug in the opponent, not
+a move of the game.
+
+``render_mode="human"`` opens a pygame window; without pygame it prints the text board
+(one warning says how to get the window), so ``check_env``, which renders every mode,
+passes on an install without pygame.
 """
 
 from __future__ import annotations

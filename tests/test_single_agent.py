@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import warnings
 from collections.abc import Sequence
 
@@ -76,13 +77,60 @@ def test_check_env_with_the_lose_policy() -> None:
 
 
 def test_check_env_through_gymnasium_make(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")  # check_env opens a "human" window too
+    # The registered id loses on an illegal action; check_env renders every declared mode,
+    # "human" included: a window where pygame is installed (no display needed with the dummy
+    # driver), the text board where it is not (test_check_env_as_the_readme_writes_it).
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
     register()
-    env = gymnasium.make("damas/Draughts-v0", variant="english", illegal_action="lose")
+    env = gymnasium.make("damas/Draughts-v0", variant="english")
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*different from the unwrapped.*")
+        warnings.filterwarnings("ignore", message=".*needs pygame.*")
         check_env(env.unwrapped)
         check_env(env)
+
+
+def test_check_env_as_the_readme_writes_it(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(sys.modules, "pygame", None)  # `import pygame` fails: no pygame here
+    register()
+    with pytest.warns(UserWarning, match="needs pygame: pip install pygame"):
+        check_env(gymnasium.make("damas/Draughts-v0", variant="english").unwrapped)
+    assert "black to move" in capsys.readouterr().out  # "human" printed the text board
+
+
+def test_the_registered_env_loses_on_an_illegal_action_unless_told_to_raise() -> None:
+    register()
+    env = gymnasium.make("damas/Draughts-v0", variant="english")
+    _, info = env.reset(seed=0)
+    illegal = int(np.flatnonzero(info["action_mask"] == 0)[0])
+    _, reward, terminated, truncated, info = env.step(illegal)
+    assert (reward, terminated, truncated) == (-1.0, True, False)
+    assert info["reason"] == "illegal_action"
+    strict = gymnasium.make("damas/Draughts-v0", variant="english", illegal_action="raise")
+    strict.reset(seed=0)
+    with pytest.raises(IllegalActionError):
+        strict.step(illegal)
+    direct = DraughtsGymEnv("english")  # the class keeps "raise", as draughts_v0.env does
+    direct.reset(seed=0)
+    with pytest.raises(IllegalActionError):
+        direct.step(illegal)
+
+
+def test_human_mode_without_pygame_prints_the_board_and_warns_once(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(sys.modules, "pygame", None)
+    env = DraughtsGymEnv("english", render_mode="human", play_as="player_1")
+    with pytest.warns(UserWarning, match="needs pygame") as caught:
+        env.reset(seed=0)
+        env.step(int(np.flatnonzero(env.action_masks())[0]))
+        env.render()
+    assert sum("needs pygame" in str(w.message) for w in caught) == 1
+    assert capsys.readouterr().out.count("to move") >= 3  # reset, each hop, render()
+    with pytest.raises(ImportError, match="pip install pygame"):  # a person needs the window
+        env.aec_env.unwrapped.wait_for_human()
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
