@@ -1,9 +1,22 @@
-"""damas-env: exact, compiled draughts rules for every major variant, for RL research."""
+"""damas-env: exact, compiled draughts rules for every major variant, for RL research.
 
-from .engine import Engine, Position
-from .moves import Colour, IllegalMoveError, Move
-from .notation import NotationError
-from .rules import Ruleset, RulesetError, get_ruleset, ruleset_names
+Importing it sets ``OMP_WAIT_POLICY=PASSIVE`` unless the variable is already set: the batch
+env's threads (numba's OpenMP layer) and torch's share one OpenMP runtime, whose idle
+threads otherwise spin for a while after every parallel loop. On a machine that other work
+keeps busy, that spinning takes the cores the work needs (``benchmarks/busy_machine.py``
+measures it). The runtime reads the variable when it starts, so it takes effect when
+``damas_env`` is imported before torch or numba's first parallel kernel; set it yourself to
+choose otherwise (``OMP_WAIT_POLICY=ACTIVE`` for a machine of your own).
+"""
+
+import os
+
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+from .engine import Engine, Position  # noqa: E402
+from .moves import Colour, IllegalMoveError, Move  # noqa: E402
+from .notation import NotationError  # noqa: E402
+from .rules import Ruleset, RulesetError, get_ruleset, ruleset_names  # noqa: E402
 
 __all__ = [
     "Colour",

@@ -126,3 +126,19 @@ def test_a_cold_cache_is_announced_once(tmp_path: Path, capsys: pytest.CaptureFi
     assert capsys.readouterr().err == ""
     index = K.generate_moves._cache._cache_file._index_path  # the attribute path numba has
     assert Path(index).name.endswith(".nbi")
+
+
+def test_importing_damas_env_makes_openmp_threads_sleep_unless_told_otherwise() -> None:
+    """OMP_WAIT_POLICY=PASSIVE by default (idle threads do not spin on a shared machine);
+    a value the user set is kept."""
+    import os
+    import subprocess
+    import sys
+
+    code = "import damas_env, os; print(os.environ['OMP_WAIT_POLICY'])"
+    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.stdout.strip() == "PASSIVE"
+    env["OMP_WAIT_POLICY"] = "ACTIVE"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.stdout.strip() == "ACTIVE"
