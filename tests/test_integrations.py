@@ -20,6 +20,7 @@ from pettingzoo.test import api_test
 
 from damas_env import draughts_v0
 from damas_env.draughts_v0 import raw_env
+from damas_env.ending import Reason
 from damas_env.integrations.rllib import RLlibObservations
 from damas_env.single_agent import DraughtsGymEnv
 from damas_env.vector_gym import DraughtsVectorEnv
@@ -166,6 +167,47 @@ def test_torchrl_ppo(aec_spy: Spy) -> None:
     assert len(policy) == 2  # the learner's masked actor, then the random opponent's
     assert -1.0 <= score <= 1.0
     aec_spy.check(at_least=150, agent="player_0")
+
+
+def test_torchrl_env_wraps_draughts_v0_and_rolls_out(aec_spy: Spy) -> None:
+    """torchrl_env: TorchRL's own spec check, random legal hops to the end, reason names."""
+    pytest.importorskip("torchrl")
+    from torchrl.envs.utils import check_env_specs
+
+    from damas_env.integrations.torchrl import torchrl_env
+
+    env = torchrl_env("english", seed=0)
+    check_env_specs(env)
+    rollout = env.rollout(1000, break_when_any_done=True)  # the action specs carry the masks
+    end = rollout[-1]["next"]
+    assert end["done"].item() and end["terminated"].item()
+    reason = Reason(int(end["player_0", "info", "reason"]))
+    winner = int(end["player_0", "info", "winner"])
+    rewards = [float(end[agent, "reward"]) for agent in ("player_0", "player_1")]
+    assert reason is not Reason.NONE and reason.label in draughts_v0.INFO_REASONS
+    assert (rewards == [0.0, 0.0]) if winner < 0 else (rewards[winner] == 1.0)
+    aec_spy.check(at_least=len(rollout) // 2, agent="player_0")
+
+    short = torchrl_env("english", max_plies=4, seed=0).rollout(100, break_when_any_done=True)
+    end = short[-1]["next"]
+    assert end["truncated"].item()
+    assert Reason(int(end["player_1", "info", "reason"])).label == "max_plies"
+
+
+def test_tianshou_env_gives_every_step_the_same_int_infos() -> None:
+    pytest.importorskip("tianshou")
+    from damas_env.integrations.tianshou import tianshou_env
+
+    env = tianshou_env("english", max_plies=6)
+    obs, info = env.reset(seed=0)
+    keys = set(info)
+    assert keys == {"colour", "reason", "winner"}
+    done = False
+    while not done:
+        obs, _, terminated, truncated, info = env.step(int(np.flatnonzero(obs["mask"])[0]))
+        assert set(info) == keys and all(type(value) is int for value in info.values())
+        done = terminated or truncated
+    assert truncated and Reason(info["reason"]).label == "max_plies"
 
 
 def test_rllib_observations_wrapper() -> None:

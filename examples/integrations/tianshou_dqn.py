@@ -3,13 +3,14 @@
     pip install -e ".[tianshou]"
     python examples/integrations/tianshou_dqn.py --steps 20000
 
-``tianshou.env.PettingZooEnv(draughts_v0.env(...))`` turns our ``{"observation",
-"action_mask"}`` dict into Tianshou's ``{"agent_id", "obs", "mask"}``; the DQN policy puts
-the mask on its Q-values and its epsilon-greedy exploration, and
+``tianshou_env(variant)`` (:mod:`damas_env.integrations.tianshou`) is Tianshou's
+``PettingZooEnv`` over draughts_v0, built with numeric infos: the same int keys at every
+step (Tianshou's buffer refuses the missing ``"reason"`` of a game still going on). It turns
+our ``{"observation", "action_mask"}`` dict into Tianshou's ``{"agent_id", "obs", "mask"}``;
+the DQN policy puts the mask on its Q-values and its epsilon-greedy exploration, and
 ``MARLRandomDiscreteMaskedOffPolicyAlgorithm`` plays uniformly among the opponent's legal
 hops. A multi-hop capture is several steps of the same ``agent_id``, which the multi-agent
-policy routes like any other step. ``numeric_infos=True`` gives every step's info the same
-keys (Tianshou's buffer refuses the missing ``"reason"`` of a game still going on).
+policy routes like any other step.
 
 Tianshou stores the final rewards on the last transition only (the one of the agent that
 ended the game), as in its tic-tac-toe example: a learner that loses on the opponent's
@@ -32,14 +33,14 @@ from tianshou.env.pettingzoo_env import PettingZooEnv
 from tianshou.trainer import OffPolicyTrainerParams
 from tianshou.utils.net.common import Net
 
-from damas_env import draughts_v0
+from damas_env.integrations.tianshou import tianshou_env
 
 AGENTS = ("player_0", "player_1")
 
 
 def make_env(variant: str = "english") -> PettingZooEnv:
     """Returns the draughts AEC env as Tianshou's multi-agent env (infos with fixed keys)."""
-    return PettingZooEnv(draughts_v0.env(variant, numeric_infos=True))
+    return tianshou_env(variant)
 
 
 def main(
