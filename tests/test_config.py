@@ -8,12 +8,14 @@ import pytest
 import yaml
 
 from agents.training.config import (
+    CONFIGS_DIR,
     Config,
     ConfigError,
     EnvConfig,
     NetworkConfig,
     apply_overrides,
     config_from_dict,
+    config_names,
     config_to_dict,
     config_to_yaml,
     fingerprint_mismatches,
@@ -230,3 +232,58 @@ def test_colour_names_may_be_a_yaml_list(tmp_path: Path) -> None:
     assert load_config(tmp_path / "c.yaml").env.ruleset() == config.env.ruleset()
     with pytest.raises(ConfigError, match="colour_names"):
         apply_overrides(Config(), ["env.rules.colour_names=[red, white, blue]"])
+
+
+# --- Bundled configs, by name -----------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_configs_folder_is_the_bundled_one() -> None:
+    """``configs/`` links to the package's folder, so the wheel ships the same files."""
+    assert (ROOT / "configs").resolve() == CONFIGS_DIR.resolve()
+    assert config_names() == sorted(p.stem for p in (ROOT / "configs").glob("*.yaml"))
+    assert "quickstart" in config_names()
+
+
+@pytest.mark.parametrize("name", config_names())
+def test_a_bundled_config_loads_by_name_as_by_path(name: str) -> None:
+    assert load_config(name) == load_config(ROOT / "configs" / f"{name}.yaml")
+
+
+def test_a_near_name_gets_a_did_you_mean() -> None:
+    with pytest.raises(ConfigError) as error:
+        load_config("quickstar")
+    message = str(error.value)
+    assert message.startswith("no config file or bundled config 'quickstar'")
+    assert "(did you mean 'quickstart'?)" in message
+    assert f"bundled configs: {', '.join(config_names())}" in message
+    with pytest.raises(ConfigError, match="did you mean 'ppo_english'"):
+        load_config("PPO_English")
+
+
+@pytest.mark.parametrize(
+    "name", ["passwd", "rules", "seed002_website_checkers", "..", "x" * 500, "a\0b", ""]
+)
+def test_a_name_opens_only_a_bundled_config(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bare word is looked up in the listing of the bundled configs, never opened: not the
+    rules presets beside them, not a file elsewhere."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ConfigError, match="no config file or bundled config"):
+        load_config(name)
+
+
+def test_a_path_is_still_a_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file in the working directory wins over a bundled name; a folder does not; a word with
+    a .yaml suffix or a folder in it is a path."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "quickstart").write_text("name: mine\n")
+    assert load_config("quickstart").name == "mine"
+    (tmp_path / "quickstart").unlink()
+    (tmp_path / "quickstart").mkdir()
+    assert load_config("quickstart").name == "quickstart"
+    for path in ("quickstart.yaml", "quickstart.YML", "./quickstart", "sub/quickstart"):
+        with pytest.raises(ConfigError, match="cannot read config"):
+            load_config(path)

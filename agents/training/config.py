@@ -26,7 +26,8 @@ never interprets them itself. A device is checked when a run starts
 
 Usage::
 
-    config = load_config("configs/quickstart.yaml")
+    config = load_config("configs/quickstart.yaml")   # a file, or by name a bundled config:
+    config = load_config("quickstart")                # agents/training/configs/quickstart.yaml
     config = apply_overrides(config, ["train.lr=3e-4", "mcts.simulations=64"])
     save_config(config, run_dir / "config.yaml")
     fingerprint_mismatches(checkpoint["fingerprint"], config.fingerprint())  # [] if compatible
@@ -42,6 +43,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import math
+import os
 import re
 import typing
 from dataclasses import dataclass, field
@@ -56,6 +58,7 @@ from damas_env.rules import Ruleset, RulesetError, get_ruleset
 from ..players.specs import parse_spec
 
 __all__ = [
+    "CONFIGS_DIR",
     "MAX_BLOCKS",
     "MAX_CHANNELS",
     "MAX_INT",
@@ -72,6 +75,7 @@ __all__ = [
     "TrainConfig",
     "apply_overrides",
     "config_from_dict",
+    "config_names",
     "config_to_dict",
     "config_to_yaml",
     "fingerprint_mismatches",
@@ -728,19 +732,62 @@ def _read_text(path: Path) -> str:
 
 
 def load_config(path: str | Path) -> Config:
-    """Returns the config of a YAML file.
+    """Returns the config of a YAML file, or of the bundled config of that name.
+
+    A bare word (no folder, no ``.yaml`` or ``.yml`` suffix) that is not a file in the working
+    directory names a bundled config (:func:`config_names`, e.g. ``"quickstart"``); anything
+    else is a file path. A name only ever selects from the bundled set, never another file.
 
     Raises:
-        ConfigError: the file is missing, not a regular file or not YAML, or its content is
-            invalid (see :func:`config_from_dict`); the message names the file and the key
+        ConfigError: the file is missing, not a regular file or not YAML, the name is not a
+            bundled config (the message lists them and suggests the closest), or the content
+            is invalid (see :func:`config_from_dict`); the message names the file and the key
             path, but never quotes the file's lines.
     """
-    path = Path(path)
+    path = _bundled(path) if _is_config_name(path) else Path(path)
     text = _read_text(path)
     try:
         return config_from_dict(_parse_yaml(text))
     except ConfigError as error:
         raise ConfigError(f"{path}: {error}") from error
+
+
+#: Folder of the training configs shipped in the package (the top-level ``configs`` links to it).
+CONFIGS_DIR = Path(__file__).resolve().parent / "configs"
+_CONFIG_NAME = re.compile(r"[a-z0-9_]+")
+
+
+def config_names() -> list[str]:
+    """Returns the names of the bundled training configs, which :func:`load_config` accepts."""
+    paths = CONFIGS_DIR.glob("*.yaml") if CONFIGS_DIR.is_dir() else []
+    return sorted(p.stem for p in paths if _CONFIG_NAME.fullmatch(p.stem))
+
+
+def _is_config_name(path: str | Path) -> bool:
+    """Returns whether a config argument is a bundled config's name rather than a file path."""
+    text = str(path)
+    if any(sep and sep in text for sep in ("/", os.sep, os.altsep)):
+        return False
+    if text.lower().endswith((".yaml", ".yml")):
+        return False
+    return not os.path.lexists(text) or os.path.isdir(text)
+
+
+def _bundled(name: str | Path) -> Path:
+    """Returns the file of the bundled config called `name`.
+
+    Raises:
+        ConfigError: no bundled config has that name.
+    """
+    names = config_names()
+    if str(name) in names:
+        return CONFIGS_DIR / f"{name}.yaml"  # from the listing: no name from input opens a file
+    close = difflib.get_close_matches(str(name)[:100].lower(), names, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    raise ConfigError(
+        f"no config file or bundled config {shown(str(name))}{hint}; "
+        f"bundled configs: {', '.join(names) or 'none'}"
+    )
 
 
 def config_to_yaml(config: Config) -> str:

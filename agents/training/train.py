@@ -718,7 +718,12 @@ def _parser() -> argparse.ArgumentParser:
         description="Train a self-play agent (AlphaZero-style or PPO) from a YAML config.",
         epilog="example: damas train configs/quickstart.yaml --set train.iterations=20",
     )
-    p.add_argument("config", nargs="?", help="YAML config (configs/*.yaml); optional with --resume")
+    p.add_argument(
+        "config",
+        nargs="?",
+        help="YAML config file, or the name of a bundled one (quickstart, ppo_english...: "
+        "configs/*.yaml); optional with --resume",
+    )
     p.add_argument(
         "--set",
         dest="overrides",
