@@ -28,7 +28,6 @@ A capture ``ncap`` long has ``ncap`` landing squares, the last one being ``to``.
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable
 from enum import IntEnum
@@ -36,6 +35,7 @@ from typing import Any
 
 import numpy as np
 from numba import njit
+from numba.core import event
 
 
 def kernel(
@@ -60,32 +60,45 @@ def kernel(
     return njit(**options)
 
 
-_NOTED: set[str] = set()  # what compile_note has announced in this process
+#: What compiling each package module's kernels is called in the first-compile note.
+COMPILING = {
+    "damas_env.kernels": "the rules kernels",
+    "damas_env.turn": "the turn-state kernels",
+    "damas_env.vector": "the batch environment's kernels",
+    "damas_env.ending": "the ending kernels",
+    "agents.players.alphabeta": "the alpha-beta search",
+    "agents.players.nnue": "the learned evaluation",
+    "agents.players.tree": "the tree search",
+}
 
 
-def compile_note(dispatcher: Any, what: str) -> bool:
-    """Prints one line to stderr if a kernel's compiled code is not in numba's cache yet, so
-    that a first run says why it is silent for a while; returns True if it printed.
+class CompileNotice(event.Listener):
+    """Prints one line to stderr when numba starts compiling a kernel of a module of this
+    package for the first time in the process (a cache miss: loading cached code is not
+    compiling), so that a first run says why it is silent for a while."""
 
-    Called when a module that will compile is imported (the engine, the turn state, the
-    batch env, the search), at most once per `what` and process. Nothing is printed when
-    the cache is warm, when numba runs as plain Python (``NUMBA_DISABLE_JIT=1``) or when
-    the cache's location cannot be read.
-    """
-    try:
-        index = dispatcher._cache._cache_file._index_path
-    except AttributeError:
-        return False
-    if what in _NOTED or os.path.exists(index):
-        return False
-    _NOTED.add(what)
-    print(
-        f"damas-env: compiling {what} with numba (first run only, cached afterwards; "
-        "a minute on a busy machine)",
-        file=sys.stderr,
-        flush=True,
-    )
-    return True
+    def __init__(self) -> None:
+        self.noted: set[str] = set()
+
+    def on_start(self, ev: event.Event) -> None:
+        module = getattr(ev.data["dispatcher"].py_func, "__module__", "") or ""
+        if not module.startswith(("damas_env.", "agents.")) or module in self.noted:
+            return
+        self.noted.add(module)
+        what = COMPILING.get(module, f"the kernels of {module}")
+        print(
+            f"damas-env: compiling {what} with numba (first run only, cached afterwards; "
+            "a minute on a busy machine)",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    def on_end(self, ev: event.Event) -> None:
+        pass
+
+
+NOTICE = CompileNotice()
+event.register("numba:compile", NOTICE)
 
 
 # --- Layout constants -----------------------------------------------------------------------
@@ -809,6 +822,3 @@ def perft(board, side, depth, ray, rules, buffers, ws):
             return -1
         total += below
     return total
-
-
-compile_note(generate_moves, "the rules kernels")

@@ -867,5 +867,3 @@ class Turn:
         self.write_mask(mask)
         return np.flatnonzero(mask).tolist()
 
-
-K.compile_note(_play_hop, "the turn-state kernels")

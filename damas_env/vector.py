@@ -220,7 +220,6 @@ _PARALLEL = {
     for f in (_run_batch, _random_batch)
 }
 _SERIAL_BELOW = 32
-K.compile_note(_PARALLEL[_run_batch][0], "the batch environment's kernels")
 
 
 # --- The Python shell -----------------------------------------------------------------------

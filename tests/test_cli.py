@@ -106,26 +106,30 @@ def test_version_is_the_package_version(capsys: pytest.CaptureFixture[str]) -> N
     assert capsys.readouterr().out.strip() == f"damas-env {damas_env.__version__}"
 
 
-def test_a_cold_cache_is_announced_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """A first run says that numba is compiling (within a second of the import), once."""
-    from types import SimpleNamespace
+def test_compiling_is_announced_once_per_module(capsys: pytest.CaptureFixture[str]) -> None:
+    """The first compile of a package module's kernel (a cache miss) prints one line;
+    loading cached code or compiling another project's function prints nothing."""
+    import numba
 
     from damas_env import kernels as K
 
-    def fake(index: Path) -> SimpleNamespace:
-        return SimpleNamespace(
-            _cache=SimpleNamespace(_cache_file=SimpleNamespace(_index_path=str(index)))
-        )
+    def twice(x):  # type: ignore[no-untyped-def]
+        return 2 * x
 
-    assert K.compile_note(fake(tmp_path / "missing.nbi"), "test kernels A")
-    assert not K.compile_note(fake(tmp_path / "missing.nbi"), "test kernels A")  # once
-    assert "compiling test kernels A with numba (first run only" in capsys.readouterr().err
-    (tmp_path / "there.nbi").write_text("")
-    assert not K.compile_note(fake(tmp_path / "there.nbi"), "test kernels B")  # cached
-    assert not K.compile_note(lambda: None, "test kernels C")  # NUMBA_DISABLE_JIT: plain Python
+    twice.__module__ = "damas_env.test_module"
+    K.NOTICE.noted.discard("damas_env.test_module")
+    numba.njit(twice)(3)
+    numba.njit(twice)(4.0)  # another compile of the same module: no second line
+    err = capsys.readouterr().err
+    assert err.count("damas-env: compiling the kernels of damas_env.test_module") == 1
+    assert "first run only" in err
+
+    def other(x):  # type: ignore[no-untyped-def]
+        return x + 1
+
+    other.__module__ = "someone_else"
+    numba.njit(other)(1)
     assert capsys.readouterr().err == ""
-    index = K.generate_moves._cache._cache_file._index_path  # the attribute path numba has
-    assert Path(index).name.endswith(".nbi")
 
 
 def test_importing_damas_env_makes_openmp_threads_sleep_unless_told_otherwise() -> None:

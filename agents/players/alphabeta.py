@@ -472,9 +472,6 @@ def static_score(board, side, t):
     return evaluate(board, side, 0, t)
 
 
-K.compile_note(_negamax, "the alpha-beta search")
-
-
 # --- Python driver ----------------------------------------------------------------------------
 
 
