@@ -433,6 +433,17 @@ def search_root(board, side, h, depth, root, order, scores, t):
 
 
 @kernel()
+def new_search(t):
+    """Makes table entries of earlier searches stale and forgets killers and history."""
+    t.stats[S_GEN] = (t.stats[S_GEN] + 1) % (1 << 30)
+    if t.stats[S_GEN] == 0:  # generation numbers wrapped: really clear the table
+        t.tt_vals[:] = 0
+        t.stats[S_GEN] = 1
+    t.killers[:] = -1
+    t.history[:] = 0
+
+
+@kernel()
 def table_line(board, side, h, t, out):
     """Follows the table's best moves from a position, copying them into out; returns how many.
 
@@ -652,13 +663,7 @@ class Searcher:
 
     def _new_search(self) -> None:
         """Makes table entries of earlier searches stale and forgets killers and history."""
-        t = self.tables
-        t.stats[S_GEN] = (t.stats[S_GEN] + 1) % (1 << 30)
-        if t.stats[S_GEN] == 0:  # generation numbers wrapped: really clear the table
-            t.tt_vals[:] = 0
-            t.stats[S_GEN] = 1
-        t.killers[:] = -1
-        t.history[:] = 0
+        new_search(self.tables)
 
     def _grow_buffers(self) -> bool:
         """Enlarges every ply's move list (after an overflow); False if already at its largest."""

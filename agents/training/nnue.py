@@ -49,10 +49,10 @@ from ..players.alphabeta import (
     MATE_BOUND,
     MAX_NODES,
     S_ABORT,
-    S_GEN,
     S_NODES,
     S_STOP,
     Searcher,
+    new_search,
     search_root,
 )
 from ..players.nnue import NetWeights
@@ -84,9 +84,7 @@ def _search_move(board, side, t, root, n, depth, order, scores):
     """Searches a position to `depth` by iterative deepening; returns the best score, and
     leaves order[:n] sorted best first (the moves scoring the best lead). -INF if aborted."""
     h = K.hash_position(board, side, t.keys, t.side_key)
-    t.stats[S_GEN] = t.stats[S_GEN] % (1 << 30) + 1
-    t.killers[:] = -1
-    t.history[:] = 0
+    new_search(t)
     for i in range(n):
         order[i] = i
     best = -INF
