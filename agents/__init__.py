@@ -1,3 +1,9 @@
-"""The application over damas_env: players and search (``agents.players``), self-play
-training (``agents.training``), the arena and human play (``agents.arena``), and the
-``damas`` program (``agents.command``)."""
+"""The application over damas_env: players and search (``damas_agents.players``), self-play
+training (``damas_agents.training``), the arena and human play (``damas_agents.arena``), and the
+``damas`` program (``damas_agents.command``)."""
+
+if __name__ != "damas_agents":  # pragma: no cover - the folder is agents/, the package is not
+    raise ImportError(
+        f"the agents package installs as damas_agents (the agents/ folder of the checkout): "
+        f"import damas_agents, not {__name__}"
+    )

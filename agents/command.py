@@ -1,9 +1,9 @@
 """The ``damas`` program: the library's commands and the application's, in one place.
 
     damas perft | moves | show | variants    (damas_env.cli: the rules engine)
-    damas arena ...                          (agents.arena.cli: matches and round robins)
-    damas play ...                           (agents.arena.play: a game against an agent)
-    damas train CONFIG ...                   (agents.training.train: self-play training)
+    damas arena ...                          (damas_agents.arena.cli: matches and round robins)
+    damas play ...                           (damas_agents.arena.play: a game against an agent)
+    damas train CONFIG ...                   (damas_agents.training.train: self-play training)
 
 The library (``damas_env``) never imports the agents; this module hands it the commands
 that need them, and imports each one's module only when that command runs (``train``
@@ -23,11 +23,11 @@ __all__ = ["COMMANDS", "main"]
 
 #: The application's commands: name -> (help line, module whose ``main(argv)`` runs it).
 COMMANDS: dict[str, tuple[str, str]] = {
-    "arena": ("play agents against each other (damas arena --help)", "agents.arena.cli"),
-    "play": ("play against an agent (damas play --help)", "agents.arena.play"),
+    "arena": ("play agents against each other (damas arena --help)", "damas_agents.arena.cli"),
+    "play": ("play against an agent (damas play --help)", "damas_agents.arena.play"),
     "train": (
         "train a self-play agent from a config (damas train --help)",
-        "agents.training.train",
+        "damas_agents.training.train",
     ),
 }
 

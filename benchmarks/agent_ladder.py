@@ -4,7 +4,7 @@
     python benchmarks/agent_ladder.py --quick               # 20 games per rung, small budgets
     python benchmarks/agent_ladder.py --games 40 --json ladder.json
 
-For each variant every rung plays one colour-swapped match (:func:`agents.arena.play_match`:
+For each variant every rung plays one colour-swapped match (:func:`damas_agents.arena.play_match`:
 ACF ballots on English, seeded random opening plies elsewhere, each opening played with both
 colours) against the rung below it, and optionally against a fixed ``--anchor`` too. A rung
 prints as soon as its match ends: W/D/L, score and Elo difference with 95% intervals, the
@@ -20,7 +20,7 @@ its match says something (a whitewash only bounds the Elo difference):
     alphabeta:depth=N < dame:depth=N          (International; the same depth, dame-rs)
 
 Before the matches it prints the search speeds on positions from a seeded self-play game:
-alpha-beta nodes/s per depth (:class:`agents.players.alphabeta.SearchResult`), MCTS
+alpha-beta nodes/s per depth (:class:`damas_agents.players.alphabeta.SearchResult`), MCTS
 simulations/s per budget, and the outside engines' nodes/s or simulations/s. Outside engines
 that are not installed are skipped with a note.
 """
@@ -35,10 +35,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agents.arena import MatchResult, play_match, uses_ballots
-from agents.players.classic import AlphaBetaAgent
-from agents.players.specs import make_agent
-from agents.players.tree import MCTSAgent
+from damas_agents.arena import MatchResult, play_match, uses_ballots
+from damas_agents.players.classic import AlphaBetaAgent
+from damas_agents.players.specs import make_agent
+from damas_agents.players.tree import MCTSAgent
 from damas_env import Move, Position
 
 FULL = {"games": 200, "depths": [1, 2, 3, 4, 5, 6], "mcts": [100, 400, 1000]}
@@ -325,7 +325,7 @@ def openspiel_speed(
     games: list[tuple[list[Move], Position]], budgets: Sequence[int]
 ) -> list[dict[str, Any]]:
     """Returns OpenSpiel MCTS's simulations and seconds per budget (one decision a position)."""
-    from agents.players.external import OpenSpielMCTSAgent
+    from damas_agents.players.external import OpenSpielMCTSAgent
 
     rows = []
     for sims in sorted(budgets):

@@ -17,7 +17,8 @@ implementation kept outside the package).
 
 Measured on the 2-core development machine (shared, loaded by other processes; one core per
 search), the UCT tree of Python nodes (the earlier ``agents/mcts.py``, a copy timed with
-``--against``) against the compiled search (:class:`agents.players.tree.MCTSAgent`), best of 10::
+``--against``) against the compiled search (:class:`damas_agents.players.tree.MCTSAgent`), best
+of 10::
 
     variant         rollouts   sims/s Python tree -> compiled
     english         full             14,937 ->  24,486
@@ -36,7 +37,7 @@ import importlib
 import time
 from typing import Any
 
-from agents.players.tree import MCTSAgent
+from damas_agents.players.tree import MCTSAgent
 from damas_env import Position
 
 

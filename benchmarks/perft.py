@@ -64,7 +64,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="smaller depths")
     args = parser.parse_args()
-    from agents.players.peers import OpenSpielCheckersPeer, PydraughtsPeer
+    from damas_agents.players.peers import OpenSpielCheckersPeer, PydraughtsPeer
 
     print(f"numba compile (empty cache, import + first call): {compile_seconds():.1f} s")
     english = Position.start("english")

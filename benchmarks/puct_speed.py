@@ -13,7 +13,7 @@ included), so a search counts ``games * simulations``.
 
 Cases: ``UniformEvaluator`` (no model: the cost of the tree alone) at 32 and 128 simulations,
 and a small ``DraughtsNet`` (channels 32, blocks 2, CPU, one torch thread per core given) behind
-``agents.players.learned.NetworkEvaluator`` at 32 simulations. Every evaluator is wrapped in a
+``damas_agents.players.learned.NetworkEvaluator`` at 32 simulations. Every evaluator is wrapped in a
 timer, so each row prints sims/s, the share of the search spent inside ``evaluate`` and the
 tree's own time per simulation (search time less evaluator time, over the simulations).
 
@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.players.tree import BatchedPUCT, Evaluator, UniformEvaluator
+from damas_agents.players.tree import BatchedPUCT, Evaluator, UniformEvaluator
 from damas_env import Position
 from damas_env import kernels as K
 from damas_env.turn import Turn
@@ -114,9 +114,9 @@ def main() -> None:
     if not args.no_network:
         import torch
 
-        from agents.players.learned import NetworkEvaluator
-        from agents.training.config import NetworkConfig
-        from agents.training.network import DraughtsNet
+        from damas_agents.players.learned import NetworkEvaluator
+        from damas_agents.training.config import NetworkConfig
+        from damas_agents.training.network import DraughtsNet
 
         torch.set_num_threads(args.threads)
         torch.manual_seed(0)

@@ -27,15 +27,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agents.training.config import apply_overrides, load_config  # noqa: E402
-from agents.training.trainer import make_trainer  # noqa: E402
+from damas_agents.training.config import apply_overrides, load_config  # noqa: E402
+from damas_agents.training.trainer import make_trainer  # noqa: E402
 
 
 def measure(config, iterations: int) -> dict[str, float]:
     """Returns positions/s, games/s and the learner's share for one setting."""
     trainer = make_trainer(config)
     if config.distributed.backend == "ray":
-        from agents.training.distributed import RaySelfPlay
+        from damas_agents.training.distributed import RaySelfPlay
 
         workers = RaySelfPlay(trainer, config)
         step, close = workers.step, workers.close

@@ -11,7 +11,7 @@ It trains the config for ``--budget`` seconds of wall-clock time on this machine
 evaluation during training, so the budget is all self-play and learning), then picks the
 network snapshots nearest to ``--points`` evenly spaced times (``--eval-only RUN_DIR``: those
 of a finished run; ``--snapshot PATH``: one checkpoint file, no run directory) and plays
-each ``--games`` arena games against every opponent (:func:`agents.arena.play_match`: half
+each ``--games`` arena games against every opponent (:func:`damas_agents.arena.play_match`: half
 with each colour, the arena's openings). The opponents are a graded ladder chosen by the
 board's size, or ``--opponents``:
 
@@ -27,7 +27,7 @@ games per opponent takes hours: its deep searches think for seconds a move.
 
 As each match ends it prints one line: the training seconds at the snapshot, the opponent,
 W/D/L, the score with its 95% interval, the Elo difference with its interval
-(:func:`agents.arena.score_stats`) and the mean seconds per move of the snapshot and of the
+(:func:`damas_agents.arena.score_stats`) and the mean seconds per move of the snapshot and of the
 opponent (the time rule of issue 14: the agent may think no longer than its opponent). Then
 the run's throughput (self-play games/s and positions/s, network evaluations/s). Everything
 goes to ``RUN_DIR/strength.json`` (``--snapshot``: ``runs/strength-<file>-<time>.json``), or
@@ -51,9 +51,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agents.arena import play_match  # noqa: E402
-from agents.files import write_atomically  # noqa: E402
-from agents.players.specs import make_agent, parse_spec  # noqa: E402
+from damas_agents.arena import play_match  # noqa: E402
+from damas_agents.files import write_atomically  # noqa: E402
+from damas_agents.players.specs import make_agent, parse_spec  # noqa: E402
 from damas_env import Ruleset  # noqa: E402
 
 ALPHABETA_DEPTHS = range(1, 9)
@@ -148,7 +148,7 @@ def _snapshots(run_dir: Path, metrics: list[dict[str, float]], points: int) -> l
 def _snapshot_file(path: str) -> tuple[dict[str, Any], Ruleset]:
     """Returns one checkpoint file as a snapshot (its iteration and training seconds, where
     its history has them) and the ruleset it plays."""
-    from agents.training.checkpoint import read_checkpoint
+    from damas_agents.training.checkpoint import read_checkpoint
 
     data = read_checkpoint(path)
     history = data.get("history") or [{}]
@@ -266,7 +266,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _train_or_read(args: argparse.Namespace) -> tuple[dict[str, Any], list[dict], Ruleset]:
     """Returns the run's description, its snapshots and ruleset (training first if asked)."""
-    from agents.training.config import apply_overrides, load_config
+    from damas_agents.training.config import apply_overrides, load_config
 
     stamp = time.strftime("%Y%m%d-%H%M%S")
     if args.snapshot:
@@ -277,7 +277,7 @@ def _train_or_read(args: argparse.Namespace) -> tuple[dict[str, Any], list[dict]
         run_dir = Path(args.eval_only)
         config = load_config(run_dir / "config.yaml")
     else:
-        from agents.training.train import run_training
+        from damas_agents.training.train import run_training
 
         config = load_config(args.config)
         config = apply_overrides(

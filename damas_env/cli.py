@@ -5,7 +5,7 @@
     damas show  --variant configs/rules/seed002_website_checkers.yaml [--fen FEN]
     damas variants
 
-The ``damas`` program itself is assembled by the application (``agents.command``), which
+The ``damas`` program itself is assembled by the application (``damas_agents.command``), which
 adds ``arena``, ``play`` and ``train`` through :func:`main`'s `commands`: the library never
 imports the agents.
 

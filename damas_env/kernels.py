@@ -66,9 +66,9 @@ COMPILING = {
     "damas_env.turn": "the turn-state kernels",
     "damas_env.vector": "the batch environment's kernels",
     "damas_env.ending": "the ending kernels",
-    "agents.players.alphabeta": "the alpha-beta search",
-    "agents.players.nnue": "the learned evaluation",
-    "agents.players.tree": "the tree search",
+    "damas_agents.players.alphabeta": "the alpha-beta search",
+    "damas_agents.players.nnue": "the learned evaluation",
+    "damas_agents.players.tree": "the tree search",
 }
 
 
@@ -82,7 +82,7 @@ class CompileNotice(event.Listener):
 
     def on_start(self, ev: event.Event) -> None:
         module = getattr(ev.data["dispatcher"].py_func, "__module__", "") or ""
-        if not module.startswith(("damas_env.", "agents.")) or module in self.noted:
+        if not module.startswith(("damas_env.", "damas_agents.")) or module in self.noted:
             return
         self.noted.add(module)
         what = COMPILING.get(module, f"the kernels of {module}")

@@ -14,8 +14,8 @@
 Learner       ``play_as``: ``"player_0"`` (moves first), ``"player_1"``, or ``"random"`` (drawn
               per episode from the reset seed); ``info["play_as"]`` and ``info["colour"]``
 Opponent      ``"random"`` (uniform over its mask, seeded by reset), a callable
-              ``f(observation_dict) -> int``, or an agent (``agents.players.base.Agent``) whose
-              ``act(observation, position, hops) -> int`` gets the engine position too
+              ``f(observation_dict) -> int``, or an agent (``damas_agents.players.base.Agent``)
+              whose ``act(observation, position, hops) -> int`` gets the engine position too
               (its optional ``reset()`` is called at each episode start)
 Actions       ``Discrete(A)``: one hop of the learner, as in :mod:`damas_env.draughts_v0`
 Observations  the planes ``Box(0, 1, (8, N, N), float32)`` in the learner's view; the mask is
@@ -87,7 +87,7 @@ class DraughtsGymEnv(gymnasium.Env[np.ndarray, np.int64]):
         Args:
             variant: a ruleset name (see :func:`damas_env.ruleset_names`).
             opponent: "random", a callable ``f(observation_dict) -> int`` or an object with
-                ``act(observation, position, hops) -> int`` (the ``agents.players.base.Agent``
+                ``act(observation, position, hops) -> int`` (the ``damas_agents.players.base.Agent``
                 protocol) and optionally ``reset()``.
             play_as: the learner's agent, "player_0", "player_1" or "random" (per episode).
             render_mode: None, "ansi", "rgb_array" or "human" (passed to the AEC env).

@@ -866,4 +866,3 @@ class Turn:
         mask = np.zeros(self.layout.num_actions, dtype=np.int8)
         self.write_mask(mask)
         return np.flatnonzero(mask).tolist()
-

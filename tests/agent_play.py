@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.players.base import Agent, play_hop
+from damas_agents.players.base import Agent, play_hop
 
 
 class RandomHops:

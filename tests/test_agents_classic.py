@@ -14,9 +14,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.players.alphabeta import MATE, MAX_PLY, QS_PLIES, Searcher, piece_square_table
-from agents.players.base import Agent, play_hop
-from agents.players.classic import (
+from damas_agents.players.alphabeta import MATE, MAX_PLY, QS_PLIES, Searcher, piece_square_table
+from damas_agents.players.base import Agent, play_hop
+from damas_agents.players.classic import (
     AlphaBetaAgent,
     GreedyAgent,
     RandomAgent,

@@ -20,8 +20,8 @@ import numpy as np
 import pytest
 from agent_play import RandomHops, play_game
 
-from agents.arena.cli import main as arena_main
-from agents.players.external import (
+from damas_agents.arena.cli import main as arena_main
+from damas_agents.players.external import (
     DameAgent,
     HubAgent,
     HubError,
@@ -354,7 +354,7 @@ def test_hub_search_within_its_time_is_not_reported(fake_engine):
 # --- Hub: the end of an engine --------------------------------------------------------------
 
 LEFT_OPEN = """\
-from agents.players.external import HubAgent
+from damas_agents.players.external import HubAgent
 from damas_env import Position
 played = HubAgent({path!r}, depth=1)
 played.choose(Position.start("english"))
@@ -413,7 +413,7 @@ def test_arena_reports_an_engine_that_dies_mid_game_in_one_line(fake_engine, cap
 def test_arena_refuses_a_misconfigured_engine_before_any_game(
     fake_engine, capsys, monkeypatch, option, message
 ):
-    monkeypatch.setattr("agents.arena.match.play_match", pytest.fail)
+    monkeypatch.setattr("damas_agents.arena.match.play_match", pytest.fail)
     argv = ["--agents", f"hub:{fake_engine},{option}", "random", "--no-progress"]
     assert arena_main(argv) == 2
     err = capsys.readouterr().err

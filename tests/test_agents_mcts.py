@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from agent_play import RandomHops, play_game
 
-from agents.players.base import Agent
-from agents.players.tree import BatchedPUCT, MCTSAgent, PUCTNode, RolloutEvaluator
+from damas_agents.players.base import Agent
+from damas_agents.players.tree import BatchedPUCT, MCTSAgent, PUCTNode, RolloutEvaluator
 from damas_env import Colour, Position, draughts_v0
 from damas_env import kernels as K
 from damas_env.encoding import move_to_actions

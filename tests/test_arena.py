@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from agents.arena import (
+from damas_agents.arena import (
     GameRecord,
     MatchResult,
     MoveTimes,
@@ -29,20 +29,20 @@ from agents.arena import (
     score_stats,
     uses_ballots,
 )
-from agents.arena.ballots import ACF_OPENINGS, BARRED, DECK
-from agents.arena.cli import main as arena_main
-from agents.command import main as damas_main
-from agents.players import specs
+from damas_agents.arena.ballots import ACF_OPENINGS, BARRED, DECK
+from damas_agents.arena.cli import main as arena_main
+from damas_agents.command import main as damas_main
+from damas_agents.players import specs
 from damas_env import Position, draughts_v0
 from damas_env.encoding import move_to_actions
 from damas_env.game import Game
 from damas_env.notation import read_pdn, write_pdn
 
-HAS_CLASSIC = importlib.util.find_spec("agents.players.classic") is not None
+HAS_CLASSIC = importlib.util.find_spec("damas_agents.players.classic") is not None
 
 
 class StubRandom:
-    """A uniformly random hop from the mask, seeded (stands in for agents.players.classic)."""
+    """A uniformly random hop from the mask, seeded (stands in for damas_agents.players.classic)."""
 
     name = "stub-random"
 
@@ -100,7 +100,7 @@ class StubCompiling(StubRandom):
 
 @pytest.fixture
 def random_spec(monkeypatch: pytest.MonkeyPatch) -> str:
-    """Returns "random", backed by StubRandom until agents.players.classic exists (here)."""
+    """Returns "random", backed by StubRandom until damas_agents.players.classic exists (here)."""
     if not HAS_CLASSIC:
         stub = specs.Kind(f"{__name__}:StubRandom", usage="random")
         monkeypatch.setitem(specs.KINDS, "random", stub)

@@ -28,10 +28,10 @@ from helpers import tiny_config as tiny
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import agents.training.checkpoint
-import agents.training.network
-from agents.training.alphazero import AlphaZeroTrainer
-from agents.training.checkpoint import (
+import damas_agents.training.checkpoint
+import damas_agents.training.network
+from damas_agents.training.alphazero import AlphaZeroTrainer
+from damas_agents.training.checkpoint import (
     CheckpointError,
     load_agent,
     load_network,
@@ -39,8 +39,8 @@ from agents.training.checkpoint import (
     restore_trainer,
     save_checkpoint,
 )
-from agents.training.config import config_from_dict
-from agents.training.ppo import PPOTrainer
+from damas_agents.training.config import config_from_dict
+from damas_agents.training.ppo import PPOTrainer
 
 FUZZ = settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None
@@ -289,13 +289,13 @@ def test_a_huge_network_is_refused_before_anything_is_built(
     bounds; one within the bounds that does not fit the weights is built on the meta device
     only, and refused there."""
     built = []
-    real = agents.training.network.DraughtsNet
+    real = damas_agents.training.network.DraughtsNet
 
     def spy(*args: Any) -> Any:
         built.append(torch.empty(0).device.type)
         return real(*args)
 
-    monkeypatch.setattr(agents.training.network, "DraughtsNet", spy)
+    monkeypatch.setattr(damas_agents.training.network, "DraughtsNet", spy)
     refused(
         crafted(saved, scratch, lambda d: d["config"]["network"].update(channels=200000)), "512"
     )

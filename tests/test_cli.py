@@ -87,7 +87,7 @@ def test_the_library_never_imports_the_application() -> None:
             names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
             if isinstance(node, ast.ImportFrom) and node.level == 0:
                 names = [node.module or ""]
-            assert not any(n == "agents" or n.startswith("agents.") for n in names), path
+            assert not any(n == "agents" or n.startswith("damas_agents.") for n in names), path
 
 
 def test_the_library_command_lists_only_what_it_is_given(capsys) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from agents.training.config import (
+from damas_agents.training.config import (
     CONFIGS_DIR,
     Config,
     ConfigError,
@@ -76,7 +76,7 @@ def test_every_field_has_a_docstring() -> None:
     import ast
     import inspect
 
-    import agents.training.config as module
+    import damas_agents.training.config as module
 
     tree = ast.parse(inspect.getsource(module))
     for node in tree.body:

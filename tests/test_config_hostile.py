@@ -2,9 +2,9 @@
 
 A config arrives from a YAML file, from ``--set`` on the command line and from the
 ``config`` field of a checkpoint someone else wrote. Whatever it holds, reading it gives a
-valid :class:`~agents.training.config.Config` or a
-:class:`~agents.training.config.ConfigError` naming the key, never another exception, a NaN or a
-path outside ``runs/``.
+valid :class:`~damas_agents.training.config.Config` or a
+:class:`~damas_agents.training.config.ConfigError` naming the key, never another exception, a NaN
+or a path outside ``runs/``.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents.training.config import (
+from damas_agents.training.config import (
     MAX_BLOCKS,
     MAX_CHANNELS,
     MAX_INT,
@@ -32,7 +32,7 @@ from agents.training.config import (
     config_to_dict,
     load_config,
 )
-from agents.training.trainer import check_device
+from damas_agents.training.trainer import check_device
 from damas_env.rules import Ruleset
 
 

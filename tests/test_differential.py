@@ -2,7 +2,7 @@
 
 Moves are compared as sets of (origin, destination, captured set) in PDN numbers, which is
 what both peers can express (pydraughts lists duplicate capture routes separately; the
-adapters in agents.players.peers merge them).
+adapters in damas_agents.players.peers merge them).
 
 - pydraughts 0.6.7: international, english, brazilian, russian. Its rules agree with ours
   on all four; it has no draw rules we rely on here (we stop games at a ply cap).
@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 from helpers import VARIANTS as BUILT_IN
 
-from agents.players.peers import OpenSpielCheckersPeer, PydraughtsPeer
+from damas_agents.players.peers import OpenSpielCheckersPeer, PydraughtsPeer
 from damas_env import Position
 
 pytest.importorskip("draughts")

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from agents.training.checkpoint import read_checkpoint
-from agents.training.config import config_from_dict
-from agents.training.distributed import RaySelfPlay, WorkersLostError, _worker_config
-from agents.training.train import run_training
-from agents.training.trainer import make_trainer
+from damas_agents.training.checkpoint import read_checkpoint
+from damas_agents.training.config import config_from_dict
+from damas_agents.training.distributed import RaySelfPlay, WorkersLostError, _worker_config
+from damas_agents.training.train import run_training
+from damas_agents.training.trainer import make_trainer
 
 ray = pytest.importorskip("ray")
 pytestmark = pytest.mark.xdist_group("ray")  # one local Ray per test run (--dist loadgroup)

@@ -45,7 +45,7 @@ def test_international_most_moves_matches_pydraughts() -> None:
         for m in pos.legal_moves()
     }
     assert len(moves) == 407
-    peers = pytest.importorskip("agents.players.peers")
+    peers = pytest.importorskip("damas_agents.players.peers")
     pytest.importorskip("draughts")
     assert moves == peers.PydraughtsPeer("international", INTERNATIONAL_MOST_MOVES).moves()
 

@@ -9,17 +9,17 @@ from pathlib import Path
 import pytest
 from helpers import Exploit, crafted_checkpoint, tiny_config
 
-from agents import arena
-from agents.arena import play
-from agents.arena.cli import main as arena_main
-from agents.arena.play import main as play_main
+from damas_agents import arena
+from damas_agents.arena import play
+from damas_agents.arena.cli import main as arena_main
+from damas_agents.arena.play import main as play_main
 
 
 @pytest.fixture(scope="module")
 def english_pt(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Returns a tiny checkpoint trained (not at all) on English rules."""
-    from agents.training.alphazero import AlphaZeroTrainer
-    from agents.training.checkpoint import save_checkpoint
+    from damas_agents.training.alphazero import AlphaZeroTrainer
+    from damas_agents.training.checkpoint import save_checkpoint
 
     path = tmp_path_factory.mktemp("ck") / "english.pt"
     save_checkpoint(path, AlphaZeroTrainer(tiny_config()))
@@ -124,7 +124,7 @@ def test_a_worker_that_dies_is_one_line_not_a_traceback(
     def killed(*args: object, **kwargs: object) -> None:
         raise BrokenProcessPool("a process in the process pool was terminated abruptly")
 
-    monkeypatch.setattr("agents.arena.match.play_match", killed)
+    monkeypatch.setattr("damas_agents.arena.match.play_match", killed)
     status, err = _exit(capsys, arena_main, ["--agents", "random", "greedy", "--workers", "2"])
     assert status == 2 and err.count("\n") == 1
     assert err.startswith("damas arena: error: a worker process died: a process in the")
@@ -224,7 +224,7 @@ def test_arena_refuses_a_checkpoint_of_other_rules_before_any_game(
 
 @pytest.mark.parametrize("limit", [{"time": float("nan")}, {"time": float("inf")}, {"depth": 0}])
 def test_alphabeta_refuses_non_finite_or_empty_limits(limit: dict) -> None:
-    from agents.players.classic import AlphaBetaAgent
+    from damas_agents.players.classic import AlphaBetaAgent
 
     with pytest.raises(ValueError, match="positive finite number"):
         AlphaBetaAgent(**limit)

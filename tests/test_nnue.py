@@ -1,5 +1,5 @@
-"""The learned evaluation inside alpha-beta (agents.players.nnue, agents.training.evalnet)
-and its self-play trainer (agents.training.nnue)."""
+"""The learned evaluation inside alpha-beta (damas_agents.players.nnue,
+damas_agents.training.evalnet) and its self-play trainer (damas_agents.training.nnue)."""
 
 from __future__ import annotations
 
@@ -13,18 +13,18 @@ import pytest
 import torch
 from helpers import ONE_PER_BOARD_SIZE, tiny_config
 
-from agents.arena import play_match
-from agents.players.alphabeta import TEMPO, Searcher, piece_square_table
-from agents.players.classic import AlphaBetaAgent
-from agents.players.nnue import (
+from damas_agents.arena import play_match
+from damas_agents.players.alphabeta import TEMPO, Searcher, piece_square_table
+from damas_agents.players.classic import AlphaBetaAgent
+from damas_agents.players.nnue import (
     NetWeights,
     full_accumulator,
     move_accumulator,
     net_value,
     pst_weights,
 )
-from agents.players.specs import make_agent
-from agents.training.checkpoint import (
+from damas_agents.players.specs import make_agent
+from damas_agents.training.checkpoint import (
     PRETRAINED,
     load_agent,
     network_agent,
@@ -33,10 +33,10 @@ from agents.training.checkpoint import (
     restore_trainer,
     save_checkpoint,
 )
-from agents.training.config import apply_overrides
-from agents.training.evalnet import EvalNet, features
-from agents.training.nnue import NNUETrainer
-from agents.training.train import run_training
+from damas_agents.training.config import apply_overrides
+from damas_agents.training.evalnet import EvalNet, features
+from damas_agents.training.nnue import NNUETrainer
+from damas_agents.training.train import run_training
 from damas_env import Position, get_ruleset
 from damas_env import kernels as K
 from damas_env.engine import Engine

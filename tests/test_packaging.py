@@ -3,12 +3,14 @@ outside the checkout.
 
 The wheel must carry what an editable install reads from the checkout: the rules presets
 (``damas_env/presets``, which ``configs/rules`` links to) and the training configs
-(``agents/training/configs``, which ``configs`` links to).
+(``agents/training/configs``, which ``configs`` links to). The agents install under their own
+import name, ``damas_agents`` (the checkout's ``agents/`` folder), so no top-level ``agents``
+package collides with another distribution's (the OpenAI Agents SDK installs one).
 
 The fresh venv reuses this environment's installed dependencies (numpy, numba, torch...)
 through a ``.pth`` file that lists their folders, so nothing is downloaded. A ``.pth`` line
 that names a folder only adds it to ``sys.path``: the ``.pth`` files in that folder, among
-them the editable install's import hook, are not run, so ``damas_env`` and ``agents`` come
+them the editable install's import hook, are not run, so ``damas_env`` and ``damas_agents`` come
 from the wheel. The wheel is installed before that line is written, so pip sees no other
 ``damas-env`` and leaves this environment alone. The build runs in a copy of the sources,
 so it writes nothing into the checkout.
@@ -134,8 +136,16 @@ def install(tmp_path_factory: pytest.TempPathFactory) -> Install:
 def test_the_wheel_carries_the_presets_and_the_configs(install: Install) -> None:
     names = set(zipfile.ZipFile(install.wheel).namelist())
     assert {f"damas_env/presets/{seed}.yaml" for seed in SEEDS} <= names
-    assert {f"agents/training/configs/{name}.yaml" for name in CONFIGS} <= names
+    assert {f"damas_agents/training/configs/{name}.yaml" for name in CONFIGS} <= names
     assert "damas_env/py.typed" in names
+
+
+def test_the_wheel_installs_no_top_level_agents_package(install: Install) -> None:
+    tops = {name.split("/")[0] for name in zipfile.ZipFile(install.wheel).namelist()}
+    assert {"damas_env", "damas_agents"} <= tops
+    assert "agents" not in tops
+    found = install.python("import importlib.util as u; print(u.find_spec('agents'))")
+    assert found.strip() == "None"
 
 
 def test_the_build_has_no_license_deprecation(install: Install) -> None:
@@ -147,7 +157,9 @@ def test_the_build_has_no_license_deprecation(install: Install) -> None:
 
 
 def test_the_installed_packages_are_the_wheel_not_the_checkout(install: Install) -> None:
-    files = install.python("import agents, damas_env; print(damas_env.__file__, agents.__file__)")
+    files = install.python(
+        "import damas_agents, damas_env; print(damas_env.__file__, damas_agents.__file__)"
+    )
     for file in map(Path, files.split()):
         assert file.is_relative_to(install.venv), file
         assert not file.is_relative_to(ROOT), file
@@ -164,7 +176,7 @@ def test_the_seed_presets_work_from_the_wheel(install: Install) -> None:
 
 def test_a_bundled_config_loads_by_name_from_the_wheel(install: Install) -> None:
     code = (
-        "from agents.training.config import config_names, load_config\n"
+        "from damas_agents.training.config import config_names, load_config\n"
         "print(config_names(), load_config('quickstart').name)"
     )
     assert install.python(code).strip() == f"{CONFIGS} quickstart"
@@ -172,9 +184,29 @@ def test_a_bundled_config_loads_by_name_from_the_wheel(install: Install) -> None
     assert "did you mean 'quickstart'?" in error and "bundled configs: " in error
 
 
+def test_a_bundled_config_trains_from_the_wheel(install: Install) -> None:
+    """The main job's command, by config name, outside the checkout (one small iteration)."""
+    small = [
+        "train.iterations=1",
+        "env.num_envs=4",
+        "mcts.simulations=4",
+        "mcts.steps_per_iteration=2",
+        "train.updates_per_iteration=1",
+        "eval.games=2",
+        "eval.every=1",
+    ]
+    out = install.workdir / "runs" / "wheel-quickstart"
+    result = install.damas(
+        "train", "quickstart", "--no-progress", "--out", str(out), "--set", *small
+    )
+    assert "done: 1 iterations" in result.stdout
+    assert (out / "checkpoints" / "latest.pt").is_file()
+    assert f"damas play --variant english --opponent checkpoint:{out}" in result.stdout
+
+
 def test_the_pretrained_agent_ships_in_the_wheel(install: Install) -> None:
     if not (ROOT / "agents" / "pretrained" / "english.pt").is_file():
         pytest.skip("agents/pretrained/english.pt is not in the checkout yet")
-    code = "from agents.training.checkpoint import pretrained_path as p; print(p('english'))"
+    code = "from damas_agents.training.checkpoint import pretrained_path as p; print(p('english'))"
     path = Path(install.python(code).strip())
     assert path.is_file() and path.is_relative_to(install.venv)

@@ -1,4 +1,5 @@
-"""Tests of the reference-engine adapters in ``agents.players.peers`` (pydraughts and OpenSpiel).
+"""Tests of the reference-engine adapters in ``damas_agents.players.peers`` (pydraughts and
+OpenSpiel).
 
 The deeper perft counts take several seconds each with pydraughts (about 1,000 leaves/s); they
 carry the ``slow`` marker, which the default run deselects (``python -m pytest -m slow``).
@@ -11,7 +12,7 @@ import sys
 
 import pytest
 
-from agents.players.peers import OpenSpielCheckersPeer, PeerMove, PydraughtsPeer
+from damas_agents.players.peers import OpenSpielCheckersPeer, PeerMove, PydraughtsPeer
 from damas_env import Position
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from agents.arena import play
-from agents.command import main as damas_main
+from damas_agents.arena import play
+from damas_agents.command import main as damas_main
 from damas_env.game import Game
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")

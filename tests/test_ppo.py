@@ -1,5 +1,5 @@
-"""Self-play PPO (agents.training.ppo): sampling, per-player advantages, the trainer's iteration,
-the opponent pool, resume and reproducibility."""
+"""Self-play PPO (damas_agents.training.ppo): sampling, per-player advantages, the trainer's
+iteration, the opponent pool, resume and reproducibility."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import torch
 
-from agents.training.config import (
+from damas_agents.training.config import (
     Config,
     EnvConfig,
     NetworkConfig,
@@ -21,7 +21,7 @@ from agents.training.config import (
     TrainConfig,
     load_config,
 )
-from agents.training.ppo import (
+from damas_agents.training.ppo import (
     GREEDY,
     SELF,
     PPOTrainer,
@@ -30,7 +30,7 @@ from agents.training.ppo import (
     ppo_update,
     sample_actions,
 )
-from agents.training.trainer import Trainer, make_trainer
+from damas_agents.training.trainer import Trainer, make_trainer
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXED_KEYS = (

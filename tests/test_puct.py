@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.players.tree import (
+from damas_agents.players.tree import (
     BatchedPUCT,
     Evaluator,
     PUCTNode,

@@ -41,10 +41,10 @@ def _argv(command: str) -> list[str]:
     "command", [c for c in COMMANDS if c.startswith("damas ")], ids=lambda c: c[:60]
 )
 def test_readme_damas_commands_parse(command: str) -> None:
-    from agents.arena.cli import build_parser as arena_parser
-    from agents.arena.play import build_parser as play_parser
-    from agents.training.config import apply_overrides, load_config
-    from agents.training.train import _parser as train_parser
+    from damas_agents.arena.cli import build_parser as arena_parser
+    from damas_agents.arena.play import build_parser as play_parser
+    from damas_agents.training.config import apply_overrides, load_config
+    from damas_agents.training.train import _parser as train_parser
     from damas_env.cli import _parser as damas_parser
 
     argv = _argv(command)[1:]

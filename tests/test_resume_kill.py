@@ -24,10 +24,10 @@ from pathlib import Path
 import pytest
 from helpers import tiny_training
 
-from agents.training.checkpoint import read_checkpoint, save_checkpoint
-from agents.training.config import config_from_dict, config_to_yaml
-from agents.training.train import run_training
-from agents.training.trainer import make_trainer
+from damas_agents.training.checkpoint import read_checkpoint, save_checkpoint
+from damas_agents.training.config import config_from_dict, config_to_yaml
+from damas_agents.training.train import run_training
+from damas_agents.training.trainer import make_trainer
 
 ROOT = Path(__file__).resolve().parents[1]
 TOTAL, EVERY = 12, 3
@@ -59,7 +59,7 @@ def start(run: Path, config: Path) -> subprocess.Popen:
         args = [str(config), "--out", str(run)]
     log = (run.parent / "train.out").open("ab")
     return subprocess.Popen(
-        [sys.executable, "-m", "agents.command", "train", *args, "--no-progress"],
+        [sys.executable, "-m", "damas_agents.command", "train", *args, "--no-progress"],
         cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
     )  # fmt: skip
 
@@ -110,7 +110,10 @@ def check_consistent(run: Path) -> int:
 def finish(run: Path) -> str:
     """Resumes the run to the end and checks everything it should hold; returns its output."""
     done = subprocess.run(
-        [sys.executable, "-m", "agents.command", "train", "--resume", str(run), "--no-progress"],
+        [
+            sys.executable, "-m", "damas_agents.command", "train", "--resume", str(run),
+            "--no-progress",
+        ],
         cwd=ROOT, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
@@ -227,7 +230,7 @@ def test_resume_writes_the_missing_snapshot_of_its_iteration(tmp_path: Path) -> 
 
 
 def test_a_fresh_run_saves_iteration_0_before_self_play(tmp_path: Path, monkeypatch) -> None:
-    from agents.training.alphazero import AlphaZeroTrainer
+    from damas_agents.training.alphazero import AlphaZeroTrainer
 
     run = tmp_path / "run"
     seen = []
@@ -250,7 +253,7 @@ def test_config_yaml_is_written_before_torch_is_imported(tmp_path: Path) -> None
     run = tmp_path / "run"
     code = (
         "import sys; sys.modules['torch'] = None\n"
-        "from agents.command import main\n"
+        "from damas_agents.command import main\n"
         f"sys.exit(main(['train', {str(config)!r}, '--out', {str(run)!r}, '--no-progress']))\n"
     )
     done = subprocess.run(

@@ -305,7 +305,7 @@ def test_registration_makes_both_envs_and_is_idempotent() -> None:
 
 
 def test_a_classical_agent_as_opponent_gets_the_position() -> None:
-    from agents.players.classic import AlphaBetaAgent
+    from damas_agents.players.classic import AlphaBetaAgent
 
     class Watched(AlphaBetaAgent):
         """Notes what it is given beside what the engine holds at that moment."""

@@ -8,8 +8,8 @@ import shutil
 
 import pytest
 
-from agents.players.base import Agent, play_hop
-from agents.players.specs import KINDS, make_agent, parse_spec
+from damas_agents.players.base import Agent, play_hop
+from damas_agents.players.specs import KINDS, make_agent, parse_spec
 from damas_env import draughts_v0
 
 
@@ -80,12 +80,12 @@ def test_bad_specs_say_what_is_accepted(spec: str, message: str) -> None:
 
 
 INSTALLED = {
-    "random": _installed("agents.players.classic"),
-    "greedy": _installed("agents.players.classic"),
-    "alphabeta:depth=1": _installed("agents.players.classic"),
-    "alphabeta:nodes=500,time=0.05": _installed("agents.players.classic"),
-    "mcts:sims=4": _installed("agents.players.tree"),
-    "openspiel-mcts:sims=4": _installed("agents.players.external", "pyspiel"),
+    "random": _installed("damas_agents.players.classic"),
+    "greedy": _installed("damas_agents.players.classic"),
+    "alphabeta:depth=1": _installed("damas_agents.players.classic"),
+    "alphabeta:nodes=500,time=0.05": _installed("damas_agents.players.classic"),
+    "mcts:sims=4": _installed("damas_agents.players.tree"),
+    "openspiel-mcts:sims=4": _installed("damas_agents.players.external", "pyspiel"),
 }
 
 
@@ -110,7 +110,9 @@ def test_make_agent_builds_dame() -> None:
     assert play_hop(agent, env) in env.unwrapped.legal_actions()
 
 
-@pytest.mark.skipif(not _installed("agents.players.external"), reason="no agents.players.external")
+@pytest.mark.skipif(
+    not _installed("damas_agents.players.external"), reason="no damas_agents.players.external"
+)
 def test_hub_needs_an_existing_engine() -> None:
     with pytest.raises(FileNotFoundError):
         make_agent("hub:/no/such/engine,depth=2")
@@ -120,7 +122,7 @@ def test_hub_needs_an_existing_engine() -> None:
 
 
 def test_checkpoint_spec_reaches_load_agent(monkeypatch: pytest.MonkeyPatch) -> None:
-    import agents.training.checkpoint
+    import damas_agents.training.checkpoint
 
     loaded: list[tuple] = []
 
@@ -128,15 +130,15 @@ def test_checkpoint_spec_reaches_load_agent(monkeypatch: pytest.MonkeyPatch) -> 
         loaded.append((path, seed, sims))
         return "the agent"
 
-    monkeypatch.setattr(agents.training.checkpoint, "load_agent", load_agent)
+    monkeypatch.setattr(damas_agents.training.checkpoint, "load_agent", load_agent)
     assert make_agent("checkpoint:runs/x.pt", seed=3) == "the agent"
     assert make_agent("checkpoint:runs/y.pt,sims=8") == "the agent"
     assert loaded == [("runs/x.pt", 3, 0), ("runs/y.pt", None, 8)]
 
 
 def test_the_seed_reaches_seeded_agents() -> None:
-    if not _installed("agents.players.tree"):
-        pytest.skip("agents.players.tree not installed")
+    if not _installed("damas_agents.players.tree"):
+        pytest.skip("damas_agents.players.tree not installed")
     assert make_agent("mcts:sims=3", seed=11).seed == 11  # type: ignore[attr-defined]
     assert {k for k, kind in KINDS.items() if not kind.seeded} == {"dame", "hub"}
 

@@ -12,21 +12,21 @@ import numpy as np
 import pytest
 import torch
 
-from agents.arena import play_match
-from agents.files import write_atomically
-from agents.players.learned import NetworkAgent
-from agents.players.specs import make_agent
-from agents.training.alphazero import AlphaZeroTrainer, ReplayBuffer
-from agents.training.checkpoint import (
+from damas_agents.arena import play_match
+from damas_agents.files import write_atomically
+from damas_agents.players.learned import NetworkAgent
+from damas_agents.players.specs import make_agent
+from damas_agents.training.alphazero import AlphaZeroTrainer, ReplayBuffer
+from damas_agents.training.checkpoint import (
     CheckpointError,
     load_agent,
     read_checkpoint,
     restore_trainer,
     save_checkpoint,
 )
-from agents.training.config import Config, apply_overrides, config_from_dict, load_config
-from agents.training.train import main as train_main
-from agents.training.train import run_training, summary_line
+from damas_agents.training.config import Config, apply_overrides, config_from_dict, load_config
+from damas_agents.training.train import main as train_main
+from damas_agents.training.train import run_training, summary_line
 from damas_env import Colour
 from damas_env import kernels as K
 from damas_env.turn import result_value
@@ -408,7 +408,7 @@ def test_a_resume_leaves_each_tensorboard_step_once(tmp_path: Path, monkeypatch)
 def test_resuming_a_finished_run_says_how_to_train_further(tmp_path: Path, capsys) -> None:
     """It trains nothing, exits 0 and prints a command that trains further; that command
     works."""
-    from agents.command import main as damas_main
+    from damas_agents.command import main as damas_main
 
     run = tmp_path / "run"
     run_training(tiny(train={"iterations": 1}), run_dir=run, progress=False, out=io.StringIO())
@@ -587,7 +587,7 @@ def test_a_diverging_run_stops_without_saving_nan(tmp_path: Path, monkeypatch, c
 
 @pytest.mark.parametrize("path", sorted((ROOT / "configs").glob("*.yaml")), ids=lambda p: p.stem)
 def test_shipped_configs_load_and_build(path: Path) -> None:
-    from agents.training.trainer import make_trainer
+    from damas_agents.training.trainer import make_trainer
 
     config = apply_overrides(load_config(path), ["env.num_envs=2"])
     trainer = make_trainer(config)
@@ -600,7 +600,7 @@ def test_play_against_a_trained_checkpoint(
 ) -> None:
     """What the closing line of ``damas train`` suggests works: damas play vs the checkpoint,
     also under a variant changed by env.rules (then played from the run's rules.yaml)."""
-    from agents.command import main as damas_main
+    from damas_agents.command import main as damas_main
 
     config = tiny(train={"iterations": 1}, env={"rules": rules})
     result = run_training(config, run_dir=tmp_path / "r", progress=False)

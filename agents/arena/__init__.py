@@ -2,7 +2,7 @@
 names re-exported here), the ACF ballots (``ballots.py``), ``damas arena`` (``cli.py``) and
 ``damas play`` (``play.py``).
 
-    from agents.arena import play_match, round_robin
+    from damas_agents.arena import play_match, round_robin
 """
 
 from .match import *  # noqa: F403 - the names match.__all__ lists, listed once there

@@ -9,14 +9,14 @@ round robin (``--games`` per pair): a crosstable, an Elo ladder and the seconds 
 ``--pdn`` saves every game in one file. ``--json`` prints one JSON object on stdout (the
 progress bar stays on stderr; ``--no-progress`` hides it). Errors go to stderr with exit
 status 2, as for the other ``damas`` commands; so does an external engine that fails during
-a game (:class:`~agents.players.external.EngineError`, Hub engines' ``HubError`` included),
+a game (:class:`~damas_agents.players.external.EngineError`, Hub engines' ``HubError`` included),
 or a worker process that dies. Every agent is built once before the first game, so a bad
 spec, a missing engine or one that fails to start (a Hub engine's handshake) stops the
 command before any game is played.
 
-Limits (:mod:`agents.arena`): ``--games`` 1 to 100000 (a round robin's pairs together),
+Limits (:mod:`damas_agents.arena`): ``--games`` 1 to 100000 (a round robin's pairs together),
 ``--workers`` 1 to 256, ``--max-plies`` 1 to 100000, ``--seed`` 0 to 2**32 - 1; agent budgets
-as in :mod:`agents.players.specs`.
+as in :mod:`damas_agents.players.specs`.
 """
 
 from __future__ import annotations

@@ -1,22 +1,22 @@
 """The arena: matches between agents with fair openings, statistics and PDN.
 
-    from agents.arena import play_match, round_robin
+    from damas_agents.arena import play_match, round_robin
 
     result = play_match("alphabeta:depth=2", "random", variant="english", games=20)
     print(result.summary())          # W/D/L, score and Elo with 95% intervals, by opening
     open("games.pdn", "w").write(result.pdn())
 
 Games are played through :class:`damas_env.draughts_v0.raw_env` (our rules, hop by hop;
-each agent is asked through :func:`agents.players.base.play_hop`) and recorded move by move in a
-:class:`damas_env.game.Game` for the PDN.
+each agent is asked through :func:`damas_agents.players.base.play_hop`) and recorded move by move
+in a :class:`damas_env.game.Game` for the PDN.
 
 Fair play:
 
 - Colours alternate: agent A moves first in even games, second in odd ones, and every
   opening is played twice, once with each colour.
 - Openings keep deterministic agents from replaying one game. Rulesets that open like
-  English checkers use the ACF three-move deck (:mod:`agents.arena.ballots`, 156 ballots, in an
-  order shuffled by the seed); other rulesets use 2-4 random opening plies drawn from the
+  English checkers use the ACF three-move deck (:mod:`damas_agents.arena.ballots`, 156 ballots,
+  in an order shuffled by the seed); other rulesets use 2-4 random opening plies drawn from the
   seed (distinct where possible).
 - Agents given as spec strings (or factories) are built afresh for every game with a seed
   drawn from (match seed, game number, side), so a match is reproducible from its seed and

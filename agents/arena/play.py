@@ -27,8 +27,8 @@ one of the commands:
 An entry that is not a legal move is answered with the legal moves and nothing changes; a
 line longer than :data:`MAX_LINE_CHARS` is read to its end, dropped and answered with an
 error.
-The opponent plays through the :class:`agents.players.base.Agent` protocol, hop by hop, in an env
-kept in step with the game. ``--pdn`` saves the game (``Game.from_pdn`` reads it back).
+The opponent plays through the :class:`damas_agents.players.base.Agent` protocol, hop by hop, in an
+env kept in step with the game. ``--pdn`` saves the game (``Game.from_pdn`` reads it back).
 Errors go to stderr with exit status 2, as for the other ``damas`` commands, before the game
 starts where they can be found then: an opponent that cannot play the variant (a checkpoint
 trained on other rules, an engine of one variant) is refused when it is built.

@@ -15,7 +15,7 @@ alpha-beta pruning. The rules are the engine's: moves come only from
 - Evaluation: a piece-square table from White's view holding material, king value,
   advancement and centre (:func:`piece_square_table`), times the side's sign, plus TEMPO for
   the side to move. Colour-symmetric by construction. Or a learned network
-  (:mod:`agents.players.nnue`, ``Searcher(rules, weights=...)``): its accumulators are
+  (:mod:`damas_agents.players.nnue`, ``Searcher(rules, weights=...)``): its accumulators are
   computed at the root and updated with every move played on the line (``acc[ply]``).
 - Scores: centi-men (a man is 100) from the side to move's view. A side with no legal move
   has lost (won under ``rules[R_GIVEAWAY]``): ``MATE - ply`` says how soon. A position met

@@ -11,7 +11,7 @@ Agents never decide legality themselves: moves come from the engine
 (``position.legal_moves()``) and hops from the mask.
 
     from damas_env import draughts_v0
-    from agents.players.base import play_hop
+    from damas_agents.players.base import play_hop
 
     env = draughts_v0.env("english")
     env.reset()

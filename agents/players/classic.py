@@ -1,15 +1,15 @@
 """Classical baseline agents: random, greedy and alpha-beta search.
 
-    from agents.players.classic import AlphaBetaAgent, GreedyAgent, RandomAgent
+    from damas_agents.players.classic import AlphaBetaAgent, GreedyAgent, RandomAgent
 
     agent = AlphaBetaAgent(depth=4, seed=0)
     result = agent.search(position)     # move, score, depth, nodes, seconds, pv
     move = agent.choose(position)       # what act() plays, hop by hop
 
 Every agent takes its moves from the engine (the action mask or ``position.legal_moves()``);
-the alpha-beta search (:mod:`agents.players.alphabeta`) runs compiled over the engine kernels. Each
-agent owns a seeded ``np.random.Generator`` for its tie-breaks, so a run is reproducible
-from the seed given at construction (``reset()`` does not rewind it).
+the alpha-beta search (:mod:`damas_agents.players.alphabeta`) runs compiled over the engine
+kernels. Each agent owns a seeded ``np.random.Generator`` for its tie-breaks, so a run is
+reproducible from the seed given at construction (``reset()`` does not rewind it).
 """
 
 from __future__ import annotations
@@ -110,7 +110,7 @@ class AlphaBetaAgent(MoveAgent):
             takes about that long, rarely a little more).
         seed: seeds the choice among root moves with exactly the best score.
         tt_bits: the transposition table holds 2**tt_bits entries (28 bytes each).
-        weights: a learned evaluation (:mod:`agents.players.nnue`) instead of the classical
+        weights: a learned evaluation (:mod:`damas_agents.players.nnue`) instead of the classical
             piece-square table.
         rules: the rules the evaluation was trained on: the agent then plays only those
             (:meth:`check_rules`).

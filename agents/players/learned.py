@@ -1,13 +1,13 @@
 """The learned player: a policy-value network as the tree search's evaluator, and as an agent.
 
     evaluator = NetworkEvaluator(network)            # priors and values for batches of leaves
-    search = BatchedPUCT(evaluator, 64)               # agents.players.tree
+    search = BatchedPUCT(evaluator, 64)               # damas_agents.players.tree
     agent = NetworkAgent(network, rules, simulations=64)   # an arena agent
 
-:class:`NetworkEvaluator` is the network behind the :class:`agents.players.tree.Evaluator`
+:class:`NetworkEvaluator` is the network behind the :class:`damas_agents.players.tree.Evaluator`
 protocol (self-play and play share it); :class:`NetworkAgent` plays its policy alone or with
-the search. The network itself is :class:`agents.training.network.DraughtsNet`; a checkpoint
-becomes an agent through :func:`agents.training.checkpoint.load_agent`.
+the search. The network itself is :class:`damas_agents.training.network.DraughtsNet`; a checkpoint
+becomes an agent through :func:`damas_agents.training.checkpoint.load_agent`.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ __all__ = ["NetworkAgent", "NetworkEvaluator"]
 
 
 class NetworkEvaluator:
-    """The :class:`agents.players.tree.Evaluator` of a network: softmax of its masked logits,
+    """The :class:`damas_agents.players.tree.Evaluator` of a network: softmax of its masked logits,
     and its value, for a batch of leaves in one forward pass (eval mode, no gradients).
 
     The network may be training meanwhile: each call switches it to eval mode and back.
@@ -80,7 +80,7 @@ class NetworkAgent:
 
     With ``simulations=0`` it plays the most likely legal hop of the network's policy; with
     more it runs that many PUCT simulations per hop
-    (:class:`agents.players.tree.BatchedPUCT`, no root noise) and plays the most visited hop.
+    (:class:`damas_agents.players.tree.BatchedPUCT`, no root noise) and plays the most visited hop.
 
     Args:
         network: the network (any device).

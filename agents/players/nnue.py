@@ -13,7 +13,7 @@ being recomputed. The rest is small enough to run at every leaf::
     score        = round(100 * value)                                in centi-men
 
 The last column of W1 is a linear piece-square term (NNUE's "PSQT"): a fresh network has it
-set to the hand-made piece-square table of :func:`agents.players.alphabeta.piece_square_table`
+set to the hand-made piece-square table of :func:`damas_agents.players.alphabeta.piece_square_table`
 and w3 = 0, so it starts out exactly as the classical evaluation and learns from there.
 
 Colour symmetry holds by construction: a position and its mirror (colours swapped, board
@@ -29,7 +29,7 @@ Arrays (:class:`NetWeights`, float32; F = 4*S features)::
     w3  [L2]         output
     b3  [1]
 
-The same arithmetic in PyTorch is :class:`agents.training.nnue.EvalNet`; the tests check
+The same arithmetic in PyTorch is :class:`damas_agents.training.nnue.EvalNet`; the tests check
 that both give the same values.
 """
 

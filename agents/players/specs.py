@@ -112,33 +112,38 @@ class Kind:
 _DEPTH, _SIMS = Option(int, MAX_DEPTH), Option(int, MAX_SIMS)
 
 KINDS: dict[str, Kind] = {
-    "random": Kind("agents.players.classic:RandomAgent", usage="random"),
-    "greedy": Kind("agents.players.classic:GreedyAgent", usage="greedy"),
+    "random": Kind("damas_agents.players.classic:RandomAgent", usage="random"),
+    "greedy": Kind("damas_agents.players.classic:GreedyAgent", usage="greedy"),
     "alphabeta": Kind(
-        "agents.players.classic:AlphaBetaAgent",
+        "damas_agents.players.classic:AlphaBetaAgent",
         {"depth": _DEPTH, "nodes": Option(int, MAX_NODES), "time": Option(float, MAX_SECONDS)},
         usage="alphabeta:depth=N|nodes=N|time=S",
     ),
     "mcts": Kind(
-        "agents.players.tree:MCTSAgent",
+        "damas_agents.players.tree:MCTSAgent",
         {"sims": _SIMS, "c": Option(float, MAX_C)},
         usage="mcts:sims=N[,c=X]",
     ),
     "openspiel-mcts": Kind(
-        "agents.players.external:OpenSpielMCTSAgent", {"sims": _SIMS}, usage="openspiel-mcts:sims=N"
+        "damas_agents.players.external:OpenSpielMCTSAgent",
+        {"sims": _SIMS},
+        usage="openspiel-mcts:sims=N",
     ),
     "dame": Kind(
-        "agents.players.external:DameAgent", {"depth": _DEPTH}, usage="dame:depth=N", seeded=False
+        "damas_agents.players.external:DameAgent",
+        {"depth": _DEPTH},
+        usage="dame:depth=N",
+        seeded=False,
     ),
     "hub": Kind(
-        "agents.players.external:HubAgent",
+        "damas_agents.players.external:HubAgent",
         usage="hub:PATH[,depth=N|time=S][,timeout=S][,cwd=DIR][,option=value...]",
         path=True,
         open_options=True,
         seeded=False,
     ),
     "checkpoint": Kind(
-        "agents.training.checkpoint:load_agent",
+        "damas_agents.training.checkpoint:load_agent",
         {
             "sims": _SIMS,
             "depth": _DEPTH,
@@ -149,7 +154,7 @@ KINDS: dict[str, Kind] = {
         path=True,
     ),
     "pretrained": Kind(
-        "agents.training.checkpoint:load_pretrained",
+        "damas_agents.training.checkpoint:load_pretrained",
         {"depth": _DEPTH, "nodes": Option(int, MAX_NODES), "time": Option(float, MAX_SECONDS)},
         usage="pretrained:english|international[,depth=N|nodes=N|time=S]",
         path=True,
@@ -270,7 +275,8 @@ def make_agent(spec: str, seed: int | None = None, rules: Ruleset | str | None =
     Raises:
         ValueError: the spec is malformed (see :func:`parse_spec`), or the agent cannot play
             `rules`.
-        agents.training.checkpoint.CheckpointError: ``checkpoint:PATH`` names no usable checkpoint.
+        CheckpointError: ``checkpoint:PATH`` names no usable checkpoint
+            (:class:`damas_agents.training.checkpoint.CheckpointError`).
         ImportError: the agent's module, or the external engine it drives, is missing.
     """
     kind_name, options = parse_spec(spec)

@@ -76,7 +76,7 @@ core): about 24,000 simulations/s on English and 12,000 on International, the ro
 it (1.6 and 1.3 times the earlier tree of Python nodes); the tree walk alone (rollouts cut at
 once) runs about 300,000/s and 230,000/s.
 
-    from agents.players.tree import BatchedPUCT, MCTSAgent, UniformEvaluator, select_action
+    from damas_agents.players.tree import BatchedPUCT, MCTSAgent, UniformEvaluator, select_action
 
     search = BatchedPUCT(UniformEvaluator(), simulations=200, seed=0)
     (visits,) = search.search([turn], add_noise=False)

@@ -20,7 +20,7 @@ One iteration (:meth:`AlphaZeroTrainer.step`)::
 Games in progress carry over from one iteration to the next. A game longer than
 env.max_plies plies is stopped and scored as a draw. The rules (legal hops, captures in
 several hops, results) come from the compiled turn state only (:mod:`damas_env.turn`);
-values are backed up by colour in the search (:mod:`agents.players.tree`), so a player moving
+values are backed up by colour in the search (:mod:`damas_agents.players.tree`), so a player moving
 several hops in a row keeps the sign of its values.
 """
 

@@ -7,7 +7,7 @@ no code from the file (``weights_only=True`` refuses anything else)::
     format       "damas-env checkpoint"          what the file is
     version      1                               layout of this dict
     algorithm    "alphazero" | "ppo"
-    config       the run's config (plain dict; agents.training.config.config_from_dict reads it)
+    config       the run's config (plain dict; training.config.config_from_dict reads it)
     fingerprint  Config.fingerprint(): ruleset switches and network shape
     iteration    iterations completed
     model        the network's state_dict
@@ -348,7 +348,7 @@ def _check_tensor(tensor: torch.Tensor, where: str) -> None:
 
 def _check_config(value: Any) -> Config:
     """Returns the checkpoint's config, checked like a config file (which bounds the network's
-    shape, :data:`agents.training.config.MAX_CHANNELS` and the like)."""
+    shape, :data:`damas_agents.training.config.MAX_CHANNELS` and the like)."""
     if not isinstance(value, dict):
         raise _FieldError(f"config: {_show(value)}, not a mapping")
     try:
@@ -736,7 +736,7 @@ def load_network(
     checkpoint: dict[str, Any] | str | Path, device: str | torch.device = "cpu"
 ) -> tuple[torch.nn.Module, Config]:
     """Returns the trained network of a checkpoint (in eval mode) and the run's config: a
-    :class:`DraughtsNet`, or an :class:`~agents.training.evalnet.EvalNet` for ``nnue``.
+    :class:`DraughtsNet`, or an :class:`~damas_agents.training.evalnet.EvalNet` for ``nnue``.
 
     Raises:
         CheckpointError: the file is not a usable checkpoint (see :func:`read_checkpoint`).
@@ -794,7 +794,7 @@ def pretrained_path(name: str) -> Path:
         raise ValueError(
             f"no pretrained agent {shown(name)}; the package has: {', '.join(PRETRAINED)}"
         )
-    return Path(str(resources.files("agents") / "pretrained" / PRETRAINED[name]))
+    return Path(str(resources.files("damas_agents") / "pretrained" / PRETRAINED[name]))
 
 
 def load_pretrained(

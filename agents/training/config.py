@@ -18,11 +18,11 @@ Unknown keys and values of the wrong type are :class:`ConfigError` s naming the 
 field's range: the fields that size a buffer or the network have maxima (:data:`MAX_CHANNELS`,
 :data:`MAX_BLOCKS`...), checked before anything is allocated, also for a checkpoint's config.
 The run name is a plain directory name (the run stays under ``runs/``), and each of
-``eval.opponents`` a valid agent spec (:func:`agents.players.specs.parse_spec`).
+``eval.opponents`` a valid agent spec (:func:`damas_agents.players.specs.parse_spec`).
 ``env.variant`` names a registered ruleset, never a file, and ``env.rules`` holds rule switch
 overrides of it, checked by the engine (:func:`damas_env.rules.get_ruleset`); the trainer
 never interprets them itself. A device is checked when a run starts
-(:func:`agents.training.trainer.check_device`).
+(:func:`damas_agents.training.trainer.check_device`).
 
 Usage::
 
@@ -120,7 +120,8 @@ class EnvConfig:
 
 @dataclass(frozen=True)
 class NetworkConfig:
-    """Shape of the residual network (see :mod:`agents.training.network`) and where it runs."""
+    """Shape of the residual network (see :mod:`damas_agents.training.network`) and where it
+    runs."""
 
     channels: int = 64
     """Channels of the stem and of every residual block."""
@@ -254,7 +255,7 @@ class PPOConfig:
 @dataclass(frozen=True)
 class NNUEConfig:
     """A learned evaluation inside the alpha-beta search, trained by its self-play
-    (:mod:`agents.training.nnue`)."""
+    (:mod:`damas_agents.training.nnue`)."""
 
     hidden: int = 64
     """Width H of the first layer (the accumulators updated move by move in the search)."""

@@ -1,6 +1,6 @@
-"""The learned evaluation in PyTorch: :class:`EvalNet`, trained by :mod:`agents.training.nnue`
-and exported to the compiled search (:mod:`agents.players.nnue`, where the layout is
-described) as :class:`~agents.players.nnue.NetWeights`.
+"""The learned evaluation in PyTorch: :class:`EvalNet`, trained by :mod:`damas_agents.training.nnue`
+and exported to the compiled search (:mod:`damas_agents.players.nnue`, where the layout is
+described) as :class:`~damas_agents.players.nnue.NetWeights`.
 
     net = EvalNet.for_rules(rules, hidden=64, hidden2=16)   # starts as the classical table
     scores = net.scores(boards, sides)    # centi-men for the side to move, like the search
@@ -47,7 +47,7 @@ def features(boards: np.ndarray, sides: np.ndarray) -> tuple[np.ndarray, np.ndar
 
 
 class EvalNet(nn.Module):
-    """The evaluation network (shapes in :mod:`agents.players.nnue`).
+    """The evaluation network (shapes in :mod:`damas_agents.players.nnue`).
 
     Args:
         squares: playable squares of the board (S).

@@ -139,7 +139,7 @@ class DraughtsNet(nn.Module):
 
 def build_network(config: Config) -> nn.Module:
     """Returns a fresh network of a run's config: the policy-value :class:`DraughtsNet`, or
-    for ``algorithm: nnue`` the search's evaluation (:class:`agents.training.evalnet.EvalNet`,
+    for ``algorithm: nnue`` the search's evaluation (:class:`damas_agents.training.evalnet.EvalNet`,
     starting as the classical piece-square table)."""
     rules = config.env.ruleset()
     if config.algorithm == "nnue":

@@ -4,7 +4,7 @@ Each iteration:
 
 1. **Self-play.** ``nnue.games_per_iteration`` games, each from the start position and
    ``env.opening_plies`` random plies, are played by the alpha-beta search
-   (:mod:`agents.players.alphabeta`) to ``nnue.depth`` plies (captures searched on) with the
+   (:mod:`damas_agents.players.alphabeta`) to ``nnue.depth`` plies (captures searched on) with the
    current network as its evaluation. A whole game runs in one compiled call: the rules,
    counters and endings are the turn kernels' (:mod:`damas_env.turn`), the moves the search's.
    Every position where the side to move has no capture (the positions the network is
@@ -19,7 +19,7 @@ Each iteration:
    trained towards what deeper search and the game's end say), in the form NNUE engines
    train with.
 
-The network (:class:`agents.training.evalnet.EvalNet`) starts as the classical piece-square
+The network (:class:`damas_agents.training.evalnet.EvalNet`) starts as the classical piece-square
 evaluation, so the first games are alpha-beta's own, and the search stays compiled: each
 leaf costs one small matrix product, the first layer is updated move by move.
 

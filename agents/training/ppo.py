@@ -11,7 +11,7 @@ One iteration (:meth:`PPOTrainer.step`), CleanRL-style, reads top to bottom::
                     opponent drawn uniformly from the pool: its past selves (frozen copies,
                     one added every ppo.snapshot_every iterations, the oldest dropped past
                     ppo.pool_size) plus the baselines "random" (uniform over the mask) and
-                    "greedy" (agents.players.classic.GreedyAgent); only the learner's hops are
+                    "greedy" (damas_agents.players.classic.GreedyAgent); only the learner's hops are
                     trained on.
                 Each step: one batched forward of the learner (eval mode) on every game
                 where it is to move, one batched forward per past self that is to move
@@ -364,7 +364,7 @@ class FinishedGames:
 
 class PPOTrainer:
     """Self-play PPO against a pool (see the module docstring); a
-    :class:`~agents.training.trainer.Trainer`.
+    :class:`~damas_agents.training.trainer.Trainer`.
 
     Attributes beyond the protocol's:
         env: the batch env of the self-play games.

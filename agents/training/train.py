@@ -19,14 +19,14 @@ A run directory holds everything about one run::
 Before anything is written the config, the device and each of ``eval.opponents`` are
 checked: every opponent is built and plays a first hop of the run's ruleset, so a missing
 checkpoint or engine, or one of other rules, is refused at once. Each iteration is one
-:meth:`agents.training.trainer.Trainer.step`. Every ``train.log_every`` iterations a summary
+:meth:`damas_agents.training.trainer.Trainer.step`. Every ``train.log_every`` iterations a summary
 line is printed (games/s, positions/s, losses, the latest evaluation and the iteration it
 was measured at); every ``eval.every`` iterations (and after the last) the network plays
 ``eval.games`` arena games against each of ``eval.opponents`` (``eval.simulations`` PUCT
 simulations per hop, 0 = its raw policy); every ``train.checkpoint_every`` iterations (and
 after the last, and on Ctrl-C) the checkpoint is written atomically. With
 ``distributed.backend: ray`` the self-play of each iteration runs in Ray workers
-(:mod:`agents.training.distributed`). ``--resume`` continues from ``checkpoints/latest.pt``:
+(:mod:`damas_agents.training.distributed`). ``--resume`` continues from ``checkpoints/latest.pt``:
 iterations after it are run again, and what they recorded (lines of metrics.jsonl and
 train.log, TensorBoard points, evaluation games) is cut first, so each iteration is recorded
 once. A resume of a finished run trains no further; it says so, with the command that does

@@ -1,10 +1,11 @@
-"""The Trainer protocol: what the training loop (:mod:`agents.training.train`) asks of an
+"""The Trainer protocol: what the training loop (:mod:`damas_agents.training.train`) asks of an
 algorithm.
 
-An algorithm (AlphaZero in :mod:`agents.training.alphazero`, PPO in :mod:`agents.training.ppo`,
-the learned alpha-beta evaluation in :mod:`agents.training.nnue`) is a class built from a
-:class:`~agents.training.config.Config` that owns a network (the config's
-:func:`~agents.training.network.build_network`) and its optimiser, and runs one *iteration*
+An algorithm (AlphaZero in :mod:`damas_agents.training.alphazero`, PPO in
+:mod:`damas_agents.training.ppo`, the learned alpha-beta evaluation in
+:mod:`damas_agents.training.nnue`) is a class built from a
+:class:`~damas_agents.training.config.Config` that owns a network (the config's
+:func:`~damas_agents.training.network.build_network`) and its optimiser, and runs one *iteration*
 (self-play, then learning) per :meth:`step`::
 
     trainer = make_trainer(config)          # picks the class by config.algorithm
@@ -12,9 +13,9 @@ the learned alpha-beta evaluation in :mod:`agents.training.nnue`) is a class bui
         metrics = trainer.step()            # {"games": 12, "positions": 840, "loss/total": ...}
 
 The loop around it (run directory, progress, TensorBoard, evaluation, checkpoints) is the
-same for every algorithm and lives in :mod:`agents.training.train`; the checkpoint format in
-:mod:`agents.training.checkpoint`. An iteration splits into self-play and learning,
-``step() == learn([collect()])``, so that :mod:`agents.training.distributed` can run
+same for every algorithm and lives in :mod:`damas_agents.training.train`; the checkpoint format in
+:mod:`damas_agents.training.checkpoint`. An iteration splits into self-play and learning,
+``step() == learn([collect()])``, so that :mod:`damas_agents.training.distributed` can run
 ``collect`` in Ray workers (each loaded with ``worker_state()``) and ``learn`` on all their
 payloads.
 
@@ -62,9 +63,9 @@ Batch = TypeVar("Batch")
 
 #: Where each ``config.algorithm`` is implemented (``module:Class``).
 ALGORITHMS = {
-    "alphazero": "agents.training.alphazero:AlphaZeroTrainer",
-    "ppo": "agents.training.ppo:PPOTrainer",
-    "nnue": "agents.training.nnue:NNUETrainer",
+    "alphazero": "damas_agents.training.alphazero:AlphaZeroTrainer",
+    "ppo": "damas_agents.training.ppo:PPOTrainer",
+    "nnue": "damas_agents.training.nnue:NNUETrainer",
 }
 
 
