@@ -12,8 +12,8 @@
 
 ============  =================================================================
 Agents        ``player_0`` (moves first in the ruleset), ``player_1``;
-              ``infos[agent]["colour"]`` names the colour each plays,
-              ``colour_of(agent)`` returns it as a :class:`Colour`
+              ``infos[agent]["colour"]`` and ``colour_of(agent)`` give the
+              :class:`Colour` each plays (``rules.colour_names`` names it)
 Actions       ``Discrete(S * 4 * (N - 1))``: one hop (origin, direction, distance)
               in the agent's view; 1,800 on 10x10, 896 on 8x8
 Observations  ``{"observation": Box(0, 1, (8, N, N), float32),``
@@ -21,9 +21,8 @@ Observations  ``{"observation": Box(0, 1, (8, N, N), float32),``
 Rewards       +1 win, -1 loss, 0 draw, at the end only
 Endings       rule wins and draws terminate (``infos[agent]["reason"]``);
               ``max_plies`` truncates (reason ``max_plies``); see :mod:`damas_env.ending`
-Infos         ``{"colour": name}``, then ``"reason"`` and ``"winner"`` (an agent; none
-              for a draw) when the game ends; ``env(numeric_infos=True)``: always
-              ``{"colour": int, "reason": int, "winner": int}`` (see :data:`INFO_REASONS`)
+Infos         ``{"colour": Colour, "reason": Reason, "winner": int}`` from reset on,
+              every value an int (an IntEnum member where a name exists); see below
 ============  =================================================================
 
 Action layout and observation planes: see :mod:`damas_env.encoding` (agent's view: every
@@ -38,13 +37,26 @@ so the caller can try again (seed 000: "a wrong move may be taken back");
 and the game ends). Rules are never decided here: the compiled turn state
 (:mod:`damas_env.turn`) calls the engine.
 
-``numeric_infos=True`` is for libraries that batch the infos into arrays or tensors
-(TorchRL's ``PettingZooWrapper`` builds tensor specs from the reset infos, Tianshou's buffer
-refuses missing entries): every agent's info has the same keys from ``reset`` on, each an
-int: ``"colour"`` indexes ``rules.colour_names``, ``"reason"`` indexes
-:data:`INFO_REASONS` (0 while the game goes on, -1 for a reason a wrapper made up) and
-``"winner"`` is the winner's index in ``possible_agents`` (-1 while the game goes on and
-for a draw).
+Every agent's info has the same keys from ``reset`` on, and every value is an int, so
+libraries that batch infos into arrays or tensors take the env as it is (TorchRL's
+``PettingZooWrapper`` builds its specs from the reset infos, Tianshou's buffer refuses a key
+that appears only at the end); the names stay on the members:
+
+============  =================================================================
+``colour``    the agent's :class:`Colour` (``Colour.WHITE`` 0, ``Colour.BLACK`` 1);
+              ``rules.colour_names[info["colour"]]`` is the ruleset's name ("red"...)
+``reason``    a :class:`~damas_env.ending.Reason`: ``Reason.NONE`` (0) while the game
+              goes on, then why it ended; ``info["reason"].label`` is the name
+              (``"no_legal_move"``, ``"max_plies"``...), ``Reason(code)`` turns a code
+              from a tensor back into the member
+``winner``    the winner's index in ``possible_agents`` (0 or 1); -1 while the game
+              goes on, for a draw and for a truncation
+============  =================================================================
+
+A wrapper may add keys of its own (:class:`~damas_env.clock.TimeControl`: ``"time_left"``,
+a float, from reset on). Print a member's ``label`` or ``name``, not the member: ``str()``
+of an IntEnum is its number. ``numeric_infos=True``, once the switch to these infos, is
+still accepted (a DeprecationWarning: it changes nothing); ``numeric_infos=False`` raises.
 """
 
 from __future__ import annotations
@@ -74,8 +86,9 @@ from .turn import (
 
 __all__ = ["env", "raw_env", "IllegalActionError", "IllegalActionLoses", "INFO_REASONS"]
 
-#: The ``"reason"`` codes of ``numeric_infos=True``: the labels of :class:`Reason` in code
-#: order (code 0, "", while the game goes on).
+#: The labels of :class:`Reason` in code order (code 0, "", while the game goes on):
+#: ``INFO_REASONS[code] == Reason(code).label``. Kept for code written for
+#: ``numeric_infos=True``; ``info["reason"].label`` is the same name.
 INFO_REASONS = tuple(reason.label for reason in Reason)
 
 
@@ -92,16 +105,18 @@ def env(
         variant: a ruleset name, a ``pathlib.Path`` to a rules YAML, or a Ruleset.
         illegal_action: "raise" (default): an illegal action raises IllegalActionError and
             changes nothing; "lose": the mover gets -1 and the game ends.
-        **kwargs: passed to :class:`raw_env` (render_mode, max_plies, channels_last,
-            numeric_infos, and any rule switch).
+        **kwargs: passed to :class:`raw_env` (render_mode, max_plies, channels_last, and
+            any rule switch; ``numeric_infos`` is deprecated, see the module docstring).
 
     Raises:
         RulesetError: an unknown variant, or a keyword that is neither the env's nor a rule
             switch; the message lists both and suggests the closest (``max_plys``: did you
             mean 'max_plies'?).
-        TypeError, ValueError: a bad argument, named.
+        TypeError, ValueError: a bad argument, named (``numeric_infos=False`` included).
     """
     check_switches(kwargs, (*_RAW_KEYWORDS, "illegal_action"), "draughts_v0.env")
+    if "numeric_infos" in kwargs:  # warned here, so the warning names the caller's line
+        _check_numeric_infos(kwargs.pop("numeric_infos"), stacklevel=2)
     if not isinstance(illegal_action, str) or illegal_action not in ("raise", "lose"):
         raise ValueError(f"illegal_action must be 'raise' or 'lose', not {shown(illegal_action)}")
     inner: AECEnv = raw_env(variant, **kwargs)
@@ -119,6 +134,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         "is_parallelizable": False,
         "render_fps": 2,
     }
+    numeric_infos = True
+    """Always True: the infos hold numbers (kept for code written for ``numeric_infos``)."""
 
     def __init__(
         self,
@@ -126,11 +143,17 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         render_mode: str | None = None,
         max_plies: int | None = None,
         channels_last: bool = False,
-        numeric_infos: bool = False,
+        numeric_infos: bool | None = None,
         **rule_overrides: Any,
     ) -> None:
+        """Builds the env; see the module docstring.
+
+        ``numeric_infos`` is deprecated: infos are always numeric. True warns
+        (DeprecationWarning) and changes nothing; False raises ValueError.
+        """
+        _check_numeric_infos(numeric_infos, stacklevel=2)
         EzPickle.__init__(
-            self, variant, render_mode, max_plies, channels_last, numeric_infos, **rule_overrides
+            self, variant, render_mode, max_plies, channels_last, None, **rule_overrides
         )
         super().__init__()
         modes = self.metadata["render_modes"]
@@ -143,7 +166,6 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         self.render_mode = render_mode
         self.max_plies = None if max_plies is None else checked_int("max_plies", max_plies, 1)
         self.channels_last = checked_bool("channels_last", channels_last)
-        self.numeric_infos = checked_bool("numeric_infos", numeric_infos)
         self._turn = Turn(self.rules)
         self._layout = action_layout(self.rules.board_size)
         first = Colour.WHITE if self.rules.first_player == "white" else Colour.BLACK
@@ -489,25 +511,10 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
             return Position.start(self.rules)
         return position_from_fen("options['fen']", options["fen"], self.rules)
 
-    def _colour_name(self, agent: str) -> str:
-        return self.rules.colour_names[int(self._colour[agent])]
-
-    def _info(
-        self, agent: str, reason: str | None = None, winner: str | None = None
-    ) -> dict[str, Any]:
-        """Returns an agent's info: its colour, and why and to whom the game ended, if it has."""
-        if self.numeric_infos:
-            return {
-                "colour": int(self._colour[agent]),
-                "reason": 0 if reason is None else _reason_code(reason),
-                "winner": -1 if winner is None else self.possible_agents.index(winner),
-            }
-        info: dict[str, Any] = {"colour": self._colour_name(agent)}
-        if reason is not None:
-            info["reason"] = reason
-        if winner is not None:
-            info["winner"] = winner
-        return info
+    def _info(self, agent: str, reason: Reason = Reason.NONE, winner: int = -1) -> dict[str, Any]:
+        """Returns an agent's info: its colour, why the game ended (Reason.NONE: it goes on)
+        and the winner's index in possible_agents (-1: none)."""
+        return {"colour": self._colour[agent], "reason": reason, "winner": winner}
 
     def _checked_action(self, action: Any) -> int:
         """Returns the action as an int, or raises IllegalActionError for a bad type or range."""
@@ -550,27 +557,28 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         """Ends the game now: +1 to the winner, -1 to the other agent (0 each for a draw).
 
         Wrappers that decide a game outside the rules (a clock, an illegal action) call
-        this; it sets rewards, terminations and ``infos[agent]["reason"]`` (the Reason's
-        label, or the wrapper's own string) and refreshes the observations. With
-        ``loser_only`` (PettingZoo's illegal-move convention) the winner gets 0 instead of +1.
+        this; it sets rewards, terminations, ``infos[agent]["reason"]`` (the Reason) and
+        ``"winner"``, and refreshes the observations. `reason` is a Reason or its label
+        (``"time"``). With ``loser_only`` (PettingZoo's illegal-move convention) the winner
+        gets 0 instead of +1. Nothing changes when it raises.
 
         Raises:
-            ValueError: winner is neither None nor an agent.
+            ValueError: winner is neither None nor an agent; reason is ``Reason.NONE`` or a
+                string that is no Reason's label (infos hold a Reason: a wrapper's ending
+                needs one, see :func:`damas_env.ending.decided_ending`).
             TypeError: reason is neither a string nor a Reason.
         """
         if winner is not None and winner not in self.possible_agents:
             raise ValueError(
                 f"winner must be None or one of {self.possible_agents}, not {shown(winner)}"
             )
-        if not isinstance(reason, (str, Reason)):
-            raise TypeError(f"reason must be a string or a Reason, not {type(reason).__name__}")
         player = None if winner is None else self.possible_agents.index(winner)
         self._end(decided_ending(player, self._first, reason, loser_only))
 
     def _end(self, ending: Ending) -> None:
         """Records an ending (:mod:`damas_env.ending`): rewards, terminations or truncations,
         infos, and new observations."""
-        winner = None if ending.winner is None else self.possible_agents[ending.winner]
+        winner = -1 if ending.winner is None else ending.winner
         flags = self.truncations if ending.truncated else self.terminations
         for agent in self.agents:
             self.rewards[agent] = ending.rewards[self.possible_agents.index(agent)]
@@ -608,7 +616,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
     def _status(self) -> str:
         name = self.rules.colour_names[int(self._turn.side)]
         if self.terminations.get(self.agent_selection):
-            return f"game over: {self.infos[self.agent_selection].get('reason')}"
+            return f"game over: {Reason(self.infos[self.agent_selection]['reason']).label}"
         return f"{name} to move, ply {self._turn.ply}"
 
 
@@ -632,7 +640,20 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
 
 
 class IllegalActionLoses(wrappers.BaseWrapper):
-    """Applies PettingZoo's usual rule to an illegal action: the mover gets -1, game over."""
+    """Applies PettingZoo's usual rule to an illegal action: the mover gets -1, game over.
+
+    The infos say ``Reason.ILLEGAL_ACTION``; :attr:`illegal_action_error` keeps what the
+    action was and why it was illegal (the infos hold numbers only).
+    """
+
+    def __init__(self, env: AECEnv) -> None:
+        super().__init__(env)
+        self.illegal_action_error: str | None = None
+        """The IllegalActionError message of the action that ended the game (None: none)."""
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        self.illegal_action_error = None
+        super().reset(seed=seed, options=options)
 
     def step(self, action: Any) -> None:
         env = self.unwrapped
@@ -645,14 +666,30 @@ class IllegalActionLoses(wrappers.BaseWrapper):
         except IllegalActionError as e:
             opponent = next(a for a in env.agents if a != agent)
             env.end_game(opponent, Reason.ILLEGAL_ACTION, loser_only=True)
-            if not env.numeric_infos:
-                env.infos[agent]["illegal_action"] = str(e)
+            self.illegal_action_error = str(e)
 
 
-def _reason_code(label: str) -> int:
-    """Returns the code of a reason's label (its index in INFO_REASONS), or -1 for one a
-    wrapper made up."""
-    try:
-        return int(Reason.from_label(label))
-    except ValueError:
-        return -1
+def _check_numeric_infos(value: Any, stacklevel: int) -> None:
+    """Checks the deprecated ``numeric_infos`` keyword: None (not given) passes, True warns
+    that it changes nothing, False raises (the infos it asked for, with names, are gone).
+    The warning points `stacklevel` frames up from the caller (2: the caller's caller).
+
+    Raises:
+        TypeError: value is not a bool (nor None).
+        ValueError: value is False.
+    """
+    if value is None:
+        return
+    if not checked_bool("numeric_infos", value):
+        raise ValueError(
+            "numeric_infos=False is no longer supported: infos are always numeric and the "
+            'names are on the values: info["reason"].label ("no_legal_move"...), '
+            'rules.colour_names[info["colour"]], possible_agents[info["winner"]] '
+            "(-1: no winner); drop the keyword"
+        )
+    warnings.warn(
+        "numeric_infos=True is deprecated and has no effect: infos are always numeric now "
+        '(info["reason"] is a Reason, info["reason"].label its name); drop the keyword',
+        DeprecationWarning,
+        stacklevel=stacklevel + 1,
+    )

@@ -7,10 +7,12 @@ calls :func:`rules_ending` (the same kernels, on its batch of one) and, for a ga
 outside the rules (an illegal action, a clock), :func:`decided_ending`. The Gymnasium views,
 the arena and the trainers read what these give.
 
-- The reason is a :class:`Reason` (its ``label`` is the string in infos and JSON): the
-  rules' reason when the engine ended the game, ``MAX_PLIES`` when the env's ``max_plies``
-  cut it, ``ILLEGAL_ACTION`` or ``TIME`` when it was decided outside the rules (a wrapper
-  may name its own).
+- The reason is a :class:`Reason` (the member is the AEC env's ``infos[agent]["reason"]``;
+  its ``label`` is the name in JSON and PDN): the rules' reason when the engine ended the
+  game, ``MAX_PLIES`` when the env's ``max_plies`` cut it, ``ILLEGAL_ACTION`` or ``TIME``
+  when it was decided outside the rules. A wrapper names its ending with one of these (a
+  member or its label); a name of its own is refused (infos hold numbers, see
+  :func:`decided_ending`).
 - Only ``MAX_PLIES`` truncates (the game is cut, not over: both rewards are 0); every other
   ending terminates.
 - Rewards are by player (player 0 plays the ruleset's first colour, ``first``): the value of
@@ -27,6 +29,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import kernels as K
+from .checks import shown
 from .kernels import Reason, kernel
 from .turn import (
     Turn,
@@ -53,8 +56,8 @@ __all__ = [
 class Ending(NamedTuple):
     """How a game ended, as an env records it."""
 
-    reason: str
-    """The reason's label (``Reason.label``), or the name a wrapper gave its own ending."""
+    reason: Reason
+    """Why the game ended (never ``Reason.NONE``)."""
     winner: int | None
     """The winning player (0: player_0, who plays the ruleset's first colour); None for a
     draw or a truncation."""
@@ -136,7 +139,7 @@ def rules_ending(turn: Turn, first: int, max_plies: int) -> Ending | None:
     code = direct_call(ending_reason, (), turn.states, 0, max_plies)
     rewards = _rewards(turn.result, first, False)
     winner = rewards.index(1.0) if 1.0 in rewards else None
-    return Ending(Reason(code).label, winner, rewards, bool(truncates(code)))
+    return Ending(Reason(code), winner, rewards, bool(truncates(code)))
 
 
 def decided_ending(
@@ -145,15 +148,46 @@ def decided_ending(
     """Returns the ending of a game decided outside the rules (an illegal action, a clock):
     `winner` (a player, None for a draw) wins, the other player loses; it terminates.
 
-    `reason` is a Reason or a wrapper's own name for the ending.
+    `reason` is a Reason or its label (``"time"``), never ``Reason.NONE`` (the game goes on).
+
+    Raises:
+        TypeError: reason is neither a Reason nor a string.
+        ValueError: reason is NONE or its label "", or a string that is no Reason's label
+            (infos hold a Reason, so an ending needs one: name the closest, e.g. ``"time"``
+            for a flag fall, ``"adjudication"`` for a result agreed or imposed).
     """
-    label = reason.label if isinstance(reason, Reason) else reason
+    code = _ending_code(reason)
     if winner is None:
         result = K.DRAW
     else:
         white_wins = player_colour(winner, first) == K.WHITE
         result = K.WHITE_WINS if white_wins else K.BLACK_WINS
-    return Ending(label, winner, _rewards(result, first, loser_only), False)
+    return Ending(code, winner, _rewards(result, first, loser_only), False)
+
+
+def _ending_code(reason: Reason | str) -> Reason:
+    """Returns the Reason of a decided ending: a Reason other than NONE, or its label.
+
+    Raises:
+        TypeError: reason is neither a Reason nor a string.
+        ValueError: reason is NONE or "", or no Reason's label.
+    """
+    if isinstance(reason, Reason):
+        code = reason
+    elif isinstance(reason, str):
+        try:
+            code = Reason.from_label(reason)
+        except ValueError:
+            labels = [r.label for r in Reason if r is not Reason.NONE]
+            raise ValueError(
+                f"reason must be a Reason or one of its labels {labels}, not {shown(reason)}; "
+                "infos hold a Reason (a number), so name the ending with the closest one"
+            ) from None
+    else:
+        raise TypeError(f"reason must be a Reason or its label, not {type(reason).__name__}")
+    if code is Reason.NONE:
+        raise ValueError("reason must name an ending, not Reason.NONE (the game goes on)")
+    return code
 
 
 def _rewards(result: int, first: int, loser_only: bool) -> tuple[float, float]:

@@ -23,6 +23,10 @@ Observations  the planes ``Box(0, 1, (8, N, N), float32)`` in the learner's view
 Rewards       +1 win, -1 loss, 0 draw, from the learner's side, at the end only
 Endings       ``terminated`` for the rules' endings, ``truncated`` for ``max_plies``;
               ``info["reason"]`` says which (see :mod:`damas_env.ending`)
+Infos         the AEC env's (``"colour"`` a Colour, ``"reason"`` a Reason, ``Reason.NONE``
+              while the game goes on, ``"winner"`` an index into ``("player_0",
+              "player_1")``, -1 for none; see :mod:`damas_env.draughts_v0`), plus
+              ``"action_mask"`` and ``"play_as"``
 ============  =================================================================================
 
 A step is one hop of the learner. When that hop completes the learner's move, the
@@ -152,7 +156,7 @@ class DraughtsGymEnv(gymnasium.Env[np.ndarray, np.int64]):
         self._has_reset = True
         self._play_opponent()
         if self._is_over():
-            reason = self._aec.infos[self.learner].get("reason")
+            reason = self._aec.infos[self.learner]["reason"].label
             raise ValueError(f"the game ended ({reason}) before the learner's first move")
         return self._observed()
 

@@ -8,6 +8,7 @@ from pettingzoo.test import api_test
 from damas_env import draughts_v0
 from damas_env.clock import TimeControl
 from damas_env.draughts_v0 import IllegalActionError
+from damas_env.ending import Reason
 
 # English: Black (player_0) moves first; White is player_1.
 # White 27x18x11 takes 23 and 15 in two hops; Black's man on 1 keeps the game going.
@@ -104,8 +105,8 @@ def test_running_out_of_time_loses_instead_of_moving() -> None:
     assert env.unwrapped.position == before  # the move was not played
     assert env.rewards == {"player_0": -1.0, "player_1": 1.0}
     assert all(env.terminations.values())
-    assert {env.infos[a]["reason"] for a in env.agents} == {"time"}
-    assert env.infos["player_0"]["winner"] == "player_1"
+    assert {env.infos[a]["reason"] for a in env.agents} == {Reason.TIME}  # label "time"
+    assert env.infos["player_0"]["winner"] == 1  # player_1
     assert times(env) == {"player_0": 0.0, "player_1": 10.0}
     _, reward, termination, _, _ = env.last()
     assert reward == -1.0 and termination
@@ -119,7 +120,7 @@ def test_running_out_of_time_mid_capture_loses() -> None:
     clock.advance(2.5)
     env.step(action_for(env, 18, 11))
     assert env.rewards == {"player_0": 1.0, "player_1": -1.0}
-    assert env.infos["player_1"]["reason"] == "time"
+    assert env.infos["player_1"]["reason"] is Reason.TIME
 
 
 def test_dead_steps_pass_through_after_a_loss_on_time() -> None:
@@ -181,4 +182,4 @@ def test_pettingzoo_api_test_with_games_lost_on_time() -> None:
     env.reset()
     while not any(env.terminations.values()):
         env.step(any_legal(env))
-    assert env.infos[env.agent_selection]["reason"] == "time"
+    assert env.infos[env.agent_selection]["reason"].label == "time"

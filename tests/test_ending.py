@@ -36,11 +36,34 @@ def test_one_reason_enum_with_labels() -> None:
 
 def test_decided_endings_give_the_winner_one_and_the_loser_minus_one() -> None:
     white = int(Colour.WHITE)
-    assert decided_ending(1, white, Reason.TIME) == Ending("time", 1, (-1.0, 1.0), False)
-    assert decided_ending(0, 1 - white, "resigned").rewards == (1.0, -1.0)
+    assert decided_ending(1, white, Reason.TIME) == Ending(Reason.TIME, 1, (-1.0, 1.0), False)
+    assert decided_ending(0, 1 - white, "time").rewards == (1.0, -1.0)  # a label: its Reason
+    assert decided_ending(0, 1 - white, "time").reason is Reason.TIME
     assert decided_ending(None, white, Reason.TIME).rewards == (0.0, 0.0)
     lost = decided_ending(0, white, Reason.ILLEGAL_ACTION, loser_only=True)
-    assert lost == Ending("illegal_action", 0, (0.0, -1.0), False)
+    assert lost == Ending(Reason.ILLEGAL_ACTION, 0, (0.0, -1.0), False)
+
+
+@pytest.mark.parametrize(
+    ("reason", "error", "message"),
+    [
+        (
+            "resigned",
+            ValueError,
+            r"one of its labels \['no_legal_move', .*'time'\], not 'resigned'",
+        ),
+        (Reason.NONE, ValueError, "not Reason.NONE"),
+        ("", ValueError, "not Reason.NONE"),
+        (9, TypeError, "reason must be a Reason or its label, not int"),
+        (None, TypeError, "reason must be a Reason or its label, not NoneType"),
+    ],
+)
+def test_a_decided_ending_needs_a_reason_that_infos_can_hold(
+    reason: object, error: type[Exception], message: str
+) -> None:
+    """Infos hold a Reason (a number), so a wrapper's own name for an ending is refused."""
+    with pytest.raises(error, match=message):
+        decided_ending(0, int(Colour.WHITE), reason)  # type: ignore[arg-type]
 
 
 def test_rules_endings_and_the_ply_cut() -> None:
@@ -52,11 +75,13 @@ def test_rules_endings_and_the_ply_cut() -> None:
     assert rules_ending(turn, first, 0) is None
     turn.play(turn.legal_actions()[0])
     assert rules_ending(turn, first, 0) is None
-    assert rules_ending(turn, first, 1) == Ending("max_plies", None, (0.0, 0.0), True)
+    assert rules_ending(turn, first, 1) == Ending(Reason.MAX_PLIES, None, (0.0, 0.0), True)
     won = Position.from_fen(WHITE_WINS_AT_ONCE, rules)
     turn.reset(won.board, won.turn)
     turn.play(turn.legal_actions()[0])
-    assert rules_ending(turn, first, 1) == Ending("no_legal_move", 1, (-1.0, 1.0), False)
+    ending = rules_ending(turn, first, 1)
+    assert ending == Ending(Reason.NO_LEGAL_MOVE, 1, (-1.0, 1.0), False)
+    assert ending is not None and type(ending.reason) is Reason
 
 
 def test_end_of_move_writes_rewards_and_the_final_observation() -> None:

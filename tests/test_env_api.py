@@ -2,6 +2,7 @@
 
 import copy
 import pickle
+import warnings
 from typing import Any
 
 import numpy as np
@@ -13,6 +14,7 @@ from pettingzoo.test import api_test, seed_test
 from damas_env import draughts_v0
 from damas_env.draughts_v0 import IllegalActionError
 from damas_env.ending import Reason
+from damas_env.engine import Colour
 from damas_env.rules import RulesetError
 from damas_env.single_agent import DraughtsGymEnv
 from damas_env.vector import DraughtsBatchEnv
@@ -40,7 +42,7 @@ def test_spaces_and_agents() -> None:
     env = draughts_v0.env(variant="english")
     env.reset()
     assert env.agents == ["player_0", "player_1"] and env.agent_selection == "player_0"
-    assert env.infos["player_0"]["colour"] == "black"  # English: Black moves first
+    assert env.infos["player_0"]["colour"] is Colour.BLACK  # English: Black moves first
     assert env.action_space("player_0").n == 896
     obs = env.observe("player_0")
     assert obs["observation"].shape == (8, 8, 8) and obs["observation"].dtype == np.float32
@@ -49,7 +51,7 @@ def test_spaces_and_agents() -> None:
     intl = draughts_v0.env()
     intl.reset()
     assert intl.action_space("player_1").n == 1800
-    assert intl.infos["player_0"]["colour"] == "white"
+    assert intl.infos["player_0"]["colour"] is Colour.WHITE
 
 
 def test_observation_is_computed_once_per_hop_and_handed_out_as_copies() -> None:
@@ -129,7 +131,7 @@ def test_illegal_action_loses_wrapper() -> None:
     env.step(0)
     assert env.terminations == {"player_0": True, "player_1": True}
     assert env.rewards == {"player_0": -1.0, "player_1": 0.0}
-    assert env.infos["player_0"]["reason"] == "illegal_action"
+    assert env.infos["player_0"]["reason"] is Reason.ILLEGAL_ACTION
     _, reward, termination, _, _ = env.last()
     assert termination and reward == -1.0
     with pytest.raises(ValueError, match="illegal_action must be"):
@@ -144,8 +146,8 @@ def test_win_and_rewards_from_a_fen() -> None:
     assert env.unwrapped.decode_action(action) == (27, 18)
     env.step(action)
     assert env.rewards == {"player_0": -1.0, "player_1": 1.0}
-    assert env.infos["player_0"]["reason"] == "no_legal_move"
-    assert env.infos["player_0"]["winner"] == "player_1"
+    assert env.infos["player_0"]["reason"] is Reason.NO_LEGAL_MOVE
+    assert env.infos["player_0"]["winner"] == 1  # player_1
 
 
 def test_max_plies_truncates() -> None:
@@ -155,7 +157,7 @@ def test_max_plies_truncates() -> None:
     for _agent in env.agent_iter():
         obs, _, termination, truncation, info = env.last()
         if termination or truncation:
-            assert truncation and not termination and info["reason"] == "max_plies"
+            assert truncation and not termination and info["reason"] is Reason.MAX_PLIES
             env.step(None)
             continue
         env.step(int(np.flatnonzero(obs["action_mask"])[0]))
@@ -219,7 +221,7 @@ def test_rule_overrides_reach_the_engine() -> None:
     env.reset()
     for _ in range(2):
         env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
-    assert env.infos["player_0"]["reason"] == "ply_limit"
+    assert env.infos["player_0"]["reason"].label == "ply_limit"
 
 
 def test_env_pickles() -> None:
@@ -254,33 +256,96 @@ def test_render_modes_and_svg() -> None:
     assert Position.start("english")._repr_svg_().startswith("<svg")
 
 
-def test_numeric_infos_keep_one_schema_of_ints() -> None:
-    """numeric_infos=True: the same int keys from reset on (TorchRL and Tianshou batch them)."""
+def test_infos_keep_one_schema_of_ints_with_the_names_on_the_members() -> None:
+    """The same keys from reset on, every value an int (TorchRL and Tianshou batch them):
+    ``colour`` a Colour, ``reason`` a Reason (its label the name), ``winner`` an index."""
     labels = ("", "no_legal_move", "repetition", "no_progress", "endgame_rule", "ply_limit")
     labels += ("adjudication", "max_plies", "illegal_action", "time")
     assert draughts_v0.INFO_REASONS == tuple(reason.label for reason in Reason) == labels
-    env = draughts_v0.env(variant="english", numeric_infos=True)
+    env = draughts_v0.env(variant="english")
     env.reset(options={"fen": "W:W27:B23"})
     assert env.infos == {
-        "player_0": {"colour": 1, "reason": 0, "winner": -1},  # English: player_0 is Black
-        "player_1": {"colour": 0, "reason": 0, "winner": -1},
+        "player_0": {"colour": Colour.BLACK, "reason": Reason.NONE, "winner": -1},  # English
+        "player_1": {"colour": Colour.WHITE, "reason": Reason.NONE, "winner": -1},
     }
     env.step(env.unwrapped.legal_actions()[0])  # 27x18: White (player_1) wins
-    won = {"reason": draughts_v0.INFO_REASONS.index("no_legal_move"), "winner": 1}
-    assert env.infos == {"player_0": {"colour": 1, **won}, "player_1": {"colour": 0, **won}}
-    lose = draughts_v0.env(variant="english", numeric_infos=True, illegal_action="lose")
+    won = {"reason": Reason.NO_LEGAL_MOVE, "winner": 1}
+    assert env.infos == {
+        "player_0": {"colour": Colour.BLACK, **won},
+        "player_1": {"colour": Colour.WHITE, **won},
+    }
+    info = env.infos["player_0"]
+    assert type(info["reason"]) is Reason and info["reason"].label == "no_legal_move"
+    assert env.unwrapped.rules.colour_names[info["colour"]] == "black"
+    assert env.possible_agents[info["winner"]] == "player_1"
+    lose = draughts_v0.env(variant="english", illegal_action="lose")
     lose.reset()
     lose.step(0)
     assert lose.infos["player_0"] == {
-        "colour": 1,
-        "reason": draughts_v0.INFO_REASONS.index("illegal_action"),
+        "colour": Colour.BLACK,
+        "reason": Reason.ILLEGAL_ACTION,
         "winner": 1,
     }
-    truncated = draughts_v0.env(variant="english", numeric_infos=True, max_plies=1)
+    assert "illegal action 0 for player_0" in lose.illegal_action_error  # the message
+    lose.reset()
+    assert lose.illegal_action_error is None
+    truncated = draughts_v0.env(variant="english", max_plies=1)
     truncated.reset()
     truncated.step(truncated.unwrapped.legal_actions()[0])
-    assert truncated.infos["player_1"]["reason"] == draughts_v0.INFO_REASONS.index("max_plies")
-    assert pickle.loads(pickle.dumps(env)).unwrapped.numeric_infos
+    assert truncated.infos["player_1"]["reason"] is Reason.MAX_PLIES
+    assert truncated.infos["player_1"]["winner"] == -1
+    assert pickle.loads(pickle.dumps(env)).unwrapped.numeric_infos  # kept: always True
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{}, {"max_plies": 12}, {"illegal_action": "lose"}, {"variant": "international"}],
+    ids=["rules", "max_plies", "lose", "international"],
+)
+def test_every_step_has_the_same_info_keys_and_int_values(kwargs: dict[str, Any]) -> None:
+    """Random games to their end (an illegal action now and then with "lose"): the infos'
+    keys and value types never change, and only the final ones name an ending."""
+    rng = np.random.default_rng(1)
+    env = draughts_v0.env(**{"variant": "english", **kwargs})
+    types = {"colour": Colour, "reason": Reason, "winner": int}
+    for game in range(3):
+        env.reset(seed=game)
+        for _agent in env.agent_iter():
+            obs, _, termination, truncation, info = env.last()
+            for a in env.agents:
+                assert {k: type(v) for k, v in env.infos[a].items()} == types, env.infos[a]
+                assert env.infos[a]["colour"] is env.unwrapped.colour_of(a)
+            over = termination or truncation
+            assert (info["reason"] is not Reason.NONE) == over
+            assert info["reason"].label in draughts_v0.INFO_REASONS[int(over) :]
+            assert -1 <= info["winner"] <= 1 and (info["winner"] == -1 or over)
+            if over:
+                action = None
+            elif "illegal_action" in kwargs and rng.random() < 0.02:
+                action = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+            else:
+                action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+            env.step(action)
+
+
+@pytest.mark.parametrize("make", [draughts_v0.env, draughts_v0.raw_env], ids=["env", "raw_env"])
+def test_numeric_infos_true_warns_and_changes_nothing(make: Any) -> None:
+    with pytest.warns(DeprecationWarning, match="numeric_infos=True is deprecated") as caught:
+        env = make("english", numeric_infos=True)
+    assert caught[0].filename == __file__  # the warning names the caller's line
+    env.reset()
+    assert env.infos["player_0"] == {"colour": Colour.BLACK, "reason": Reason.NONE, "winner": -1}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pickle.loads(pickle.dumps(env))  # the copy does not warn again
+
+
+@pytest.mark.parametrize("make", [draughts_v0.env, draughts_v0.raw_env], ids=["env", "raw_env"])
+def test_numeric_infos_false_is_refused_with_where_the_names_are(make: Any) -> None:
+    with pytest.raises(ValueError, match=r'numeric_infos=False .* info\["reason"\]\.label'):
+        make("english", numeric_infos=False)
+    with pytest.raises(RulesetError, match="did you mean 'numeric_infos'"):
+        make("english", numeric_info=True)
 
 
 @pytest.mark.parametrize(

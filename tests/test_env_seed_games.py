@@ -24,6 +24,7 @@ from helpers import assert_same_state, env_state, state_of
 from damas_env import Colour, draughts_v0
 from damas_env.draughts_v0 import IllegalActionError
 from damas_env.encoding import PLANE_NAMES, action_layout, move_to_actions
+from damas_env.ending import Reason
 
 Hop = tuple[int, int]
 
@@ -41,8 +42,15 @@ def make(variant: str, fen: str | None = None, **kwargs: Any) -> Any:
 
 
 def colour_of(env: Any, agent: str) -> Colour:
-    """Returns the colour an agent plays, from its ``infos`` entry (colour names vary)."""
-    return Colour(env.unwrapped.rules.colour_names.index(env.infos[agent]["colour"]))
+    """Returns the colour an agent plays, from its ``infos`` entry (a Colour)."""
+    colour = env.infos[agent]["colour"]
+    assert type(colour) is Colour and colour is env.unwrapped.colour_of(agent)
+    return colour
+
+
+def colour_name(env: Any, agent: str) -> str:
+    """Returns the ruleset's name of the colour an agent plays ("red", ...)."""
+    return env.unwrapped.rules.colour_names[colour_of(env, agent)]
 
 
 def hop(env: Any, origin: int, target: int) -> int:
@@ -133,8 +141,15 @@ def ended(env: Any) -> dict[str, Any]:
         "rewards": dict(env.rewards),
         "terminations": dict(env.terminations),
         "truncations": dict(env.truncations),
-        "reasons": {a: env.infos[a].get("reason") for a in env.agents},
+        "reasons": {a: reason_label(env, a) for a in env.agents},
     }
+
+
+def reason_label(env: Any, agent: str) -> str:
+    """Returns the label of an agent's ``infos`` reason (a Reason; "" while the game goes on)."""
+    reason = env.infos[agent]["reason"]
+    assert type(reason) is Reason
+    return reason.label
 
 
 def finish(env: Any) -> dict[str, float]:
@@ -186,7 +201,7 @@ def test_000_majority_capture_hop_by_hop_in_blacks_view() -> None:
     #     .   .   .   .   .   41-45
     #   .   .   .   .   .     46-50
     env = make("seed000_international", "B:W19,K21,28,38:B14,16")
-    assert env.agent_selection == "player_1" and env.infos["player_1"]["colour"] == "black"
+    assert env.agent_selection == "player_1" and colour_name(env, "player_1") == "black"
     assert mask_hops(env) == {(14, 23)}
     assert planes(env, "player_1") == {
         OWN_MEN: {14, 16}, OWN_KINGS: set(), OPP_MEN: {19, 28, 38}, OPP_KINGS: {21},
@@ -415,7 +430,7 @@ def test_000_illegal_action_lose_policy() -> None:
         "truncations": {"player_0": False, "player_1": False},
         "reasons": {"player_0": "illegal_action", "player_1": "illegal_action"},
     }
-    assert "45->40" in env.infos["player_0"]["illegal_action"]
+    assert "45->40" in env.illegal_action_error  # the infos hold numbers only
 
 
 def test_000_capturing_the_last_piece_wins() -> None:
@@ -430,7 +445,7 @@ def test_000_capturing_the_last_piece_wins() -> None:
         "truncations": {"player_0": False, "player_1": False},
         "reasons": {"player_0": "no_legal_move", "player_1": "no_legal_move"},
     }
-    assert env.infos["player_1"]["winner"] == "player_0"
+    assert env.infos["player_1"]["winner"] == 0  # player_0's index
     assert not env.observe("player_1")["action_mask"].any()
     assert finish(env) == {"player_0": 1.0, "player_1": -1.0}
 
@@ -445,7 +460,7 @@ def test_002_red_starts_and_sees_its_men_moving_up() -> None:
     (Black's in PDN), is player_0, and sees its men on the bottom three rows of its view."""
     env = make("seed002_website_checkers")
     assert env.agent_selection == "player_0"
-    assert {a: env.infos[a]["colour"] for a in env.agents} == {
+    assert {a: colour_name(env, a) for a in env.agents} == {
         "player_0": "red",
         "player_1": "white",
     }
@@ -513,7 +528,7 @@ def test_002_draw_after_40_quiet_move_pairs() -> None:
         "truncations": {"player_0": False, "player_1": False},
         "reasons": {"player_0": "no_progress", "player_1": "no_progress"},
     }
-    assert "winner" not in env.infos["player_0"]
+    assert env.infos["player_0"]["winner"] == -1  # a draw: no winner
     assert finish(env) == {"player_0": 0.0, "player_1": 0.0}
 
 
@@ -542,8 +557,12 @@ def test_002_capturing_the_last_checker_wins() -> None:
     env = make("seed002_website_checkers", "B:W14:B10")
     play(env, 10, 17)
     assert ended(env)["rewards"] == {"player_0": 1.0, "player_1": -1.0}
-    assert env.infos["player_1"] == {"colour": "white", "reason": "no_legal_move",
-                                     "winner": "player_0"}  # fmt: skip
+    assert env.infos["player_1"] == {
+        "colour": Colour.WHITE,
+        "reason": Reason.NO_LEGAL_MOVE,
+        "winner": 0,  # player_0
+    }
+    assert colour_name(env, "player_1") == "white"
     assert finish(env) == {"player_1": -1.0, "player_0": 1.0}
 
 
@@ -557,7 +576,7 @@ def test_004_crowning_ends_the_move_even_if_the_new_king_could_capture() -> None
     Black (player_0, moves first) takes 26 and crowns on 31; a king on 31 could take 27 to 24,
     but the move is over: White (player_1) is to move at once."""
     env = make("seed004_english", "B:W26,27:B22")
-    assert env.agent_selection == "player_0" and env.infos["player_0"]["colour"] == "black"
+    assert env.agent_selection == "player_0" and colour_name(env, "player_0") == "black"
     assert mask_hops(env) == {(22, 31)}
     play(env, 22, 31)
     assert env.agent_selection == "player_1"
@@ -681,8 +700,8 @@ def test_giveaway_the_player_with_no_move_wins(
     env = make(variant, fen)
     play(env, *path)
     assert ended(env)["rewards"] == rewards
-    assert env.infos["player_0"]["reason"] == "no_legal_move"
-    assert env.infos["player_0"]["winner"] == "player_1"
+    assert env.infos["player_0"]["reason"] is Reason.NO_LEGAL_MOVE
+    assert env.infos["player_0"]["winner"] == 1  # player_1
 
 
 def test_giveaway_blocked_at_reset_wins() -> None:
@@ -713,7 +732,7 @@ def test_random_games_end_with_zero_sum_rewards(variant: str) -> None:
             obs, reward, termination, truncation, info = env.last()
             if termination or truncation:
                 finals[agent] = reward
-                assert info["reason"] in {
+                assert info["reason"].label in {
                     "no_legal_move", "repetition", "no_progress", "endgame_rule", "ply_limit",
                     "adjudication", "max_plies",
                 }  # fmt: skip

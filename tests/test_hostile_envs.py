@@ -20,7 +20,8 @@ from hypothesis.extra import numpy as hnp
 
 from damas_env import draughts_v0
 from damas_env.clock import TimeControl
-from damas_env.engine import Position
+from damas_env.ending import Reason
+from damas_env.engine import Colour, Position
 from damas_env.notation import NotationError
 from damas_env.single_agent import DraughtsGymEnv
 from damas_env.turn import HOP_ILLEGAL
@@ -226,6 +227,7 @@ def test_batch_env_methods_name_a_bad_argument(call: Any, error: type, message: 
         ({"channels_last": "maybe"}, TypeError, "channels_last must be True or False"),
         ({"numeric_infos": "x"}, TypeError, "numeric_infos must be True or False"),
         ({"numeric_infos": 1}, TypeError, "numeric_infos must be True or False"),
+        ({"numeric_infos": False}, ValueError, r'numeric_infos=False .* info\["reason"\]\.label'),
         ({"max_plies": np.int64(0)}, ValueError, "max_plies must be an int >= 1"),
         ({"max_plies": 2.5}, TypeError, "max_plies must be an int"),
         ({"render_mode": ["ansi"]}, ValueError, "render_mode must be one of"),
@@ -369,9 +371,15 @@ def test_end_game_names_a_bad_winner_or_reason() -> None:
     before = env_state(env)
     with pytest.raises(ValueError, match="winner must be None or one of"):
         env.end_game("player_9", "time")
-    with pytest.raises(TypeError, match="reason must be a string"):
+    with pytest.raises(TypeError, match="reason must be a Reason or its label"):
         env.end_game("player_0", None)
+    with pytest.raises(ValueError, match="not 'resigned'; infos hold a Reason"):
+        env.end_game("player_0", "resigned")  # no custom names: infos hold numbers
+    with pytest.raises(ValueError, match="not Reason.NONE"):
+        env.end_game("player_0", Reason.NONE)
     assert_same_state(before, env_state(env))
+    env.end_game("player_1", "time")  # a label names its Reason
+    assert env.infos["player_0"] == {"colour": Colour.BLACK, "reason": Reason.TIME, "winner": 1}
 
 
 def test_the_turn_state_refuses_wrong_types_and_huge_hops() -> None:

@@ -14,9 +14,10 @@ from gymnasium.utils.env_checker import check_env
 from helpers import VARIANTS
 
 from damas_env.draughts_v0 import IllegalActionError
-from damas_env.engine import Position
+from damas_env.ending import Reason
+from damas_env.engine import Colour, Position
 from damas_env.registration import register
-from damas_env.single_agent import DraughtsGymEnv, OpponentError
+from damas_env.single_agent import AGENTS, DraughtsGymEnv, OpponentError
 
 # English: Black (player_0) moves first; White is player_1.
 WHITE_WINS_AT_ONCE = "W:W27:B23"  # 27x18 takes Black's last man
@@ -107,7 +108,7 @@ def test_the_registered_env_loses_on_an_illegal_action_unless_told_to_raise() ->
     illegal = int(np.flatnonzero(info["action_mask"] == 0)[0])
     _, reward, terminated, truncated, info = env.step(illegal)
     assert (reward, terminated, truncated) == (-1.0, True, False)
-    assert info["reason"] == "illegal_action"
+    assert info["reason"] is Reason.ILLEGAL_ACTION
     strict = gymnasium.make("damas/Draughts-v0", variant="english", illegal_action="raise")
     strict.reset(seed=0)
     with pytest.raises(IllegalActionError):
@@ -143,32 +144,34 @@ def test_random_games_run_to_the_end(variant: str, play_as: str) -> None:
     assert env.action_space.n == size * size // 2 * 4 * (size - 1)  # squares x rays x distances
     _, rewards, info = play_out(env, seed=3)
     assert all(r == 0.0 for r in rewards[:-1]) and rewards[-1] in (-1.0, 0.0, 1.0)
-    assert "reason" in info and not info["action_mask"].any()
+    assert info["reason"] is not Reason.NONE and not info["action_mask"].any()
     if rewards[-1]:
-        assert (info["winner"] == play_as) == (rewards[-1] == 1.0)
+        assert (AGENTS[info["winner"]] == play_as) == (rewards[-1] == 1.0)
+    else:
+        assert info["winner"] == -1
 
 
 def test_learner_gets_plus_one_for_its_winning_capture() -> None:
     env = DraughtsGymEnv("english", play_as="player_1")
     _, info = env.reset(options={"fen": WHITE_WINS_AT_ONCE})
-    assert info["colour"] == "white"
+    assert info["colour"] is Colour.WHITE
     _, reward, terminated, truncated, info = env.step(action_for(env, 27, 18))
     assert (reward, terminated, truncated) == (1.0, True, False)
-    assert info["reason"] == "no_legal_move" and info["winner"] == "player_1"
+    assert info["reason"] is Reason.NO_LEGAL_MOVE and info["winner"] == 1  # player_1
 
 
 def test_learner_gets_minus_one_when_the_opponent_wins() -> None:
     env = DraughtsGymEnv("english", play_as="player_0")
     _, info = env.reset(seed=0, options={"fen": BLACK_BLUNDERS})
-    assert info["colour"] == "black"
+    assert info["colour"] is Colour.BLACK
     _, reward, terminated, _, info = env.step(action_for(env, 18, 23))
     assert (reward, terminated) == (-1.0, True)
-    assert info["winner"] == "player_1"
+    assert info["winner"] == 1  # player_1
 
 
 def test_a_game_over_before_the_learner_moves_is_refused() -> None:
     env = DraughtsGymEnv("english", play_as="player_0")
-    with pytest.raises(ValueError, match="before the learner's first move"):
+    with pytest.raises(ValueError, match=r"ended \(no_legal_move\) before the learner's first"):
         env.reset(options={"fen": WHITE_WINS_AT_ONCE})
 
 
@@ -233,7 +236,7 @@ def test_illegal_action_loses_with_the_lose_policy() -> None:
     _, info = env.reset(seed=0)
     illegal = int(np.flatnonzero(info["action_mask"] == 0)[0])
     _, reward, terminated, _, info = env.step(illegal)
-    assert (reward, terminated, info["reason"]) == (-1.0, True, "illegal_action")
+    assert (reward, terminated, info["reason"].label) == (-1.0, True, "illegal_action")
     with pytest.raises(RuntimeError, match="reset"):
         env.step(illegal)
 
@@ -265,7 +268,7 @@ def test_bad_arguments_are_refused() -> None:
 def test_max_plies_truncates() -> None:
     env = DraughtsGymEnv("english", max_plies=6)
     _, rewards, info = play_out(env, seed=0)
-    assert info["reason"] == "max_plies" and rewards[-1] == 0.0
+    assert info["reason"] is Reason.MAX_PLIES and rewards[-1] == 0.0
 
 
 def test_same_seed_same_game() -> None:
@@ -298,7 +301,7 @@ def test_registration_makes_both_envs_and_is_idempotent() -> None:
         "damas/Draughts-v0", variant="english", opponent="random", play_as="player_1"
     )
     _, info = gym_env.reset(seed=0)
-    assert info["colour"] == "white" and gym_env.action_space.n == 896
+    assert info["colour"] is Colour.WHITE and gym_env.action_space.n == 896
     aec_env = pettingzoo.make("aec", "damas/draughts-v0", variant="english")
     aec_env.reset(seed=0)
     assert aec_env.agent_selection == "player_0" and aec_env.action_space("player_0").n == 896

@@ -37,7 +37,7 @@ def compare_with_single_envs(variant: str, games: int, steps: int, seed: int) ->
                 continue
             finished += 1
             reason = env.infos["player_0"]["reason"]
-            assert Reason(int(info["final_reason"][g])).label == reason
+            assert Reason(int(info["final_reason"][g])) is reason
             assert [env.rewards["player_0"], env.rewards["player_1"]] == rewards[g].tolist()
             assert info["final_plies"][g] == env._turn.ply
             nxt = env._agent_by_side[int(env._turn.side)]  # who would move next

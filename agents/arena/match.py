@@ -313,7 +313,7 @@ class GameRecord:
     score: float
     """A's points: 1 win, 0.5 draw, 0 loss."""
     reason: str
-    """Why the game ended: the env's ``infos[agent]["reason"]``, a ``Reason.label``
+    """Why the game ended: the label of the env's ``infos[agent]["reason"]`` (a ``Reason``)
     (``max_plies``: a draw; ``illegal_action``: the loser played one)."""
     plies: int
     """Plies played, the opening's included."""
@@ -439,9 +439,10 @@ def _run_job(job: _Job) -> GameRecord:
     players = dict(zip(env.possible_agents, ((a, b)[i] for i in order), strict=True))
     game, times = _play(env, players, job.opening)
     a_name, b_name = env.possible_agents if job.a_first else env.possible_agents[::-1]
-    reason = str(env.infos["player_0"]["reason"])
+    reason = Reason(env.infos["player_0"]["reason"]).label
     reward = float(env.rewards["player_0" if job.a_first else "player_1"])
-    a_colour = env.infos["player_0" if job.a_first else "player_1"]["colour"]
+    a_info = env.infos["player_0" if job.a_first else "player_1"]
+    a_colour = job.rules.colour_names[a_info["colour"]]  # a Colour: the ruleset names it
     first = Colour.WHITE if job.rules.first_player == "white" else Colour.BLACK
     names = [job.names[i] for i in order]  # names of player_0, player_1
     white, black = names if first == Colour.WHITE else names[::-1]

@@ -49,6 +49,7 @@ from damas_env.checks import shown
 from damas_env.cli import variant_arg
 from damas_env.draughts_v0 import raw_env
 from damas_env.encoding import actions_to_move, move_to_actions
+from damas_env.ending import Reason
 from damas_env.game import Game
 from damas_env.notation import NotationError, format_move, read_pdn, write_pdn
 from damas_env.render import NEW_GAME, UNDO, Highlights, ansi
@@ -404,7 +405,7 @@ def play_window(
     agent.reset()
     raw = env.unwrapped
     human = "player_0" if human_first else "player_1"
-    raw.flip = raw.infos[human]["colour"] != raw.rules.colour_names[0]  # yours at the bottom
+    raw.flip = raw.infos[human]["colour"] != Colour.WHITE  # yours at the bottom
     game = Game(raw.rules)
     closed = _window_loop(env, agent, human, game, say)
     result = _window_result(env, game, closed)
@@ -437,7 +438,7 @@ def _window_loop(env: Any, agent: Agent, human: str, game: Game, say: Callable) 
             env.step(action)
             hops.append(action)
         else:
-            if raw.infos[mover].get("reason") != "time":
+            if raw.infos[mover]["reason"] != Reason.TIME:
                 game.push(actions_to_move(hops, start))
     raw.render()
     return False
@@ -470,7 +471,8 @@ def _show_clocks(env: Any) -> None:
         return
     raw = env.unwrapped
     clocks = "  ".join(
-        f"{raw.infos[a]['colour']} {_clock_text(env.remaining(a))}" for a in raw.possible_agents
+        f"{raw.rules.colour_names[raw.infos[a]['colour']]} {_clock_text(env.remaining(a))}"
+        for a in raw.possible_agents
     )
     raw.set_caption(f"damas  {clocks}")
 
@@ -487,8 +489,8 @@ def _window_result(env: Any, game: Game, closed: bool) -> str:
         return "*"
     if outcome is not None:
         return outcome.pdn_result(game.rules.board_size)
-    winner = raw.infos[raw.possible_agents[0]].get("winner")  # time: decided outside the rules
-    colour = None if winner is None else raw.colour_of(winner)
+    winner = raw.infos[raw.possible_agents[0]]["winner"]  # time: decided outside the rules
+    colour = None if winner < 0 else raw.colour_of(raw.possible_agents[winner])
     return _result_string(game, colour)
 
 
@@ -496,9 +498,13 @@ def _window_reason(raw: Any, closed: bool) -> str:
     if closed:
         return "unfinished (window closed)"
     info = raw.infos[raw.possible_agents[0]]
-    winner = info.get("winner")
-    who = "draw" if winner is None else f"{raw.infos[winner]['colour']} wins"
-    return f"{who} ({info.get('reason')})"
+    winner = info["winner"]  # an index into possible_agents, -1 for none
+    who = (
+        "draw"
+        if winner < 0
+        else f"{raw.rules.colour_names[raw.colour_of(raw.possible_agents[winner])]} wins"
+    )
+    return f"{who} ({Reason(info['reason']).label})"
 
 
 # --- Command line ---------------------------------------------------------------------------
