@@ -21,6 +21,7 @@ from pettingzoo.test import api_test
 from damas_env import draughts_v0
 from damas_env.draughts_v0 import raw_env
 from damas_env.ending import Reason
+from damas_env.engine import Colour
 from damas_env.integrations.rllib import RLlibObservations
 from damas_env.single_agent import DraughtsGymEnv
 from damas_env.vector_gym import DraughtsVectorEnv
@@ -169,24 +170,41 @@ def test_torchrl_ppo(aec_spy: Spy) -> None:
     aec_spy.check(at_least=150, agent="player_0")
 
 
-def test_torchrl_env_wraps_draughts_v0_and_rolls_out(aec_spy: Spy) -> None:
-    """torchrl_env: TorchRL's own spec check, random legal hops to the end, reason names."""
+def test_torchrl_wraps_the_bare_env_and_rolls_out_to_the_end(aec_spy: Spy) -> None:
+    """Issue 15: ``PettingZooWrapper(draughts_v0.env(variant), use_mask=True)`` with no extra
+    flag: TorchRL's own spec check, random legal hops to the end, the reason's name."""
     pytest.importorskip("torchrl")
+    from torchrl.envs.libs.pettingzoo import PettingZooWrapper
     from torchrl.envs.utils import check_env_specs
 
-    from damas_env.integrations.torchrl import torchrl_env
-
-    env = torchrl_env("english", seed=0)
+    env = PettingZooWrapper(draughts_v0.env("english"), use_mask=True, seed=0)
     check_env_specs(env)
+    assert set(env.observation_spec["player_0", "info"].keys()) == {"colour", "reason", "winner"}
+    start = env.reset()
+    assert int(start["player_0", "info", "reason"]) == Reason.NONE
+    assert int(start["player_0", "info", "colour"]) == Colour.BLACK  # English: player_0
     rollout = env.rollout(1000, break_when_any_done=True)  # the action specs carry the masks
     end = rollout[-1]["next"]
     assert end["done"].item() and end["terminated"].item()
     reason = Reason(int(end["player_0", "info", "reason"]))
     winner = int(end["player_0", "info", "winner"])
     rewards = [float(end[agent, "reward"]) for agent in ("player_0", "player_1")]
-    assert reason is not Reason.NONE and reason.label in draughts_v0.INFO_REASONS
+    assert reason is not Reason.NONE and reason.label in draughts_v0.INFO_REASONS[1:]
     assert (rewards == [0.0, 0.0]) if winner < 0 else (rewards[winner] == 1.0)
+    before = rollout[:-1]["next", "player_0", "info", "reason"]
+    assert (before == Reason.NONE).all()  # the game went on until the last step
     aec_spy.check(at_least=len(rollout) // 2, agent="player_0")
+
+    lose = PettingZooWrapper(draughts_v0.env("english", illegal_action="lose"), use_mask=True)
+    illegal = lose.full_action_spec["player_0", "action"].zero()  # action 0: off the board
+    step = lose.step(lose.reset().update({"player_0": {"action": illegal}}))["next"]
+    assert Reason(int(step["player_1", "info", "reason"])).label == "illegal_action"
+
+
+def test_the_torchrl_shortcut_is_the_bare_env_in_the_wrapper() -> None:
+    """``torchrl_env`` (kept so imports work): the same wrapper, and a ``max_plies`` cut."""
+    pytest.importorskip("torchrl")
+    from damas_env.integrations.torchrl import torchrl_env
 
     short = torchrl_env("english", max_plies=4, seed=0).rollout(100, break_when_any_done=True)
     end = short[-1]["next"]
@@ -194,18 +212,41 @@ def test_torchrl_env_wraps_draughts_v0_and_rolls_out(aec_spy: Spy) -> None:
     assert Reason(int(end["player_1", "info", "reason"])).label == "max_plies"
 
 
-def test_tianshou_env_gives_every_step_the_same_int_infos() -> None:
+def test_tianshou_wraps_the_bare_env_and_plays_to_the_end() -> None:
+    """Issue 15: Tianshou's ``PettingZooEnv(draughts_v0.env(variant))`` with no extra flag:
+    every step's info has the same int keys (its buffer stacks them) to a game's end."""
     pytest.importorskip("tianshou")
-    from damas_env.integrations.tianshou import tianshou_env
+    from tianshou.data import Batch
+    from tianshou.env import PettingZooEnv
 
-    env = tianshou_env("english", max_plies=6)
+    env = PettingZooEnv(draughts_v0.env("english"))
+    rng = np.random.default_rng(0)
     obs, info = env.reset(seed=0)
     keys = set(info)
     assert keys == {"colour", "reason", "winner"}
+    infos = [info]
     done = False
     while not done:
-        obs, _, terminated, truncated, info = env.step(int(np.flatnonzero(obs["mask"])[0]))
-        assert set(info) == keys and all(type(value) is int for value in info.values())
+        obs, rewards, terminated, truncated, info = env.step(
+            rng.choice(np.flatnonzero(obs["mask"]))
+        )
+        assert set(info) == keys and all(isinstance(value, int) for value in info.values())
+        infos.append(info)
+        done = terminated or truncated
+    assert terminated and type(info["reason"]) is Reason and info["reason"].label
+    assert info["reason"] not in (Reason.MAX_PLIES, Reason.ILLEGAL_ACTION, Reason.TIME)  # rules
+    assert all(i["reason"] is Reason.NONE for i in infos[:-1])
+    assert info["winner"] == -1 or rewards[info["winner"]] == 1.0
+    stacked = Batch.stack([Batch(i) for i in infos])  # what the buffer does: int arrays
+    assert stacked.reason.dtype.kind == "i" and Reason(int(stacked.reason[-1])) is info["reason"]
+
+    from damas_env.integrations.tianshou import tianshou_env  # the shortcut, kept
+
+    short = tianshou_env("english", max_plies=6)
+    obs, _ = short.reset(seed=0)
+    done = False
+    while not done:
+        obs, _, terminated, truncated, info = short.step(int(np.flatnonzero(obs["mask"])[0]))
         done = terminated or truncated
     assert truncated and Reason(info["reason"]).label == "max_plies"
 

@@ -3,9 +3,8 @@
     pip install -e ".[tianshou]"
     python examples/integrations/tianshou_dqn.py --steps 20000
 
-``tianshou_env(variant)`` (:mod:`damas_env.integrations.tianshou`) is Tianshou's
-``PettingZooEnv`` over draughts_v0, built with numeric infos: the same int keys at every
-step (Tianshou's buffer refuses the missing ``"reason"`` of a game still going on). It turns
+Tianshou's ``PettingZooEnv`` takes draughts_v0 as it is: its infos have the same int keys
+at every step (Tianshou's buffer refuses a key that appears only at the end). It turns
 our ``{"observation", "action_mask"}`` dict into Tianshou's ``{"agent_id", "obs", "mask"}``;
 the DQN policy puts the mask on its Q-values and its epsilon-greedy exploration, and
 ``MARLRandomDiscreteMaskedOffPolicyAlgorithm`` plays uniformly among the opponent's legal
@@ -33,14 +32,14 @@ from tianshou.env.pettingzoo_env import PettingZooEnv
 from tianshou.trainer import OffPolicyTrainerParams
 from tianshou.utils.net.common import Net
 
-from damas_env.integrations.tianshou import tianshou_env
+from damas_env import draughts_v0
 
 AGENTS = ("player_0", "player_1")
 
 
 def make_env(variant: str = "english") -> PettingZooEnv:
     """Returns the draughts AEC env as Tianshou's multi-agent env (infos with fixed keys)."""
-    return tianshou_env(variant)
+    return PettingZooEnv(draughts_v0.env(variant))
 
 
 def main(

@@ -9,8 +9,8 @@ moves our ``action_mask`` to ``(group, "action_mask")`` and marks the agent to m
 its network's logits and the opponent (``player_1``) uniformly among its legal hops; the
 wrapper plays the action of the agent to move. PPO learns from the learner's turns only
 (``mask`` selects them; a multi-hop capture is several of them in a row).
-``damas_env.integrations.torchrl.torchrl_env`` builds the wrapped env with the numeric infos
-that the wrapper turns into tensors (``Reason(int(code)).label`` names a reason code).
+The env goes into the wrapper as it is: its infos are ints, which the wrapper turns into
+tensors (``Reason(int(code)).label`` names a reason code).
 """
 
 from __future__ import annotations
@@ -27,14 +27,14 @@ from torchrl.modules import MaskedCategorical, ProbabilisticActor, ValueOperator
 from torchrl.objectives import ClipPPOLoss
 from torchrl.objectives.value import GAE
 
-from damas_env.integrations.torchrl import torchrl_env
+from damas_env import draughts_v0
 
 LEARNER, OPPONENT = "player_0", "player_1"
 
 
 def make_env(variant: str = "english") -> PettingZooWrapper:
     """Returns the draughts AEC env in TorchRL's PettingZoo wrapper, one group per agent."""
-    return torchrl_env(variant)
+    return PettingZooWrapper(draughts_v0.env(variant), use_mask=True)  # one agent acts per step
 
 
 def uniform_logits(action_mask: torch.Tensor) -> torch.Tensor:
