@@ -244,7 +244,7 @@ def test_equal_to_single_agent_envs(play_as: str) -> None:
             if s_term or s_trunc:
                 ends += 1
                 np.testing.assert_array_equal(info["final_obs"][g], s_obs)
-                assert info["final_info"]["reason"][g] == s_info["reason"]
+                assert info["final_info"]["reason"][g] == s_info["reason"].label
                 single_obs[g] = single.reset()[0]
     assert ends >= games
 
