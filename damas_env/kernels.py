@@ -49,6 +49,12 @@ def kernel(
     inlines the function at numba IR level; ``parallel`` compiles ``prange`` loops to threads;
     ``fastmath`` lets float sums be reordered (SIMD dot products; results differ in the last
     bits).
+
+    Kernels pass constants to other kernels as typed values (``np.int64(0)``,
+    ``np.bool_(True)``), and indexes from ``prange`` (uint64) or int32 arrays as
+    ``np.int64(...)``: numba compiles a callee once more for each literal or integer type it
+    is called with, and compiling is what a first run waits for. ``tests/test_compile.py``
+    and ``benchmarks/cold_start.py --specialisations`` find the kernels built twice.
     """
     options: dict[str, Any] = {"cache": True, "_nrt": False}
     if inline:
@@ -141,8 +147,9 @@ class Reason(IntEnum):
 
     Kernels use the members as integer constants (numba compiles them so). NO_LEGAL_MOVE to
     ADJUDICATION are the rules' endings (:func:`outcome`); MAX_PLIES is the envs' ply cut
-    (a truncation); ILLEGAL_ACTION and TIME are decided outside the rules. ``label`` is the
-    name in ``infos[agent]["reason"]``, JSON and PDN ("" for NONE, the game goes on).
+    (a truncation); ILLEGAL_ACTION and TIME are decided outside the rules. The member is
+    ``infos[agent]["reason"]``; ``label`` is its name in JSON and PDN ("" for NONE, the game
+    goes on).
     """
 
     NONE = 0
@@ -366,7 +373,7 @@ def _captures_from(board, side, origin, ray, rules, mv, n, best, merge, ws):
     piece = board[origin]
     was_king = piece == 2 or piece == -2
     board[origin] = 0  # the moving piece is lifted: it may pass its own square
-    level = 0
+    level = np.int64(0)
     _init_level(ws, 0, origin, was_king)
     while level >= 0:
         if ws[level, W_LI] < ws[level, W_NLAND]:
@@ -442,8 +449,8 @@ def generate_moves(board, side, ray, rules, mv, merge, ws):
     and the caller must list again into a larger buffer (the board is unchanged).
     """
     sgn = 1 - 2 * side
-    n = 0
-    best = 1
+    n = np.int64(0)
+    best = np.int64(1)
     immediate = rules[R_LANDING] == 1
     for s in range(rules[R_SQUARES]):
         if board[s] * sgn > 0:
@@ -808,7 +815,7 @@ def perft(board, side, depth, ray, rules, buffers, ws):
     if depth == 0:
         return 1
     mv = buffers[depth]
-    n = generate_moves(board, side, ray, rules, mv, True, ws)
+    n = generate_moves(board, side, ray, rules, mv, np.bool_(True), ws)
     if n > mv.shape[0]:
         return -1
     if depth == 1:

@@ -372,7 +372,7 @@ def random_move(s, g, t, scratch, ws):
     Uniform over routes, not the mask's distribution: openings only need variety.
     """
     side = s.st[g, T_SIDE]
-    n = K.generate_moves(s.board[g], side, t.ray, t.rules, scratch, False, ws)
+    n = K.generate_moves(s.board[g], side, t.ray, t.rules, scratch, np.bool_(False), ws)
     if n <= 0 or n > scratch.shape[0]:
         return -1
     r = np.int64(next_random(s.rng, g) % np.uint64(n))
@@ -414,7 +414,7 @@ def check_hop(s, g, t, action, scratch, ws):
     never the mask itself: the caller may have written into that.
     """
     return _check_hop(
-        s.board[g], s.st[g], s.cur[g], s.cache[g], s.legal[g], action, t.action_of, t.ray,
+        s.board[g], s.st[g], s.cur[g], s.cache[g], s.legal[g], np.int64(action), t.action_of, t.ray,
         t.rules, scratch, ws,
     )  # fmt: skip
 
@@ -424,8 +424,8 @@ def play_hop(s, g, t, action, scratch, ws):
     """Plays one hop in game g; returns HOP_ILLEGAL or HOP_OVERFLOW (nothing changed),
     HOP_PLAYED or MOVE_DONE."""
     return _play_hop(
-        s.board[g], s.st[g], s.hist[g], s.cur[g], s.last[g], s.cache[g], action, t.action_of,
-        t.keys, t.side_key, t.ray, t.rules, scratch, ws,
+        s.board[g], s.st[g], s.hist[g], s.cur[g], s.last[g], s.cache[g], np.int64(action),
+        t.action_of, t.keys, t.side_key, t.ray, t.rules, scratch, ws,
     )  # fmt: skip
 
 
@@ -505,11 +505,11 @@ def _listed(board, st, cache, scratch, ray, rules, ws):
     """Lists this turn's routes; returns (in cache, count), count -1 if scratch is too small."""
     if st[T_NROUTES] >= 0:
         return True, st[T_NROUTES]
-    n = K.generate_moves(board, st[T_SIDE], ray, rules, cache, False, ws)
+    n = K.generate_moves(board, st[T_SIDE], ray, rules, cache, np.bool_(False), ws)
     if n <= cache.shape[0]:
         st[T_NROUTES] = n
         return True, n
-    n = K.generate_moves(board, st[T_SIDE], ray, rules, scratch, False, ws)
+    n = K.generate_moves(board, st[T_SIDE], ray, rules, scratch, np.bool_(False), ws)
     return False, (n if n <= scratch.shape[0] else -1)
 
 

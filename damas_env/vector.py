@@ -200,7 +200,7 @@ def _check_batch(actions, active, s, t, scratch, ws, status):
 
 def _random_batch(s, masks, out):
     for g in prange(masks.shape[0]):
-        out[g] = random_action(s, g, masks[g])
+        out[g] = random_action(s, np.int64(g), masks[g])  # prange's g is a uint64
 
 
 def _renamed(fn: Any, suffix: str) -> Any:

@@ -311,4 +311,4 @@ def test_the_wheel_carries_the_pretrained_agents() -> None:
     tomllib = pytest.importorskip("tomllib")  # Python 3.11+
 
     data = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
-    assert "pretrained/*.pt" in data["tool"]["setuptools"]["package-data"]["agents"]
+    assert "pretrained/*.pt" in data["tool"]["setuptools"]["package-data"]["damas_agents"]

@@ -312,7 +312,7 @@ def _order(mv, n, tt_move, side, ply, t):
 @kernel(inline=True)
 def _pick(mv, n):
     """Returns the unsearched move with the best ordering score, and marks it searched."""
-    best, pick = -32_768, 0
+    best, pick = -32_768, np.int64(0)
     for i in range(n):
         if mv[i, M_MARK] > best:
             best, pick = mv[i, M_MARK], i
@@ -360,7 +360,7 @@ def _negamax(board, side, h, depth, ply, alpha, beta, t):
         if settled:
             return score
     mv = t.buffers[ply]
-    n = generate_moves(board, side, t.ray, t.rules, mv, True, t.ws)
+    n = generate_moves(board, side, t.ray, t.rules, mv, np.bool_(True), t.ws)
     if n > mv.shape[0]:
         stats[S_ABORT] = ABORT_OVERFLOW
         return 0
@@ -457,8 +457,8 @@ def table_line(board, side, h, t, out):
         if t.tt_keys[slot] != h or v[slot, T_GEN] != t.stats[S_GEN] or v[slot, T_MOVE] < 0:
             break
         mv = t.buffers[count + 1]
-        n = generate_moves(board, side, t.ray, t.rules, mv, True, t.ws)
-        i = v[slot, T_MOVE]
+        n = generate_moves(board, side, t.ray, t.rules, mv, np.bool_(True), t.ws)
+        i = np.int64(v[slot, T_MOVE])
         if n > mv.shape[0] or i >= n:
             break
         h = hash_after(h, board, mv, i, t.keys, t.side_key)
@@ -678,7 +678,7 @@ class Searcher:
         """Returns the root's move list (grown to fit) and its length."""
         root, t = K.new_move_buffer(FIRST_ROWS), self.tables
         while True:
-            n = int(generate_moves(board, side, t.ray, t.rules, root, True, t.ws))
+            n = int(generate_moves(board, side, t.ray, t.rules, root, np.bool_(True), t.ws))
             if n <= root.shape[0]:
                 return root[:n].copy(), n
             root = K.grown_move_buffer(root, n, MAX_LIST_ROWS)
@@ -710,7 +710,8 @@ class Searcher:
             return []
         board, side, t = position.board.copy(), int(position.turn), self.tables
         h = np.uint64(self._engine.hash(board, side))
-        h = hash_after(h, board, root, i, t.keys, t.side_key)
+        # numba hands a uint64 back as a Python int, which would type as int64 below 2**63
+        h = np.uint64(hash_after(h, board, root, np.int64(i), t.keys, t.side_key))
         apply_move(board, root, i)
         out = np.zeros((plies, K.MOVE_WIDTH), dtype=np.int16)
         count = int(table_line(board, 1 - side, h, t, out))

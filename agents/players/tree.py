@@ -385,9 +385,9 @@ def _roll_out_leaf(tree, work, t, mask, scratch, ws, max_plies):
     _write_edges(edge_i, edge_f, first, mask)
     _spread_priors(edge_f, first, count)
     side = side_of(work, 0)
-    if _rollout(work, 0, t, mask, scratch, ws, max_plies) < 0:
+    if _rollout(work, np.int64(0), t, mask, scratch, ws, max_plies) < 0:
         return HOP_OVERFLOW, 0, 0.0
-    return WALK_OK, count, game_value(work, 0, t, side)
+    return WALK_OK, count, game_value(work, np.int64(0), t, side)
 
 
 @kernel()
@@ -435,7 +435,7 @@ def _walk_round(tree, roots, work, t, scratch, ws, walks, leaves, obs, masks, pa
         collided = False
         while j < batch and walks[g] > 0 and not collided:
             stream = work.rng[0]  # restored if the walk is undone
-            copy_game(roots, g, work, 0)
+            copy_game(roots, g, work, np.int64(0))
             node = g  # the root
             while True:
                 if uct:
@@ -456,7 +456,7 @@ def _walk_round(tree, roots, work, t, scratch, ws, walks, leaves, obs, masks, pa
                         )
                 if status < 0:  # HOP_OVERFLOW, EDGES_FULL or HOP_ILLEGAL: undo, stop here
                     edge_i[e, EI_PENDING] -= 1
-                    _back_up(nodes, edge_i, edge_f, node, 0, 0.0, False)
+                    _back_up(nodes, edge_i, edge_f, node, np.int64(0), 0.0, np.bool_(False))
                     work.rng[0] = stream
                     walks[games], walks[games + 1], walks[games + 2] = g, j, k
                     return status
@@ -465,14 +465,14 @@ def _walk_round(tree, roots, work, t, scratch, ws, walks, leaves, obs, masks, pa
                         child = _new_node(nodes, used, side, result, NEW, node, e)
                         edge_i[e, EI_CHILD] = child
                         value = result_value(result, side)
-                        _back_up(nodes, edge_i, edge_f, child, side, value, True)
+                        _back_up(nodes, edge_i, edge_f, child, side, value, np.bool_(True))
                     elif plies >= 0:  # expanded and rolled out already
                         child = _new_node(nodes, used, side, result, EXPANDED, node, e)
                         nodes[child, N_FIRST] = used[1]
                         nodes[child, N_COUNT] = count
                         used[1] += count
                         edge_i[e, EI_CHILD] = child
-                        _back_up(nodes, edge_i, edge_f, child, side, value, True)
+                        _back_up(nodes, edge_i, edge_f, child, side, value, np.bool_(True))
                     else:
                         write_planes(work, 0, t, obs[k], side)
                         child = _new_node(nodes, used, side, result, PENDING, node, e)
@@ -484,11 +484,13 @@ def _walk_round(tree, roots, work, t, scratch, ws, walks, leaves, obs, masks, pa
                 if nodes[child, N_RESULT] != K.ONGOING:  # a terminal leaf walked again
                     side = nodes[child, N_SIDE]
                     value = result_value(nodes[child, N_RESULT], side)
-                    _back_up(nodes, edge_i, edge_f, child, side, value, True)
+                    _back_up(nodes, edge_i, edge_f, child, side, value, np.bool_(True))
                     walks[g] -= 1
                     break
                 if nodes[child, N_STATE] != EXPANDED or nodes[child, N_COUNT] == 0:
-                    _back_up(nodes, edge_i, edge_f, child, 0, 0.0, False)  # waiting already
+                    _back_up(
+                        nodes, edge_i, edge_f, child, np.int64(0), 0.0, np.bool_(False)
+                    )  # waiting already
                     collided = True
                     break
                 node = child
@@ -528,7 +530,7 @@ def _expand(tree, leaves, masks, priors, values, back_up):
         nodes[leaf, N_COUNT] = count
         nodes[leaf, N_STATE] = EXPANDED
         if back_up:
-            _back_up(nodes, edge_i, edge_f, leaf, nodes[leaf, N_SIDE], values[i], True)
+            _back_up(nodes, edge_i, edge_f, leaf, nodes[leaf, N_SIDE], values[i], np.bool_(True))
     return 0
 
 

@@ -119,7 +119,7 @@ def play_game(s, tt, starts, scratch, ws, t, root, order, scores, depth, max_pli
     rows, nodes = 0, 0
     while turn.result_of(s, 0) == K.ONGOING and turn.ply_of(s, 0) < max_plies:
         board, side = s.board[0], turn.side_of(s, 0)
-        n = K.generate_moves(board, side, t.ray, t.rules, root, True, ws)
+        n = K.generate_moves(board, side, t.ray, t.rules, root, np.bool_(True), ws)
         if n <= 0 or n > root.shape[0]:
             break
         pick = 0
