@@ -14,7 +14,7 @@ Increment       added to the mover's clock when a complete move ends (``agent_se
                 passes to the other agent, or the game ends)
 Flag fall       a step that arrives once the mover's time is used up is not played: the mover
                 gets -1, the opponent +1, all agents terminate, ``infos[a]["reason"]`` is
-                ``"time"``
+                ``Reason.TIME`` (label ``"time"``)
 Remaining time  ``infos[agent]["time_left"]`` (after reset and every step), :meth:`remaining`
 ==============  ===============================================================================
 
