@@ -163,14 +163,31 @@ def _parser(more: Mapping[str, Command] | None = None) -> argparse.ArgumentParse
 
 
 def main(argv: Sequence[str] | None = None, commands: Mapping[str, Command] | None = None) -> int:
-    """Runs a command; returns the exit status: 2 on a bad input, 130 on Ctrl-C.
+    """Runs a command; returns the exit status: 2 on a bad input, 130 on Ctrl-C, 1 when the
+    reader of its output went away (``damas show | head``), silently.
 
     Args:
         argv: the arguments (default ``sys.argv[1:]``).
         commands: more commands by name, each run by its own main on the arguments after
             its name (the application's ``arena``, ``play`` and ``train``).
     """
-    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _run(list(sys.argv[1:] if argv is None else argv), commands)
+    except BrokenPipeError:  # `damas show | head`: the reader left; say nothing more
+        _silence_stdout()
+        return 1
+
+
+def _silence_stdout() -> None:
+    """Points stdout at /dev/null, so that flushing it at exit raises no second error."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no real stdout (a test's capture)
+        pass
+
+
+def _run(argv: list[str], commands: Mapping[str, Command] | None) -> int:
     if argv[:1] and commands and argv[0] in commands:
         try:
             return commands[argv[0]][1](argv[1:])

@@ -146,3 +146,20 @@ def test_importing_damas_env_makes_openmp_threads_sleep_unless_told_otherwise() 
     env["OMP_WAIT_POLICY"] = "ACTIVE"
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert out.stdout.strip() == "ACTIVE"
+
+
+@pytest.mark.parametrize("argv", [["show", "--variant", "english"], ["variants"]])
+def test_a_reader_that_leaves_early_gets_no_traceback(argv: list[str]) -> None:
+    """``damas show | head -1``: the pipe closes before the output is written."""
+    import subprocess
+    import sys
+
+    code = "import sys; from damas_agents.command import main; sys.exit(main(sys.argv[1:]))"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    status = proc.wait(timeout=120)
+    assert proc.stderr.read() == b""
+    assert status == 1
