@@ -1,8 +1,9 @@
-"""The batch env on a busy machine: OpenMP's idle threads spinning (ACTIVE) or sleeping
-(PASSIVE, damas_env's default), with and without another process keeping one core busy.
+"""The batch env on a busy machine: the default threads against one thread and against the
+OpenMP wait policies, with and without another process keeping one core busy.
 
-    python benchmarks/busy_machine.py                 # English, 4096 games, 10 s a case
+    python benchmarks/busy_machine.py                 # English, 4096 games, 8 s a case
     python benchmarks/busy_machine.py --variant international --envs 1024 --seconds 5
+    python benchmarks/busy_machine.py --readme-only   # the README's batch example, timed
 
 Each case runs in a fresh process (the OpenMP runtime reads ``OMP_WAIT_POLICY`` once, when
 it starts): random-action steps of ``DraughtsBatchEnv`` for ``--seconds``, and the same with
@@ -10,9 +11,18 @@ a small torch network evaluated on the observations after every step (what a PPO
 does: numba's threads and torch's take turns). ``spinner`` is a second process running a
 busy loop on one core during the measurement, as another job on a shared machine would.
 
-It prints steps/s (game steps: batch steps x games) for each wait policy, quiet and busy,
-and the ratio of PASSIVE (damas_env's default now) to the unset policy users had before
-(GNU OpenMP then spins about 300,000 times before sleeping); ACTIVE spins far longer.
+Columns (game steps/s: batch steps x games):
+
+- ``default``: what ``DraughtsBatchEnv(B, variant)`` does: all cores, games split into
+  chunks that idle threads take one by one (dynamic scheduling), OpenMP threads that sleep
+  when idle (``OMP_WAIT_POLICY=PASSIVE``, set by ``import damas_env``);
+- ``1 thread``: ``num_threads=1``;
+- ``unset`` and ``ACTIVE``: the default threads under GNU OpenMP's own wait policy (it spins
+  about 300,000 times before sleeping) and under ``ACTIVE`` (it spins far longer).
+
+The targets: with one core busy, ``default`` is at least the ``1 thread`` figure; the
+README's batch example (run with ``--readme-only``, and as the last rows) takes at most 1.5x
+its quiet time with one core busy.
 """
 
 from __future__ import annotations
@@ -20,7 +30,9 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing
+import multiprocessing.synchronize
 import os
+import re
 import subprocess
 import sys
 import time
@@ -33,8 +45,8 @@ import json, sys, time
 import numpy as np
 from damas_env.vector import DraughtsBatchEnv
 variant, envs, seconds = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
-with_torch = sys.argv[4] == "1"
-env = DraughtsBatchEnv(envs, variant, seed=0)
+with_torch, threads = sys.argv[4] == "1", int(sys.argv[5]) or None
+env = DraughtsBatchEnv(envs, variant, seed=0, num_threads=threads)
 obs = env.reset(seed=0)[0]
 if with_torch:
     import torch
@@ -49,8 +61,25 @@ while time.perf_counter() - start < seconds:
         with torch.no_grad():
             net(torch.as_tensor(obs))
     steps += 1
-print(json.dumps({"steps_per_s": steps * envs / (time.perf_counter() - start)}))
+print(json.dumps({"rate": steps * envs / (time.perf_counter() - start)}))
 """
+
+# (label, OMP_WAIT_POLICY or None for damas_env's default, num_threads; 0 is all cores)
+COLUMNS = [("default", None, 0), ("1 thread", None, 1), ("unset", "", 0), ("ACTIVE", "ACTIVE", 0)]
+
+
+def readme_example() -> str:
+    """Returns the README's batch-env example, timed: its loop runs once to compile, then
+    again for the measurement (the figure is the second run's seconds)."""
+    text = (ROOT / "README.md").read_text()
+    section = text[text.index("## The batch environment") :]
+    code = re.search(r"```python\n(.*?)```", section, re.S)
+    assert code is not None, "no example in the README's batch section"
+    body = code.group(1)
+    loop = body[body.index("for step in range") :]
+    head = body[: body.index("for step in range")]
+    timed = "import json, time\n" + head + loop + "start = time.perf_counter()\n" + loop
+    return timed + 'print(json.dumps({"rate": time.perf_counter() - start}))\n'
 
 
 def _spin(stop: multiprocessing.synchronize.Event) -> None:
@@ -60,45 +89,62 @@ def _spin(stop: multiprocessing.synchronize.Event) -> None:
             x += 1
 
 
-def run_case(policy: str, busy: bool, args: argparse.Namespace, with_torch: bool) -> float:
-    """Returns game steps/s of one case, measured in a fresh process. `policy` "" is what
-    GNU OpenMP does when nothing sets it (the runtime ignores an empty value; damas_env's
-    setdefault leaves a set variable alone)."""
+def run_case(argv: list[str], policy: str | None, busy: bool) -> float:
+    """Returns the "rate" a child prints, run in a fresh process, with a spinner if busy."""
     env = dict(os.environ)
-    env["OMP_WAIT_POLICY"] = policy
+    if policy is not None:
+        env["OMP_WAIT_POLICY"] = policy
     stop = multiprocessing.Event()
     spinner = multiprocessing.Process(target=_spin, args=(stop,), daemon=True)
     if busy:
         spinner.start()
+        time.sleep(0.3)
     try:
-        command = [sys.executable, "-c", CHILD, args.variant, str(args.envs), str(args.seconds)]
-        command.append("1" if with_torch else "0")
-        out = subprocess.run(command, env=env, cwd=ROOT, capture_output=True, text=True, check=True)
+        out = subprocess.run(
+            [sys.executable, *argv], env=env, cwd=ROOT, capture_output=True, text=True, check=True
+        )
     finally:
         stop.set()
         if busy:
             spinner.join()
-    return float(json.loads(out.stdout.strip().splitlines()[-1])["steps_per_s"])
+    return float(json.loads(out.stdout.strip().splitlines()[-1])["rate"])
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--variant", default="english")
     parser.add_argument("--envs", type=int, default=4096)
-    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--seconds", type=float, default=8.0)
+    parser.add_argument("--readme-only", action="store_true")
     args = parser.parse_args(argv)
-    print(f"{args.variant}, {args.envs} games, {os.cpu_count()} cores, {args.seconds:g} s a case")
-    head = f"{'PASSIVE (now)':>14} {'unset (before)':>15} {'ACTIVE':>10} {'now/before':>11}"
-    print(f"{'case':24} {head}")
-    for with_torch in (False, True):
-        for busy in (False, True):
-            label = ("env + torch" if with_torch else "env") + (", spinner" if busy else ", quiet")
-            rates = [run_case(p, busy, args, with_torch) for p in ("PASSIVE", "", "ACTIVE")]
-            print(
-                f"{label:24} {rates[0] / 1e6:12.3f} M {rates[1] / 1e6:13.3f} M "
-                f"{rates[2] / 1e6:8.3f} M {rates[0] / rates[1]:10.2f}x",
-                flush=True,
-            )
+    load = os.getloadavg()[0]
+    print(
+        f"{args.variant}, {args.envs} games, {os.cpu_count()} cores, {args.seconds:g} s a case, "
+        f"load {load:.2f} before"
+    )
+    if not args.readme_only:
+        print(f"{'M steps/s':24}" + "".join(f"{label:>11}" for label, _, _ in COLUMNS))
+        for with_torch in (False, True):
+            for busy in (False, True):
+                label = ("env + torch" if with_torch else "env") + (
+                    ", spinner" if busy else ", quiet"
+                )
+                rates = []
+                for _, policy, threads in COLUMNS:
+                    child = [args.variant, str(args.envs), str(args.seconds)]
+                    child += ["1" if with_torch else "0", str(threads)]
+                    rates.append(run_case(["-c", CHILD, *child], policy, busy))
+                cells = "".join(f"{r / 1e6:11.3f}" for r in rates)
+                ratio = rates[0] / rates[1]
+                print(f"{label:24}{cells}   default/1 thread {ratio:.2f}x", flush=True)
+    code = readme_example()
+    quiet = min(run_case(["-c", code], None, False) for _ in range(2))
+    busy = min(run_case(["-c", code], None, True) for _ in range(2))
+    print(
+        f"README batch example (200 steps, compiled): quiet {quiet:.2f} s, one core busy "
+        f"{busy:.2f} s ({busy / quiet:.2f}x)"
+    )
+    print(f"load {os.getloadavg()[0]:.2f} after")
     return 0
 
 

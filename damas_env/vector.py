@@ -27,7 +27,11 @@ integers. A bad action raises a ValueError naming the game, and no game changes:
 is read from each game's own state, never from the masks handed out, so writing into those
 cannot let an illegal hop through.
 Games run in parallel over ``num_threads`` threads (numba ``prange``); each game has its own
-random stream, so results depend on the seed only, not on the thread count.
+random stream, so results depend on the seed only, not on the thread count. The games are
+split into :data:`CHUNKS_PER_THREAD` chunks per thread, which idle threads take one at a time
+(numba's dynamic scheduling, ``parallel_chunksize(1)``): when another process holds one core,
+the thread that shares it does fewer chunks instead of holding the others up, so the step
+stays at least as fast as on one thread (``benchmarks/busy_machine.py``).
 """
 
 from __future__ import annotations
@@ -71,7 +75,9 @@ from .turn import (
 __all__ = ["DraughtsBatchEnv", "MAX_OPENING_PLIES"]
 
 _MAX_THREADS: int = numba.config.NUMBA_NUM_THREADS  # type: ignore[attr-defined]
-_SCRATCH_ROWS = 1 << 12  # routes one thread lists at once; a step that needs more grows it
+_SCRATCH_ROWS = 1 << 12  # routes one chunk lists at once; a step that needs more grows it
+#: Chunks of games per thread (each with its own scratch lists, lazily backed by memory).
+CHUNKS_PER_THREAD = 8
 _MASK_OVERFLOW = -3  # status of a game whose new mask needs a larger scratch list
 _MAX_ENVS = 1 << 24  # about 10 kB a game on 10x10: 160 GB
 _OBS_DTYPES = (np.dtype(np.float32), np.dtype(np.uint8))  # native byte order: the kernels'
@@ -323,11 +329,12 @@ class DraughtsBatchEnv:
         self.final_reason = np.zeros(b, np.int64)
         self.final_plies = np.zeros(b, np.int64)
         self._status = np.zeros(b, np.int64)
-        self._trouble = np.zeros(self.num_threads, np.int64)  # games to retry, per chunk
+        chunks = 1 if self.num_threads == 1 else min(b, CHUNKS_PER_THREAD * self.num_threads)
+        self._trouble = np.zeros(chunks, np.int64)  # games to retry, per chunk
         self._all = np.ones(b, np.uint8)
         self._actions = np.zeros(b, np.int64)
-        self._scratch = np.zeros((self.num_threads, _SCRATCH_ROWS, K.MOVE_WIDTH), np.int16)
-        self._ws = np.zeros((self.num_threads, K.WS_ROWS, K.W_LAND + n), np.int16)
+        self._scratch = np.zeros((chunks, _SCRATCH_ROWS, K.MOVE_WIDTH), np.int16)
+        self._ws = np.zeros((chunks, K.WS_ROWS, K.W_LAND + n), np.int16)
         self._outputs = Outputs(
             self.obs,
             self.masks,
@@ -422,8 +429,8 @@ class DraughtsBatchEnv:
 
     def random_actions(self) -> Any:
         """Returns one uniformly random legal action per game (one compiled call)."""
-        fn = self._kernel(_random_batch)
-        direct_call(fn, (), self._games, self.masks, self._actions)
+        per_chunk = max(1, self.num_envs // self._trouble.shape[0])
+        self._call(_random_batch, (), self._games, self.masks, self._actions, chunk=per_chunk)
         return self._out(self._actions)
 
     def position(self, game: int) -> Position:
@@ -436,23 +443,28 @@ class DraughtsBatchEnv:
         g = checked_int("game", game, 0, self.num_envs - 1)
         return Position(self.rules, self.boards[g], int(self._games.sides[g]))
 
-    def _kernel(self, fn: Any, games: int | None = None) -> Any:
-        """Returns the threaded or the serial build of a batch kernel, for this many games."""
+    def _call(self, fn: Any, key: Any, *args: Any, games: int | None = None, chunk: int = 1) -> Any:
+        """Calls the threaded or the serial build of a batch kernel (for this many games; None:
+        all), the threaded one with its prange iterations handed out `chunk` at a time to
+        whichever thread is idle. numba's chunk size is per calling thread: it is restored."""
         threaded, serial = _PARALLEL[fn]
         if self.num_threads == 1 or (games or self.num_envs) < _SERIAL_BELOW:
-            return serial
+            return direct_call(serial, key, *args)
         _set_threads(self.num_threads)
-        return threaded
+        previous = numba.set_parallel_chunksize(chunk)
+        try:
+            return direct_call(threaded, key, *args)
+        finally:
+            numba.set_parallel_chunksize(previous)
 
     def _run(self, mode: int, active: np.ndarray, actions: np.ndarray | None = None) -> bool:
         """Runs the batch kernel in a mode; returns True if some game needs a retry."""
         acts = self._actions if actions is None else actions
         games = None if active is self._all else int(np.count_nonzero(active))
         key = (array_key(acts), self.obs.dtype)
-        direct_call(
-            self._kernel(_run_batch, games), key, mode, acts, active, self._games,
-            self._outputs, self._tables, self._starts, self._first, self.max_plies, self._scratch,
-            self._ws,
+        self._call(
+            _run_batch, key, mode, acts, active, self._games, self._outputs, self._tables,
+            self._starts, self._first, self.max_plies, self._scratch, self._ws, games=games,
         )  # fmt: skip
         return bool(self._trouble.any())
 
