@@ -153,6 +153,9 @@ def test_the_build_has_no_license_deprecation(install: Install) -> None:
     metadata_name = next(n for n in zipfile.ZipFile(install.wheel).namelist() if "METADATA" in n)
     text = zipfile.ZipFile(install.wheel).read(metadata_name).decode()
     assert "License-Expression: MIT" in text.splitlines()
+    assert "License-File: LICENSE" in text.splitlines()
+    names = zipfile.ZipFile(install.wheel).namelist()
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names), names
     assert "project.license` as a TOML table is deprecated" not in install.build_log
 
 
