@@ -8,8 +8,9 @@ Each stage runs in a fresh process with an empty ``NUMBA_CACHE_DIR`` (cold: ever
 touches is compiled), then again in a fresh process on the cache it left (warm). The
 difference is the compile time a new user waits once. Stages:
 
-- ``engine``: import, ``Game`` played to its end with random moves, a perft to depth 3;
-- ``env``: the PettingZoo env played to its end;
+- ``engine``: import, ``Position``: 60 random moves, a perft to depth 3 (the rules kernels);
+- ``env``: a ``Game`` and the PettingZoo env played to their ends (the turn-state kernels
+  they share, the endings, the observation planes);
 - ``batch``: ``DraughtsBatchEnv`` (64 English games), 200 random steps;
 - ``search``: two arena games of the pretrained English agent (learned evaluation) against
   alpha-beta, and two International games of UCT against greedy;
@@ -39,15 +40,23 @@ STAGES = {
     "engine": r"""
 import random
 from damas_env import Position
+position = Position.start("english")
+rng = random.Random(0)
+for _ in range(60):
+    moves = position.legal_moves()
+    if not moves:
+        break
+    position = position.play(rng.choice(moves))
+Position.start("international").perft(3)
+""",
+    "env": r"""
+import random
+from damas_env import draughts_v0
 from damas_env.game import Game
 game = Game("english")
 rng = random.Random(0)
 while not game.is_over:
     game.push(rng.choice(game.legal_moves()))
-Position.start("international").perft(3)
-""",
-    "env": r"""
-from damas_env import draughts_v0
 env = draughts_v0.env("english")
 env.reset(seed=0)
 for agent in env.agent_iter():

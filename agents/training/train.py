@@ -555,6 +555,13 @@ def run_training(
     )
     if checkpoint is None:  # a fresh run is resumable before torch is imported
         _open_run_dir(config, path)
+    # Importing torch and building the trainer take seconds (a minute when kernels compile):
+    # say what is going on before the first summary line.
+    print(
+        f"damas train: setting up {config.name} in {path} (torch, the network, the kernels)",
+        file=sys.stderr,
+        flush=True,
+    )
     import torch
 
     from .checkpoint import save_checkpoint
