@@ -54,9 +54,10 @@ that appears only at the end); the names stay on the members:
 ============  =================================================================
 
 A wrapper may add keys of its own (:class:`~damas_env.clock.TimeControl`: ``"time_left"``,
-a float, from reset on). Print a member's ``label`` or ``name``, not the member: ``str()``
-of an IntEnum is its number. ``numeric_infos=True``, once the switch to these infos, is
-still accepted (a DeprecationWarning: it changes nothing); ``numeric_infos=False`` raises.
+a float, from reset on). ``str()`` and f-strings of a reason give its label (``"none"``
+while the game goes on), ``int()`` and tensors its code. ``numeric_infos=True``, once the
+switch to these infos, is still accepted (a DeprecationWarning: it changes nothing);
+``numeric_infos=False`` raises.
 """
 
 from __future__ import annotations

@@ -168,6 +168,15 @@ class Reason(IntEnum):
         """Returns the reason's name in infos and JSON: ``"no_legal_move"``, ... ("" for NONE)."""
         return "" if self is Reason.NONE else self.name.lower()
 
+    def __str__(self) -> str:
+        """Returns the label (``"none"`` while the game goes on): ``print(info["reason"])``
+        shows the name, where an IntEnum would show its number."""
+        return self.label or "none"
+
+    def __format__(self, spec: str) -> str:
+        """Formats as the label with no format spec (f-strings), as the number with one."""
+        return str(self) if not spec else int.__format__(self, spec)
+
     @classmethod
     def from_label(cls, label: str) -> Reason:
         """Returns the reason a label names.

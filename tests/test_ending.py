@@ -99,3 +99,15 @@ def test_end_of_move_writes_rewards_and_the_final_observation() -> None:
     expected = np.zeros_like(final)
     turn.write_planes(expected, turn.side)
     assert np.array_equal(final, expected) and final.any()
+
+
+def test_a_reason_prints_as_its_label_and_batches_as_its_code() -> None:
+    import json
+
+    from damas_env.ending import Reason
+
+    assert str(Reason.NO_LEGAL_MOVE) == "no_legal_move" == f"{Reason.NO_LEGAL_MOVE}"
+    assert str(Reason.NONE) == "none"
+    assert f"{Reason.REPETITION:d}" == "2" and int(Reason.REPETITION) == 2
+    assert json.dumps({"reason": Reason.TIME}) == '{"reason": 9}'
+    assert repr(Reason.TIME) == "<Reason.TIME: 9>"
