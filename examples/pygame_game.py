@@ -6,7 +6,9 @@
 
 Drag a piece (or click it, then the target); a capture of several pieces is dragged hop by
 hop. Keys: f turns the board, u is ignored here (an AEC env has no undo), closing the
-window ends the game.
+window ends the game. Each hop is printed in the terminal as it is played (PDN square
+numbers), and the result at the end. Without pygame the script says how to install it
+and stops.
 """
 
 from __future__ import annotations
@@ -15,14 +17,14 @@ import argparse
 
 import numpy as np
 
-from damas_env import draughts_v0
+from damas_env import Colour, draughts_v0
 from damas_env.render import UNDO
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--variant", default="english")
-    parser.add_argument("--as", dest="human", default="player_0", help="player_0 or player_1")
+    parser.add_argument("--as", dest="human", default="player_0", choices=["player_0", "player_1"])
     parser.add_argument("--demo", type=int, default=0, help="random players for N hops, no human")
     args = parser.parse_args()
     try:
@@ -34,24 +36,30 @@ def main() -> None:
         ) from None
     env = draughts_v0.env(args.variant, render_mode="human")
     env.reset()
-    env.unwrapped.flip = env.unwrapped.infos[args.human]["colour"] != "white"  # yours at the bottom
+    game = env.unwrapped
+    game.flip = game.colour_of(args.human) != Colour.WHITE  # your pieces at the bottom
     rng = np.random.default_rng()
     for hops, agent in enumerate(env.agent_iter()):
         obs, reward, termination, truncation, info = env.last()
         if termination or truncation:
-            print(f"{agent}: reward {reward}, {info.get('reason')}")
+            print(f"{agent}: reward {reward:+.0f} ({info['reason'].label})", flush=True)
             env.step(None)
             continue
         if args.demo and hops >= args.demo:
+            print(f"demo over after {args.demo} hops", flush=True)
             break
         if agent == args.human and not args.demo:
-            action = env.unwrapped.wait_for_human()
+            action = game.wait_for_human()
             while action == UNDO:
-                action = env.unwrapped.wait_for_human()
+                action = game.wait_for_human()
             if action is None:
+                print("window closed: game abandoned", flush=True)
                 break
         else:
             action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        origin, target = game.decode_action(action, agent)
+        colour = game.rules.colour_names[game.colour_of(agent)]
+        print(f"{hops + 1:4d}. {agent} ({colour}) hops {origin}-{target}", flush=True)
         env.step(action)
     env.close()
 
