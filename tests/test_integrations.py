@@ -277,10 +277,28 @@ def test_rllib_ppo(aec_spy: Spy, monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(example.PPOConfig, "build_algo", build_then_watch)
     try:
-        algo, score = example.main(total_steps=400, batch_size=200, eval_games=1)
+        algo, score = example.main(
+            total_steps=400, batch_size=200, eval_games=2, progress_games=0, envs_per_runner=2
+        )
+        module = algo.get_module(example.MODULE)
     finally:
         ray.shutdown()
     assert algo.iteration >= 2
     assert -1.0 <= score <= 1.0
     aec_spy.check(at_least=150, agent="player_0")  # one shared module plays both sides
     aec_spy.check(at_least=150, agent="player_1")
+
+    # The masked module: illegal hops get the float minimum, legal ones keep their logits.
+    import torch
+    from ray.rllib.core.columns import Columns
+
+    from damas_env.integrations.rllib import MaskedPPOTorchRLModule, rllib_env
+
+    assert isinstance(module, MaskedPPOTorchRLModule)
+    obs, _ = rllib_env("english", channels_last=True).reset(seed=0)
+    view = obs["player_0"]
+    batch = {Columns.OBS: {k: torch.from_numpy(v)[None] for k, v in view.items()}}
+    with torch.no_grad():
+        logits = module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS][0]
+    legal = torch.from_numpy(view["action_mask"]).bool()
+    assert (logits[~legal] < -1e38).all() and (logits[legal] > -1e6).all()

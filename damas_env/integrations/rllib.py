@@ -1,16 +1,26 @@
-"""RLlib: draughts_v0 with the observation keys of RLlib's action-masking RLModule.
+"""RLlib (new API stack): draughts_v0 as a ``MultiAgentEnv``, and a masked PPO module.
 
-    from damas_env.integrations.rllib import rllib_env
+    from damas_env.integrations.rllib import MaskedPPOTorchRLModule, rllib_env
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     from ray.tune.registry import register_env
 
     register_env("draughts", lambda config: rllib_env(**config))
+    spec = RLModuleSpec(module_class=MaskedPPOTorchRLModule, model_config={...})
 
-RLlib's action-masking module (``ray.rllib.examples.rl_modules.classes.action_masking_rlm``)
-reads ``{"observations": ..., "action_mask": ...}`` (plural), where PettingZoo's
-convention is ``{"observation": ..., "action_mask": ...}``. :class:`RLlibObservations`
-renames the key (the int8 mask stays as it is); :func:`rllib_env` wraps the
-result in RLlib's ``PettingZooEnv`` (an AEC game as a ``MultiAgentEnv``: one agent acts per
-step, and the last step gives both agents their final reward).
+RLlib's action-masking convention is an observation ``{"observations": ...,
+"action_mask": ...}`` (plural), where PettingZoo's is ``{"observation": ...,
+"action_mask": ...}``. :class:`RLlibObservations` renames the key (the int8 mask stays as it
+is); :func:`rllib_env` wraps the result in RLlib's ``PettingZooEnv`` (an AEC game as a
+``MultiAgentEnv``: one agent acts per step, and the last step gives both agents their final
+reward).
+
+:class:`MaskedPPOTorchRLModule` is PPO's default torch module (``DefaultPPOTorchRLModule``:
+the encoder, policy and value heads that ``model_config`` describes) built over the
+``"observations"`` space, with the logits of illegal hops pushed to the float minimum, so
+that only legal hops are sampled, chosen and trained on. It is RLlib's
+``ActionMaskingTorchRLModule`` example rebuilt on the current base class (that example
+imports the deprecated ``PPOTorchRLModule`` name). Importing it imports RLlib; the rest of
+this module does not.
 
 :func:`rllib_env` defaults to ``illegal_action="lose"``: RLlib checks a multi-agent env by
 stepping it with an unmasked sample of the action space (almost always an illegal hop) and
@@ -21,7 +31,7 @@ one.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from gymnasium import spaces
@@ -30,7 +40,10 @@ from pettingzoo.utils.wrappers import BaseWrapper
 
 from .. import draughts_v0
 
-__all__ = ["RLlibObservations", "rllib_env"]
+__all__ = ["MaskedPPOTorchRLModule", "RLlibObservations", "rllib_env"]
+
+if TYPE_CHECKING:
+    MaskedPPOTorchRLModule: type  # built on first use by __getattr__ (imports RLlib)
 
 
 class RLlibObservations(BaseWrapper):
@@ -68,3 +81,88 @@ def rllib_env(variant: str = "international", illegal_action: str = "lose", **kw
 
     aec = draughts_v0.env(variant, illegal_action=illegal_action, **kwargs)
     return PettingZooEnv(RLlibObservations(aec))
+
+
+def __getattr__(name: str) -> Any:
+    """Builds :class:`MaskedPPOTorchRLModule` on first use (it needs RLlib and torch)."""
+    if name == "MaskedPPOTorchRLModule":
+        module_class = _masked_ppo_module()
+        globals()[name] = module_class
+        return module_class
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _masked_ppo_module() -> type:
+    """Returns the masked PPO module class (defined here, so that RLlib loads only on use)."""
+    import torch
+    from ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module import (
+        DefaultPPOTorchRLModule,
+    )
+    from ray.rllib.core.columns import Columns
+    from ray.rllib.utils.torch_utils import FLOAT_MIN
+
+    mask_column = "action_mask"
+
+    class MaskedPPOTorchRLModule(DefaultPPOTorchRLModule):  # type: ignore[misc]
+        """PPO's default torch module on ``{"observations", "action_mask"}`` observations.
+
+        The encoder and heads see only ``"observations"``; every forward pass sets the
+        logits of the hops the mask forbids to the float minimum. The module keeps the full
+        dict as its ``observation_space``, as RLlib's connectors expect.
+        """
+
+        def __init__(self, *, observation_space: Any = None, **kwargs: Any) -> None:
+            if not isinstance(observation_space, spaces.Dict) or set(observation_space) != {
+                "observations",
+                mask_column,
+            }:
+                raise ValueError(
+                    "MaskedPPOTorchRLModule needs a Dict observation space of "
+                    f"'observations' and 'action_mask', got {observation_space}"
+                )
+            self._with_mask = observation_space
+            super().__init__(observation_space=observation_space["observations"], **kwargs)
+
+        def setup(self) -> None:
+            """Builds the networks for the planes, then restores the dict space."""
+            super().setup()
+            self.observation_space = self._with_mask
+
+        def _forward_inference(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+            mask = _unpack(batch)
+            return _masked(super()._forward_inference(batch, **kwargs), mask)
+
+        def _forward_exploration(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+            mask = _unpack(batch)
+            return _masked(super()._forward_exploration(batch, **kwargs), mask)
+
+        def _forward_train(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+            mask = _unpack(batch)
+            return _masked(super()._forward_train(batch, **kwargs), mask)
+
+        def compute_values(self, batch: dict[str, Any], embeddings: Any = None) -> Any:
+            """The value head's estimates (the learner calls this before the train pass)."""
+            _unpack(batch)
+            return super().compute_values(batch, embeddings)
+
+    def _unpack(batch: dict[str, Any]) -> Any:
+        """Moves the mask out of the observation dict, in place; returns the mask.
+
+        In place, as RLlib's own example does: the learner computes the values (GAE) on the
+        same batch it then trains on, so the second call finds the mask already moved.
+        """
+        obs = batch[Columns.OBS]
+        if isinstance(obs, dict):
+            batch[Columns.OBS] = obs["observations"]
+            batch[mask_column] = obs[mask_column]
+        return batch[mask_column]
+
+    def _masked(outputs: dict[str, Any], mask: Any) -> dict[str, Any]:
+        """Sets the logits of forbidden hops to the float minimum."""
+        logits = outputs[Columns.ACTION_DIST_INPUTS]
+        outputs[Columns.ACTION_DIST_INPUTS] = logits.masked_fill(~mask.to(torch.bool), FLOAT_MIN)
+        return outputs
+
+    MaskedPPOTorchRLModule.__module__ = __name__
+    MaskedPPOTorchRLModule.__qualname__ = "MaskedPPOTorchRLModule"
+    return MaskedPPOTorchRLModule
