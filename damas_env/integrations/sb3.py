@@ -14,20 +14,26 @@ steps all B games in one call of the batch env: the auto-reset is already SB3's 
 that ends restarts at once, its last observation in ``info["terminal_observation"]``), and
 ``env_method("action_masks")``, which sb3-contrib's ``MaskablePPO`` calls, returns each
 game's mask. Importing this module needs ``stable-baselines3``.
+
+:class:`ProgressPrinter` is a callback for ``learn`` that prints a line every few seconds:
+hops so far, seconds, and the mean reward of the last 100 games (which a ``Monitor`` or
+``VecMonitor`` records), e.g. ``model.learn(100_000, callback=ProgressPrinter())``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import gymnasium
 import numpy as np
+from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvStepReturn
 
 from ..vector_gym import DraughtsVectorEnv
 
-__all__ = ["SB3VecEnv"]
+__all__ = ["ProgressPrinter", "SB3VecEnv"]
 
 
 class SB3VecEnv(VecEnv):
@@ -107,3 +113,47 @@ class SB3VecEnv(VecEnv):
     def get_images(self) -> Sequence[np.ndarray | None]:
         """Returns no images: the batch env does not render."""
         return [None for _ in range(self.num_envs)]
+
+
+class ProgressPrinter(BaseCallback):
+    """Prints the training's progress after a rollout, at most every `every` seconds.
+
+    A line reads ``  12,288 hops    31 s  mean reward +0.42 (last 100 games)``: the learner's
+    hops so far, seconds since ``learn`` started, and the mean reward of the last 100
+    finished games (SB3's ``ep_info_buffer``, filled by a ``Monitor``/``VecMonitor``;
+    "no game finished yet" before the first). When ``learn`` ends, a last line unless the
+    last rollout's line says it already.
+    """
+
+    def __init__(self, every: float = 10.0, write: Callable[[str], None] | None = None) -> None:
+        """`every`: seconds between lines; `write`: where lines go (stdout, flushed, if None)."""
+        super().__init__()
+        self.every = every
+        self.write = write or (lambda line: print(line, flush=True))
+        self._start = self._last = 0.0
+        self._printed_at = -1  # num_timesteps of the last line
+
+    def _on_training_start(self) -> None:
+        self._start = self._last = time.perf_counter()
+
+    def _on_step(self) -> bool:
+        return True
+
+    def _on_rollout_end(self) -> None:
+        if time.perf_counter() - self._last >= self.every:
+            self._line()
+
+    def _on_training_end(self) -> None:
+        if self.num_timesteps != self._printed_at:
+            self._line()
+
+    def _line(self) -> None:
+        self._last = time.perf_counter()
+        self._printed_at = self.num_timesteps
+        games = [info["r"] for info in self.model.ep_info_buffer or ()]
+        reward = (
+            f"mean reward {np.mean(games):+.2f} (last {len(games)} games)"
+            if games
+            else "no game finished yet"
+        )
+        self.write(f"{self.num_timesteps:9,d} hops  {self._last - self._start:5.0f} s  {reward}")

@@ -1,33 +1,47 @@
 """sb3-contrib's MaskablePPO on the single-agent Gymnasium view, against a random opponent.
 
     pip install -e ".[sb3]"
-    python examples/integrations/sb3_maskable_ppo.py --steps 50000
+    python examples/integrations/sb3_maskable_ppo.py                  # 40,000 hops, ~2 minutes
+    python examples/integrations/sb3_maskable_ppo.py --steps 100000   # ~5.5 minutes
 
 ``gymnasium.make("damas/Draughts-v0")`` is the learner's side of an English game (each
 episode the learner is drawn to move first or second); ``DraughtsGymEnv.action_masks()``
 is the method MaskablePPO looks for, through the vector env and Gymnasium's wrappers, so
-no glue code is needed. The script trains, then scores the masked policy against random.
+no glue code is needed. The script trains, printing every 10 s the hops so far and the mean
+reward of the last 100 training games against random, then scores the masked policy
+(deterministic) in ``--eval-games`` new games against random. On a 2-core machine (load
+0.5-2.5) the default run took 136 s: the training games' mean reward rose from +0.07 to
++0.68 and the final 50 games scored +0.88; ``--steps 100000`` took 325 s (load 1.8-3),
+the training games reached +0.86 and the final 50 games scored +0.98.
+
+Torch runs on one thread (``--threads``): the network is small, and on a busy 2-core
+machine two torch threads wait on each other (2,048 hops took 174 s with two, 8.5 s with
+one; the old 50,000-hop default took 19 minutes).
 """
 
 from __future__ import annotations
 
 import argparse
+import time
 
+import torch
 from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.evaluation import evaluate_policy
 from stable_baselines3.common.env_util import make_vec_env
 
 import damas_env  # noqa: F401 - registers damas/Draughts-v0
+from damas_env.integrations.sb3 import ProgressPrinter
 
 ENV_ID = "damas/Draughts-v0"
 
 
 def main(
-    total_steps: int = 50_000,
+    total_steps: int = 40_000,
     variant: str = "english",
     n_envs: int = 4,
-    eval_games: int = 20,
+    eval_games: int = 50,
     seed: int = 0,
+    every: float = 10.0,
 ) -> tuple[MaskablePPO, float]:
     """Trains MaskablePPO for `total_steps` hops; returns the model and its score vs random.
 
@@ -37,6 +51,7 @@ def main(
         n_envs: games played side by side (a DummyVecEnv).
         eval_games: games of the evaluation against the random opponent.
         seed: seeds the envs, the opponent and the network.
+        every: seconds between progress lines.
 
     Returns:
         The trained model and its mean reward against random (+1 win, -1 loss, 0 draw).
@@ -44,7 +59,7 @@ def main(
     env_kwargs = {"variant": variant, "opponent": "random", "play_as": "random"}
     env = make_vec_env(ENV_ID, n_envs=n_envs, seed=seed, env_kwargs=env_kwargs)
     model = MaskablePPO("MlpPolicy", env, n_steps=128, batch_size=64, seed=seed, verbose=0)
-    model.learn(total_timesteps=total_steps)
+    model.learn(total_timesteps=total_steps, callback=ProgressPrinter(every))
 
     eval_env = make_vec_env(ENV_ID, n_envs=1, seed=seed + 1000, env_kwargs=env_kwargs)
     mean_reward, _ = evaluate_policy(model, eval_env, n_eval_episodes=eval_games, warn=False)
@@ -53,9 +68,19 @@ def main(
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--steps", type=int, default=50_000, help="learner hops to train for")
+    parser.add_argument("--steps", type=int, default=40_000, help="learner hops to train for")
     parser.add_argument("--variant", default="english")
+    parser.add_argument("--eval-games", type=int, default=50, help="games vs random at the end")
+    parser.add_argument("--threads", type=int, default=1, help="torch threads")
+    parser.add_argument("--every", type=float, default=10.0, help="seconds between lines")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    _, score = main(total_steps=args.steps, variant=args.variant, seed=args.seed)
-    print(f"MaskablePPO after {args.steps} steps: mean reward {score:+.2f} vs random")
+    torch.set_num_threads(args.threads)
+    start = time.perf_counter()
+    _, score = main(
+        args.steps, args.variant, eval_games=args.eval_games, seed=args.seed, every=args.every
+    )
+    print(
+        f"MaskablePPO after {args.steps:,} steps ({time.perf_counter() - start:.0f} s): "
+        f"mean reward {score:+.2f} vs random over {args.eval_games} games"
+    )
