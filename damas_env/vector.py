@@ -31,11 +31,19 @@ random stream, so results depend on the seed only, not on the thread count. The 
 split into :data:`CHUNKS_PER_THREAD` chunks per thread, which idle threads take one at a time
 (numba's dynamic scheduling, ``parallel_chunksize(1)``): when another process holds one core,
 the thread that shares it does fewer chunks instead of holding the others up, so the step
-stays at least as fast as on one thread (``benchmarks/busy_machine.py``).
+stays close to its one-thread speed (``benchmarks/busy_machine.py``).
+
+With ``num_threads=None`` (the default) the env also measures, while it runs, whether its
+threads pay: every few hundred steps it times a few steps on one thread against the steps
+just before (:class:`ThreadChooser`), and keeps whichever was faster. On a quiet machine
+the threaded steps win; when other processes hold the cores, barrier waits can make them
+slower than one thread, and the env then steps on one. ``num_threads=N`` fixes the count.
+``threads_in_use`` says which it runs on now.
 """
 
 from __future__ import annotations
 
+import time
 import types
 from typing import Any, NamedTuple
 
@@ -231,6 +239,62 @@ _SERIAL_BELOW = 32
 # --- The Python shell -----------------------------------------------------------------------
 
 
+def _median(values: list[float]) -> float:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return (ordered[middle - 1] + ordered[middle]) / 2 if len(ordered) % 2 == 0 else ordered[middle]
+
+
+class ThreadChooser:
+    """Chooses, from measured step times, between an env's threads and one thread.
+
+    The env times each full-batch step's cycle, from one ``step`` call to the next
+    (:meth:`record`), on the side :attr:`serial` names. After :data:`FIRST` steps, and then
+    every :data:`EVERY` steps, the next :data:`PROBE` steps run on the other side; if their
+    median time is below that of the :data:`PROBE` steps just before by more than
+    :data:`MARGIN`, the env stays on that side (a median, so that one long pause between two
+    steps, a learner's update, does not decide). Games and seeds make the
+    same moves either way: only the speed depends on the choice. On a quiet machine that
+    keeps the threads and costs the probes (about 1% of steps, run slower); on a machine
+    whose cores other work holds it steps on one thread, as fast as that can be.
+    """
+
+    FIRST, EVERY, PROBE, MARGIN = 8, 256, 4, 0.05
+
+    def __init__(self) -> None:
+        self.serial = False  # the side chosen now
+        self.steps = 0
+        self._before: list[float] = []  # the last PROBE step times on the chosen side
+        self._probe: list[float] = []  # the probe's step times on the other side
+
+    def probing(self) -> bool:
+        """Returns whether the next step runs on the other side (a probe)."""
+        start = self.FIRST if self.steps < self.EVERY else self.steps - self.steps % self.EVERY
+        return start <= self.steps < start + self.PROBE
+
+    def use_serial(self) -> bool:
+        """Returns whether the next step runs on one thread."""
+        return self.serial != self.probing()
+
+    def record(self, seconds: float) -> None:
+        """Counts a step that took `seconds` on the side :meth:`use_serial` gave."""
+        if self.probing():
+            self._probe.append(seconds)
+        else:
+            self._before = [*self._before[-(self.PROBE - 1) :], seconds]
+        self.steps += 1
+        if len(self._probe) == self.PROBE:
+            if len(self._before) == self.PROBE and _median(self._probe) < (
+                1 - self.MARGIN
+            ) * _median(self._before):
+                self.serial = not self.serial
+                self._before = list(self._probe)
+            self._probe = []
+
+
+# --- The Python shell -----------------------------------------------------------------------
+
+
 def _set_threads(n: int) -> None:
     """Sets numba's thread count for the next parallel kernel."""
     if numba.get_num_threads() != n:
@@ -246,7 +310,8 @@ class DraughtsBatchEnv:
             ``**rule_overrides`` change switches.
         seed: seed of the per-game random streams (openings, start positions,
             random_actions), an int >= 0; None draws one.
-        num_threads: threads for the compiled loops, 1 to numba's maximum (None: all cores).
+        num_threads: threads for the compiled loops, 1 to numba's maximum (None: all cores,
+            or one while the env measures one to be faster; see :class:`ThreadChooser`).
         max_plies: truncate a game after this many plies (None: only the rules end games).
         opening_plies: random plies played from the start position at each reset, 0 to
             :data:`MAX_OPENING_PLIES`. An opening that ends the game is drawn again, up to 15
@@ -279,6 +344,8 @@ class DraughtsBatchEnv:
         **rule_overrides: Any,
     ) -> None:
         self.num_envs = checked_int("num_envs", num_envs, 1, _MAX_ENVS)
+        self._chooser = ThreadChooser() if num_threads is None and _MAX_THREADS > 1 else None
+        self._last_step: float | None = None
         self.num_threads = (
             _MAX_THREADS
             if num_threads is None
@@ -379,6 +446,7 @@ class DraughtsBatchEnv:
         """
         if seed is not None:
             self.seed(seed)
+        self._last_step = None  # the time since the last step is not a step's
         if self._run(RESET, self._all):
             self._retry_overflows(None)  # the kernel cleared rewards and flags
         return self._out(self.obs), self._out(self.masks), self._out(self.to_play)
@@ -397,6 +465,7 @@ class DraughtsBatchEnv:
                 read from the games' own state, so writing into the returned masks cannot
                 let an illegal action through.
         """
+        self._time_step(games is None)
         acts = self._checked_actions(actions)
         active = self._checked_games(games)
         self._check_legal(acts, active, actions)
@@ -443,12 +512,31 @@ class DraughtsBatchEnv:
         g = checked_int("game", game, 0, self.num_envs - 1)
         return Position(self.rules, self.boards[g], int(self._games.sides[g]))
 
+    def _time_step(self, full: bool) -> None:
+        """Gives the chooser the time since the last full-batch step began: that step's cycle
+        (its kernels, random_actions, and the caller's own work between two steps, which
+        the threads' choice also speeds up or slows down)."""
+        now = time.perf_counter()
+        if self._chooser is not None and self._last_step is not None:
+            self._chooser.record(now - self._last_step)
+        self._last_step = now if full else None
+
+    @property
+    def threads_in_use(self) -> int:
+        """Returns the threads the next full-batch step runs on: ``num_threads``, or 1 where
+        the batch is too small to share, or where the env measured one thread to be faster
+        (``num_threads=None``; see :class:`ThreadChooser`)."""
+        if self.num_threads == 1 or self.num_envs < _SERIAL_BELOW:
+            return 1
+        return 1 if self._chooser is not None and self._chooser.serial else self.num_threads
+
     def _call(self, fn: Any, key: Any, *args: Any, games: int | None = None, chunk: int = 1) -> Any:
         """Calls the threaded or the serial build of a batch kernel (for this many games; None:
         all), the threaded one with its prange iterations handed out `chunk` at a time to
         whichever thread is idle. numba's chunk size is per calling thread: it is restored."""
         threaded, serial = _PARALLEL[fn]
-        if self.num_threads == 1 or (games or self.num_envs) < _SERIAL_BELOW:
+        chosen_serial = self._chooser is not None and self._chooser.use_serial()
+        if self.num_threads == 1 or (games or self.num_envs) < _SERIAL_BELOW or chosen_serial:
             return direct_call(serial, key, *args)
         _set_threads(self.num_threads)
         previous = numba.set_parallel_chunksize(chunk)

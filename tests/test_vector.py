@@ -129,6 +129,50 @@ def test_deterministic_for_a_seed_whatever_the_threads() -> None:
         assert np.array_equal(boards, runs[0][0]) and np.array_equal(total, runs[0][1])
 
 
+def test_the_chosen_threads_change_nothing_but_the_speed() -> None:
+    """num_threads=None probes one thread now and then (and may keep it): same games."""
+    runs = []
+    for threads in (None, 1):
+        env = DraughtsBatchEnv(64, variant="english", seed=3, num_threads=threads)
+        env.reset()
+        total = np.zeros((64, 2))
+        for _ in range(300):  # past the first probe (step 8) and the second (step 256)
+            total += env.step(env.random_actions())[3]
+        runs.append((env.boards.copy(), total))
+        assert env.threads_in_use in (1, env.num_threads)
+    assert np.array_equal(runs[0][0], runs[1][0]) and np.array_equal(runs[0][1], runs[1][1])
+
+
+def _choices(times: dict[bool, float], steps: int) -> list[bool]:
+    """Runs a ThreadChooser on steps that take times[serial]; returns its sides in turn."""
+    from damas_env.vector import ThreadChooser
+
+    chooser, sides = ThreadChooser(), []
+    for _ in range(steps):
+        serial = chooser.use_serial()
+        sides.append(serial)
+        chooser.record(times[serial])
+    return sides
+
+
+def test_the_chooser_keeps_threads_that_pay_and_probes_rarely() -> None:
+    sides = _choices({False: 1.0, True: 1.8}, 1024)
+    assert sides[8:12] == [True] * 4  # the first probe
+    assert sum(sides) == 4 * 4  # steps 8, 256, 512 and 768: four probes of four steps
+    assert not any(sides[12:256])
+
+
+def test_the_chooser_moves_to_one_thread_when_threads_are_slower() -> None:
+    sides = _choices({False: 1.0, True: 0.7}, 600)
+    assert not any(sides[:8]) and all(sides[8:256])  # one thread from the first probe on
+    assert sides[256:260] == [False] * 4  # then probes the threads again, and goes back
+    assert all(sides[260:512])
+
+
+def test_the_chooser_ignores_a_difference_within_its_margin() -> None:
+    assert sum(_choices({False: 1.0, True: 0.97}, 600)) == 3 * 4  # probes only
+
+
 def test_openings_and_fens() -> None:
     env = DraughtsBatchEnv(16, variant="english", seed=0, opening_plies=6)
     env.reset()
