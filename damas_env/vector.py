@@ -535,10 +535,12 @@ class DraughtsBatchEnv:
         all), the threaded one with its prange iterations handed out `chunk` at a time to
         whichever thread is idle. numba's chunk size is per calling thread: it is restored."""
         threaded, serial = _PARALLEL[fn]
-        chosen_serial = self._chooser is not None and self._chooser.use_serial()
-        if self.num_threads == 1 or (games or self.num_envs) < _SERIAL_BELOW or chosen_serial:
+        if self.num_threads == 1 or (games or self.num_envs) < _SERIAL_BELOW:
             return direct_call(serial, key, *args)
-        _set_threads(self.num_threads)
+        # The chooser's one thread runs the threaded build: the serial one would be one more
+        # kernel to compile (half a minute on a first run) for steps that may never use it.
+        one = self._chooser is not None and self._chooser.use_serial()
+        _set_threads(1 if one else self.num_threads)
         previous = numba.set_parallel_chunksize(chunk)
         try:
             return direct_call(threaded, key, *args)
