@@ -465,10 +465,10 @@ class DraughtsBatchEnv:
                 read from the games' own state, so writing into the returned masks cannot
                 let an illegal action through.
         """
-        self._time_step(games is None)
         acts = self._checked_actions(actions)
         active = self._checked_games(games)
         self._check_legal(acts, active, actions)
+        self._time_step(games is None)  # after the checks: a refused step changes nothing
         if games is not None:  # the games left out this step report nothing
             idle = active == 0
             self.rewards[idle] = 0.0
