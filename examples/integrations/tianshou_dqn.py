@@ -1,7 +1,8 @@
 """Tianshou 2.x: a masked DQN agent against a random masked opponent, on the PettingZoo env.
 
     pip install -e ".[tianshou]"
-    python examples/integrations/tianshou_dqn.py --steps 20000
+    python examples/integrations/tianshou_dqn.py               # 10,000 hops, a few minutes
+    python examples/integrations/tianshou_dqn.py --steps 50000 # longer
 
 Tianshou's ``PettingZooEnv`` takes draughts_v0 as it is: its infos have the same int keys
 at every step (Tianshou's buffer refuses a key that appears only at the end). It turns
@@ -19,6 +20,7 @@ move never sees the -1. It is a demonstration of the plumbing, not a strong trai
 from __future__ import annotations
 
 import argparse
+import logging
 
 import numpy as np
 import torch
@@ -35,6 +37,10 @@ from tianshou.utils.net.common import Net
 from damas_env import draughts_v0
 
 AGENTS = ("player_0", "player_1")
+
+# Tianshou's statistics log a line per collect that the multi-agent returns (one column per
+# agent) are 2-D, which they are by design here; the example reads its own column.
+logging.getLogger("tianshou.data.stats").setLevel(logging.ERROR)
 
 
 def make_env(variant: str = "english") -> PettingZooEnv:
@@ -106,7 +112,7 @@ def main(
             update_step_num_gradient_steps_per_sample=0.1,
             multi_agent_return_reduction=lambda returns: returns[:, index],
             verbose=False,
-            show_progress=False,
+            show_progress=True,  # tqdm's bar on stderr: steps done, elapsed, rate
         )
     )
     test_collector.reset()
@@ -116,10 +122,14 @@ def main(
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--steps", type=int, default=20_000, help="hops to collect for training")
+    parser.add_argument("--steps", type=int, default=10_000, help="hops to collect for training")
     parser.add_argument("--variant", default="english")
     parser.add_argument("--learner", default="player_0", choices=AGENTS)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--threads", type=int, default=1, help="torch threads (one keeps a small net fast)"
+    )
     args = parser.parse_args()
+    torch.set_num_threads(args.threads)
     _, score = main(args.steps, args.variant, args.learner, seed=args.seed)
     print(f"Tianshou DQN ({args.learner}) after {args.steps} steps: mean reward {score:+.2f}")
