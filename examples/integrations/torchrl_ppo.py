@@ -16,6 +16,7 @@ tensors (``Reason(int(code)).label`` names a reason code).
 from __future__ import annotations
 
 import argparse
+import time
 
 import torch
 from tensordict.nn import TensorDictModule, TensorDictSequential
@@ -116,7 +117,14 @@ def main(
         total_frames=total_steps,
         auto_register_policy_transforms=False,  # no recurrent state: nothing to add
     )
+    start, frames = time.perf_counter(), 0
     for batch in collector:
+        frames += batch.numel()
+        ended = batch["next", LEARNER, "reward"][batch["next", LEARNER, "done"]]
+        mean = f"{float(ended.mean()):+.2f}" if ended.numel() else "n/a"
+        elapsed = time.perf_counter() - start
+        games = ended.numel()
+        print(f"{frames:>7,} hops  {elapsed:4.0f} s  mean final reward {mean} ({games} games)")
         with torch.no_grad():
             advantage(batch)
         turns = batch[batch[LEARNER, "mask"].squeeze(-1)]  # the learner's own hops
