@@ -29,9 +29,10 @@ cannot let an illegal hop through.
 Games run in parallel over ``num_threads`` threads (numba ``prange``); each game has its own
 random stream, so results depend on the seed only, not on the thread count. The games are
 split into :data:`CHUNKS_PER_THREAD` chunks per thread, which idle threads take one at a time
-(numba's dynamic scheduling, ``parallel_chunksize(1)``): when another process holds one core,
-the thread that shares it does fewer chunks instead of holding the others up, so the step
-stays close to its one-thread speed (``benchmarks/busy_machine.py``).
+(numba's dynamic scheduling, ``parallel_chunksize(1)``), so that a thread sharing its core
+with another process need not hold the others up. Measured beside static scheduling
+(``benchmarks/busy_machine.py``, same run) it made no difference on this 2-core machine,
+quiet or busy; what keeps a busy machine's steps at the one-thread speed is the chooser.
 
 With ``num_threads=None`` (the default) the env also measures, while it runs, whether its
 threads pay: every few hundred steps it times a few steps on one thread against the steps
@@ -45,6 +46,7 @@ from __future__ import annotations
 
 import time
 import types
+from statistics import median
 from typing import Any, NamedTuple
 
 import numba
@@ -239,12 +241,6 @@ _SERIAL_BELOW = 32
 # --- The Python shell -----------------------------------------------------------------------
 
 
-def _median(values: list[float]) -> float:
-    ordered = sorted(values)
-    middle = len(ordered) // 2
-    return (ordered[middle - 1] + ordered[middle]) / 2 if len(ordered) % 2 == 0 else ordered[middle]
-
-
 class ThreadChooser:
     """Chooses, from measured step times, between an env's threads and one thread.
 
@@ -255,8 +251,8 @@ class ThreadChooser:
     :data:`MARGIN`, the env stays on that side (a median, so that one long pause between two
     steps, a learner's update, does not decide). Games and seeds make the
     same moves either way: only the speed depends on the choice. On a quiet machine that
-    keeps the threads and costs the probes (about 1% of steps, run slower); on a machine
-    whose cores other work holds it steps on one thread, as fast as that can be.
+    keeps the threads and costs the probes (4 steps in 256 run on one thread); on a machine
+    whose cores other work holds it steps on one thread when that measures faster.
     """
 
     FIRST, EVERY, PROBE, MARGIN = 8, 256, 4, 0.05
@@ -284,9 +280,9 @@ class ThreadChooser:
             self._before = [*self._before[-(self.PROBE - 1) :], seconds]
         self.steps += 1
         if len(self._probe) == self.PROBE:
-            if len(self._before) == self.PROBE and _median(self._probe) < (
-                1 - self.MARGIN
-            ) * _median(self._before):
+            if len(self._before) == self.PROBE and median(self._probe) < (1 - self.MARGIN) * median(
+                self._before
+            ):
                 self.serial = not self.serial
                 self._before = list(self._probe)
             self._probe = []
