@@ -72,7 +72,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .checks import checked_bool, checked_int, checked_options, checked_seed, shown
-from .encoding import PLANES, action_layout
+from .encoding import action_layout, planes_for
 from .ending import Ending, decided_ending, rules_ending
 from .engine import Colour, Position
 from .kernels import Reason
@@ -168,7 +168,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         self.max_plies = None if max_plies is None else checked_int("max_plies", max_plies, 1)
         self.channels_last = checked_bool("channels_last", channels_last)
         self._turn = Turn(self.rules)
-        self._layout = action_layout(self.rules.board_size)
+        self._layout = action_layout(self.rules)
         first = Colour.WHITE if self.rules.first_player == "white" else Colour.BLACK
         self._first = int(first)
         self.possible_agents = ["player_0", "player_1"]
@@ -176,7 +176,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         self._agent_of = {first: "player_0", first.opponent: "player_1"}
         self._agent_by_side = [self._agent_of[Colour.WHITE], self._agent_of[Colour.BLACK]]
         n = self.rules.board_size
-        shape = (n, n, PLANES) if channels_last else (PLANES, n, n)
+        c = planes_for(self.rules)
+        shape = (n, n, c) if channels_last else (c, n, n)
         space = spaces.Dict(
             {
                 "observation": spaces.Box(0.0, 1.0, shape, np.float32),
@@ -488,7 +489,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         if cached is not None and cached[0] == self._version:
             return cached[1]
         n = self.rules.board_size
-        planes = np.empty((PLANES, n, n), dtype=np.float32)
+        planes = np.empty((planes_for(self.rules), n, n), dtype=np.float32)
         self._turn.write_planes(planes, self._colour[agent])
         mask = np.zeros(self._layout.num_actions, dtype=np.int8)
         if agent == self.agent_selection and not self.terminations.get(agent, True):

@@ -2,23 +2,33 @@
 
 Actions
 -------
-One action is one *hop*: a piece moving along one diagonal from a square, by a distance.
+One action is one *hop*: a piece moving along one line from a square, by a distance.
 A step is one hop; a capture is one hop per piece taken::
 
-    action = (origin * 4 + direction) * (N - 1) + (distance - 1)
+    action = (origin * D + direction) * (N - 1) + (distance - 1)
 
     origin     0..S-1   the square the piece leaves, in the agent's view
-    direction  0..3     0 up-left, 1 up-right, 2 down-left, 3 down-right (agent's view)
-    distance   1..N-1   diagonal squares travelled (a man's capture hop is 2)
+    direction  0..D-1   0 up-left, 1 up-right, 2 down-left, 3 down-right (agent's view);
+                        with orthogonal lines (D = 8) also 4 up, 5 left, 6 right, 7 down
+    distance   1..N-1   playable squares travelled along the line (a man's capture hop is 2)
 
-    S = N*N/2 playable squares:  8x8 -> 32 * 4 * 7 = 896 actions
-                                10x10 -> 50 * 4 * 9 = 1,800 actions
-                                12x12 -> 72 * 4 * 11 = 3,168 actions
+    D = 4 where every move and capture is diagonal, 8 where some go along rows and columns
+    (``Ruleset.directions``: Frisian, Frysk!, Turkish). S playable squares:
+
+     8x8, dark squares   32 * 4 * 7  =   896 actions   (English, Russian, Italian, ...)
+    10x10, dark squares   50 * 4 * 9  = 1,800 actions   (International, Breakthrough)
+    10x10, with orthogonal lines  50 * 8 * 9 = 3,600 actions   (Frisian, Frysk!)
+    12x12, dark squares   72 * 4 * 11 = 3,168 actions   (Canadian)
+     8x8, all squares    64 * 8 * 7  = 3,584 actions   (Turkish; its diagonals never legal)
+
+On the dark-square boards an orthogonal step goes to the next dark square of the row or
+column, two cells away (:mod:`damas_env.geometry`): a Frisian man's orthogonal capture is
+direction 4-7, distance 2, and lands four cells away.
 
 The agent's view: every agent sees its own men moving *up*. White's view is the board
 as numbered (square 0 = PDN 1 at the top); Black's view is the board turned 180 degrees,
-so square s is ``S - 1 - s`` and direction d is ``3 - d``. Actions off the board exist in
-the layout but are never legal.
+so square s is ``S - 1 - s`` and direction d is its opposite (``3 - d``, or ``11 - d``
+for the orthogonals). Actions off the board exist in the layout but are never legal.
 
 Observations
 ------------
@@ -35,6 +45,13 @@ Channels-first planes over the full N x N board, in the agent's view:
     6      no-progress count / the ruleset's limit (a constant plane; 0 if no limit)
     7      repetitions of the position: (count - 1) / (limit - 1) (constant; 0 if off)
 
+Rulesets with a king move limit (``king_move_limit``, Frisian) have two planes more
+(:func:`planes_for`), because the rule makes a move illegal that the pieces alone allow:
+
+    8      the own king that made the last non-capturing moves: moves in a row / limit,
+           on its square
+    9      the same for the opponent's king
+
 During a capture the moving piece is shown on its current square (planes 0-3 and 4), not
 on the square it left. For the agent to move, plane 4 is its own piece and plane 5 holds
 opponent pieces; the other agent (whose mask is all zeros) sees the same from its side.
@@ -50,10 +67,14 @@ import numpy as np
 from .checks import checked_int, shown
 from .engine import Colour, Move, Position, checked_board_size, checked_colour, checked_move
 from .geometry import geometry
+from .rules import Ruleset
 
 __all__ = [
     "PLANES",
     "PLANE_NAMES",
+    "KING_RUN_PLANE_NAMES",
+    "planes_for",
+    "plane_names",
     "ActionLayout",
     "action_layout",
     "move_to_actions",
@@ -72,28 +93,45 @@ PLANE_NAMES = (
     "repetition",
 )
 PLANES = len(PLANE_NAMES)
+#: The planes of rulesets with a king move limit (planes 8 and 9, after PLANE_NAMES).
+KING_RUN_PLANE_NAMES = ("own_king_run", "opponent_king_run")
+
+
+def planes_for(rules: Ruleset) -> int:
+    """Returns the number of observation planes of a ruleset: PLANES, plus the two king-run
+    planes where a king move limit applies."""
+    return PLANES + (len(KING_RUN_PLANE_NAMES) if rules.king_move_limit else 0)
+
+
+def plane_names(rules: Ruleset) -> tuple[str, ...]:
+    """Returns the names of a ruleset's observation planes, in order."""
+    return PLANE_NAMES + (KING_RUN_PLANE_NAMES if rules.king_move_limit else ())
 
 
 class ActionLayout:
-    """The hop action tables of one board size (absolute frame = White's view)."""
+    """The hop action tables of one board (absolute frame = White's view)."""
 
-    def __init__(self, size: int) -> None:
-        """Builds the tables of a size x size board.
+    def __init__(self, size: int, layout: str = "dark", directions: int = 4) -> None:
+        """Builds the tables of a size x size board in a layout, with 4 or 8 directions.
 
         Raises:
             TypeError: size is not an int.
-            ValueError: size is not 8, 10 or 12.
+            ValueError: size is not 8, 10 or 12, the layout unknown, or directions not 4 or 8.
         """
         size = checked_board_size(size)
-        geo = geometry(size)
+        if directions not in (4, 8):
+            raise ValueError(f"directions must be 4 or 8, not {shown(directions)}")
+        geo = geometry(size, layout)
         self.size = size
+        self.layout = layout
+        self.directions = directions
         self.squares = geo.squares
         self.distances = size - 1
-        self.num_actions = geo.squares * 4 * self.distances
+        self.num_actions = geo.squares * directions * self.distances
         self.action_of = -np.ones((geo.squares, geo.squares), dtype=np.int32)
         self.target_of = -np.ones(self.num_actions, dtype=np.int16)
         for sq in range(geo.squares):
-            for d in range(4):
+            for d in range(directions):
                 for k in range(self.distances):
                     to = int(geo.ray[sq, d, k])
                     if to >= 0:
@@ -106,12 +144,12 @@ class ActionLayout:
 
     def encode(self, origin: int, direction: int, distance: int) -> int:
         """Returns the action of a hop given in the agent's view."""
-        return (origin * 4 + direction) * self.distances + distance - 1
+        return (origin * self.directions + direction) * self.distances + distance - 1
 
     def decode(self, action: int) -> tuple[int, int, int]:
         """Returns (origin, direction, distance) of an action, in the agent's view."""
         rest, k = divmod(int(action), self.distances)
-        origin, direction = divmod(rest, 4)
+        origin, direction = divmod(rest, self.directions)
         return origin, direction, k + 1
 
     def hop_action(self, origin: int, target: int, colour: Colour) -> int:
@@ -122,7 +160,7 @@ class ActionLayout:
 
     def hop_squares(self, action: int, colour: Colour) -> tuple[int, int]:
         """Returns the absolute (origin, target) squares of an action; target -1 if off-board."""
-        origin = int(action) // (4 * self.distances)
+        origin = int(action) // (self.directions * self.distances)
         target = int(self.target_of[int(action)])
         if colour == Colour.BLACK:
             origin = self.squares - 1 - origin
@@ -130,52 +168,59 @@ class ActionLayout:
         return origin, target
 
 
-def action_layout(size: int) -> ActionLayout:
-    """Returns the (cached) action layout of a size x size board.
+def action_layout(size: int | Ruleset) -> ActionLayout:
+    """Returns the (cached) action layout of a ruleset's board, or of a size x size board of
+    dark squares with the four diagonal directions.
 
     Raises:
-        TypeError: size is not an int.
+        TypeError: size is neither an int nor a Ruleset.
         ValueError: size is not 8, 10 or 12 (checked before anything is cached or built).
     """
-    return _cached_layout(checked_board_size(size))
+    if isinstance(size, Ruleset):
+        return _cached_layout(size.board_size, size.board_layout, size.directions)
+    return _cached_layout(checked_board_size(size), "dark", 4)
 
 
 @cache
-def _cached_layout(size: int) -> ActionLayout:
-    return ActionLayout(size)
+def _cached_layout(size: int, layout: str, directions: int) -> ActionLayout:
+    return ActionLayout(size, layout, directions)
 
 
 #: Plane order of the other player's view: own and opponent planes trade places.
-_OTHER_SIDE_PLANES = [2, 3, 0, 1, 4, 5, 6, 7]
+_OTHER_SIDE_PLANES = [2, 3, 0, 1, 4, 5, 6, 7, 9, 8]
 
 
 def other_view(planes: np.ndarray) -> np.ndarray:
     """Returns observation planes (..., C, N, N) as the other player sees the same position.
 
-    Own and opponent planes trade places and the board turns 180 degrees (square s is
-    S - 1 - s: cell (r, c) is (N - 1 - r, N - 1 - c)). Exact when no capture is in progress
-    (planes 4-5 empty), as at the end of a game; the counter planes are the same for both.
+    Own and opponent planes trade places (the king-run planes too, where a ruleset has them)
+    and the board turns 180 degrees (square s is S - 1 - s: cell (r, c) is
+    (N - 1 - r, N - 1 - c)). Exact when no capture is in progress (planes 4-5 empty), as at
+    the end of a game; the counter planes are the same for both.
     """
-    return np.ascontiguousarray(planes[..., _OTHER_SIDE_PLANES, ::-1, ::-1])
+    order = _OTHER_SIDE_PLANES[: planes.shape[-3]]
+    return np.ascontiguousarray(planes[..., order, ::-1, ::-1])
 
 
-def move_to_actions(move: Move, colour: Colour | int, board_size: int) -> list[int]:
+def move_to_actions(move: Move, colour: Colour | int, board_size: int | Ruleset) -> list[int]:
     """Returns the hop actions that play a complete move, for the agent of `colour`.
+
+    `board_size` is a Ruleset (its board and directions) or a size (dark squares, diagonals).
 
     Raises:
         TypeError: move is not a Move (or a field has the wrong type), colour is not a Colour
-            or 0/1, or board_size is not an int.
+            or 0/1, or board_size is not an int or Ruleset.
         ValueError: board_size is not 8, 10 or 12, or the move's squares are not hops
-            along diagonals of that board.
+            along the lines of that board.
     """
     layout = action_layout(board_size)
     squares = checked_move(move).squares
     side = checked_colour("colour", colour)
     if max(squares) >= layout.squares:
-        raise ValueError(f"move {shown(move)} leaves the {board_size}x{board_size} board")
+        raise ValueError(f"move {shown(move)} leaves the {layout.size}x{layout.size} board")
     actions = [layout.hop_action(a, b, side) for a, b in zip(squares, squares[1:], strict=False)]
     if min(actions) < 0:
-        raise ValueError(f"move {shown(move)} is not a path of diagonal hops")
+        raise ValueError(f"move {shown(move)} is not a path of hops along the board's lines")
     return actions
 
 
@@ -192,7 +237,7 @@ def actions_to_move(actions: Sequence[int], position: Position) -> Move:
         raise TypeError(f"position must be a Position, not {type(position).__name__}")
     if not isinstance(actions, (list, tuple)):
         raise TypeError(f"actions must be a list of ints, not {type(actions).__name__}")
-    layout = action_layout(position.rules.board_size)
+    layout = action_layout(position.rules)
     path: list[int] = []
     for i, action in enumerate(actions):
         action = checked_int(f"actions[{i}]", action, 0, layout.num_actions - 1)

@@ -66,15 +66,32 @@ def rules_array(rules: Ruleset) -> np.ndarray:
     r[K.R_MAJORITY] = rules.capture_precedence == "most_pieces"
     promo = ("ends_move", "pass_through", "crown_and_continue")
     r[K.R_PROMO] = promo.index(rules.promotion_in_capture)
-    r[K.R_LANDING] = rules.king_landing == "immediate"
     r[K.R_TURKISH] = rules.turkish_strike
     r[K.R_GIVEAWAY] = rules.giveaway
     r[K.R_REPETITION] = rules.repetition_count
     r[K.R_NO_PROGRESS] = rules.no_progress_plies
     r[K.R_PROGRESS] = rules.progress == "capture_or_promotion"
-    r[K.R_ENDGAME] = rules.fmjd_endgame
     r[K.R_PLY_LIMIT] = rules.ply_limit
     r[K.R_LIMIT_MATERIAL] = rules.ply_limit_result == "material"
+    r[K.R_LANDING] = ("any", "immediate", "right_behind").index(rules.king_landing)
+    r[K.R_ENDGAME] = K.ENDGAME_FMJD if rules.fmjd_endgame else 0
+    if rules.frisian_endgame:
+        r[K.R_ENDGAME] = K.ENDGAME_FRISIAN
+    r[K.R_ROW] = rules.squares_per_row
+    r[K.R_MOVE_LO], r[K.R_MOVE_HI] = (0, 4) if rules.move_directions == "diagonal" else (4, 8)
+    lines = {"diagonal": (0, 4), "diagonal_and_orthogonal": (0, 8), "orthogonal": (4, 8)}
+    r[K.R_CAP_LO], r[K.R_CAP_HI] = lines[rules.capture_directions]
+    r[K.R_RANKED] = rules.capture_precedence == "most_pieces" or bool(rules.capture_tiebreaks)
+    r[K.R_KING_WEIGHT] = 3 if rules.king_capture_weight == "man_and_a_half" else 2  # halves
+    codes = {"with_king": K.TB_WITH_KING, "most_kings": K.TB_MOST_KINGS}
+    codes["earliest_king"] = K.TB_EARLIEST_KING
+    for i, tiebreak in enumerate(rules.capture_tiebreaks):
+        r[K.R_TIEBREAK + i] = codes[tiebreak]
+    r[K.R_MEN_TAKE_KINGS] = rules.men_capture_kings
+    r[K.R_REVERSE] = rules.capture_may_reverse
+    r[K.R_FIRST_KING] = rules.first_king_wins
+    r[K.R_KING_LIMIT] = rules.king_move_limit
+    r[K.R_DIRS] = rules.directions
     return r
 
 
@@ -108,6 +125,9 @@ def check_perft_depth(depth: object) -> int:
 #: default (K.MAX_MOVES); capture routes of many flying kings can run into thousands.
 MAX_LIST_ROWS = 1 << 18
 
+#: The counters of a position without a history: no king has moved (no king move limit).
+_NO_COUNTERS = np.zeros(K.G_LEN, dtype=np.int64)
+
 
 class Engine:
     """The compiled kernels bound to one ruleset: tables, rule array and scratch buffers.
@@ -117,7 +137,7 @@ class Engine:
 
     def __init__(self, rules: Ruleset) -> None:
         self.rules = rules
-        self.geometry: Geometry = geometry(rules.board_size)
+        self.geometry: Geometry = geometry(rules.board_size, rules.board_layout)
         self.ray = self.geometry.ray
         self.rule_array = rules_array(rules)
         self.zobrist, self.side_key = K.zobrist_table(rules.squares)
@@ -135,23 +155,31 @@ class Engine:
     def start_board(self) -> np.ndarray:
         """Returns the start position's board: men on the first rows of each side."""
         board = np.zeros(self.rules.squares, dtype=np.int8)
-        per_row = self.geometry.half
-        rows = self.rules.rows_per_side
-        board[: rows * per_row] = -1
-        board[self.rules.squares - rows * per_row :] = 1
+        per_row = self.geometry.per_row
+        rows, back = self.rules.rows_per_side, self.rules.empty_back_rows
+        board[back * per_row : (back + rows) * per_row] = -1
+        end = self.rules.squares - back * per_row
+        board[end - rows * per_row : end] = 1
         return board
 
-    def generate(self, board: np.ndarray, side: int, merge: bool = True) -> int:
+    def generate(
+        self, board: np.ndarray, side: int, merge: bool = True, counters: np.ndarray | None = None
+    ) -> int:
         """Fills self.moves with the legal moves; returns how many. The board is not touched.
 
-        The move list grows (up to MAX_LIST_ROWS) when a position has more moves or capture
-        routes than it holds; past that an OverflowError says so.
+        With a game's `counters` (kernels.G_* layout) the king move limit applies too
+        (:func:`damas_env.kernels.game_moves`). The move list grows (up to MAX_LIST_ROWS)
+        when a position has more moves or capture routes than it holds; past that an
+        OverflowError says so.
         """
+        if counters is None:
+            counters = _NO_COUNTERS
         while True:
             n = int(
-                K.generate_moves(
+                K.game_moves(
                     board.copy(),
                     side,
+                    counters,
                     self.ray,
                     self.rule_array,
                     self.moves,
@@ -164,9 +192,12 @@ class Engine:
             what = "moves" if merge else "capture routes"
             self.moves = K.grown_move_buffer(self.moves, n, MAX_LIST_ROWS, what)
 
-    def legal_moves(self, board: np.ndarray, side: int, merge: bool = True) -> list[Move]:
-        """Returns the legal moves as Move values (every route if not merge)."""
-        n = self.generate(board, side, merge)
+    def legal_moves(
+        self, board: np.ndarray, side: int, merge: bool = True, counters: np.ndarray | None = None
+    ) -> list[Move]:
+        """Returns the legal moves as Move values (every route if not merge); a game's
+        `counters` add the king move limit."""
+        n = self.generate(board, side, merge, counters)
         return [move_from_row(self.moves[i]) for i in range(n)]
 
     def perft(self, board: np.ndarray, side: int, depth: int) -> int:
@@ -247,7 +278,7 @@ class Position:
     def __init__(self, rules: Ruleset | str, board: Iterable[int], turn: Colour | int) -> None:
         self.rules = get_ruleset(rules)
         arr = board_codes(board, self.rules.squares)
-        half = self.rules.board_size // 2
+        half = self.rules.squares_per_row
         for colour, row, code in (("white", arr[:half], 1), ("black", arr[-half:], -1)):
             if (row == code).any():
                 first = int(np.flatnonzero(row == code)[0]) + (0 if code == 1 else arr.size - half)
@@ -280,7 +311,7 @@ class Position:
                 an impossible position (a man on its crowning row).
         """
         rules = get_ruleset(rules)
-        board, turn = parse_fen(fen, rules.board_size)
+        board, turn = parse_fen(fen, Engine.for_rules(rules).geometry)
         try:
             return cls(rules, board, turn)
         except ValueError as e:
@@ -336,7 +367,7 @@ class Position:
             )
         legal = self.legal_moves()
         if isinstance(move, str):  # any capture route names its (merged) move
-            key = parse_move(move, self.capture_routes(), self.rules.board_size).key
+            key = parse_move(move, self.capture_routes(), self.engine.geometry).key
             return next(m for m in legal if m.key == key)
         checked_move(move)  # at the API boundary: generated moves are never checked
         for m in legal:
@@ -389,7 +420,7 @@ class Position:
         return f"Position({self.rules.name!r}, {self.fen()!r})"
 
     def __str__(self) -> str:
-        return board_text(self._board, self.rules.board_size)
+        return board_text(self._board, self.engine.geometry)
 
     def _repr_svg_(self) -> str:
         """Returns the board as SVG, so a notebook draws the position by itself."""

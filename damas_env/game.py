@@ -26,7 +26,7 @@ from .engine import Position
 from .kernels import Reason
 from .moves import Colour, IllegalMoveError, Move
 from .notation import NotationError, PdnGame, format_fen, format_move, read_pdn, write_pdn
-from .rules import Ruleset, RulesetError, get_ruleset
+from .rules import Ruleset, RulesetError, get_ruleset, tuples_for_lists
 from .turn import HOP_PLAYED, MOVE_DONE, Turn
 
 __all__ = ["Game", "Outcome", "Reason"]
@@ -134,7 +134,7 @@ class Game:
         """Returns the legal moves, or [] once the game is over by a draw rule or limit."""
         if self.is_over:
             return []
-        return self.engine.legal_moves(self.board, int(self.turn))
+        return self.engine.legal_moves(self.board, int(self.turn), counters=self.counters)
 
     def repetitions(self) -> int:
         """Returns how many times the current position has occurred (this time included)."""
@@ -295,9 +295,8 @@ def _rules_switches(text: str) -> dict[str, Any]:
         raise NotationError(f"PDN Rules tag {shown(text)} is not a JSON object") from None
     if not isinstance(data, dict):
         raise NotationError(f"PDN Rules tag {shown(text)} is not a JSON object of switches")
+    data = tuples_for_lists(data)
     for key, value in data.items():
-        if key == "colour_names" and isinstance(value, list):
-            data[key] = value = tuple(value)
         if isinstance(value, (dict, list, float)) or value is None:
             raise NotationError(f"PDN Rules tag: {shown(key)} cannot be {shown(value)}")
     return data

@@ -1,22 +1,36 @@
 """Board geometry: square numbering, directions and the ray table the kernels walk.
 
-Squares are the dark squares, indexed 0..S-1 in PDN order (PDN number = index + 1),
-seen from White's side: left to right, top to bottom. The top-left corner is light,
-so each player has a dark square in the bottom-left corner (FMJD art. 2.4; seed 000)::
+Squares are the playable squares, indexed 0..S-1 in PDN order (PDN number = index + 1),
+seen from White's side: left to right, top to bottom. Three layouts (:data:`LAYOUTS`):
 
-    8x8 (indices)             directions
-    .  0 .  1 .  2 .  3       0 = up-left     1 = up-right
-    4 .  5 .  6 .  7 .               \\   /
-    .  8 .  9 . 10 . 11                 sq
+- ``"dark"``: the dark squares, the top-left corner light, so each player has a dark
+  square in the bottom-left corner, the single corner on the left (FMJD art. 2.4; seed 000;
+  EDA);
+- ``"mirrored"``: the dark squares of a board turned a quarter turn, the top-left corner
+  dark: each player's bottom-left corner is light, the single corner on the right (Italian
+  rules, art. 2; Spanish and Portuguese rules);
+- ``"all"``: all N*N squares (Turkish rules: the game uses every square).
+
+::
+
+    8x8 "dark" (indices)      directions
+    .  0 .  1 .  2 .  3       0 = up-left     1 = up-right      4 = up
+    4 .  5 .  6 .  7 .               \\   /                     5 = left  6 = right
+    .  8 .  9 . 10 . 11                 sq                     7 = down
    12 . 13 . 14 . 15 .               /   \\
     . 16 . 17 . 18 . 19       2 = down-left   3 = down-right
    20 . 21 . 22 . 23 .
-    . 24 . 25 . 26 . 27       White men move up (0, 1), Black men down (2, 3);
-   28 . 29 . 30 . 31 .        the opposite of direction d is 3 - d.
+    . 24 . 25 . 26 . 27       White men move up (0, 1, 4), Black men down (2, 3, 7);
+   28 . 29 . 30 . 31 .        the opposite of direction d is 3 - d (diagonals), 11 - d
+                              (orthogonals): :func:`opposite`.
+
+Orthogonal directions (Frisian and Turkish captures, Turkish moves) go along a row or a
+column to the next playable square: two cells away on the dark-square layouts (the next
+dark square on that line, Frisian rules art. 7), one cell on ``"all"``.
 
 ``ray[sq, d, k]`` is the square k+1 steps from ``sq`` in direction ``d``, or -1 off the
 board; the last column is always -1, a sentinel that ends every walk. Tables are built
-once per board size and cached.
+once per board and cached.
 """
 
 from __future__ import annotations
@@ -25,35 +39,58 @@ from functools import cache
 
 import numpy as np
 
-__all__ = ["Geometry", "geometry", "DIRECTIONS"]
+__all__ = ["Geometry", "geometry", "DIRECTIONS", "LAYOUTS", "opposite"]
 
-#: (row step, column step) of each direction index.
-DIRECTIONS = ((-1, -1), (-1, 1), (1, -1), (1, 1))
+#: (row step, column step) of each direction index on the dark-square layouts: four
+#: diagonals, then up, left, right and down to the next dark square of the same line.
+DIRECTIONS = ((-1, -1), (-1, 1), (1, -1), (1, 1), (-2, 0), (0, -2), (0, 2), (2, 0))
+#: The same on the all-squares layout: orthogonal steps of one cell.
+ALL_SQUARES_DIRECTIONS = DIRECTIONS[:4] + ((-1, 0), (0, -1), (0, 1), (1, 0))
+
+#: The board layouts: which squares are played on (see the module docstring).
+LAYOUTS = ("dark", "mirrored", "all")
+
+#: Number of directions: 4 diagonals and 4 orthogonals.
+NUM_DIRECTIONS = 8
+
+
+def opposite(d: int) -> int:
+    """Returns the direction opposite d (the board turned 180 degrees maps d to it)."""
+    return 3 - d if d < 4 else 11 - d
 
 
 class Geometry:
-    """Square coordinates and rays of one board size."""
+    """Square coordinates and rays of one board: its size and layout."""
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, layout: str = "dark") -> None:
+        if layout not in LAYOUTS:
+            raise ValueError(f"layout must be one of {list(LAYOUTS)}, not {layout!r}")
         self.size = size
-        self.half = size // 2
-        self.squares = size * size // 2
-        self.row = np.array([s // self.half for s in range(self.squares)], dtype=np.int16)
+        self.layout = layout
+        #: playable squares per row (the kernels' "half" on the dark-square layouts)
+        self.per_row = size if layout == "all" else size // 2
+        self.half = self.per_row
+        self.squares = size * self.per_row
+        self.row = np.array([s // self.per_row for s in range(self.squares)], dtype=np.int16)
         self.col = np.array([self._col(s) for s in range(self.squares)], dtype=np.int16)
         self.index = -np.ones((size, size), dtype=np.int16)
         self.index[self.row, self.col] = np.arange(self.squares, dtype=np.int16)
         self.ray = self._rays()
 
     def _col(self, s: int) -> int:
-        """Returns the column of square s (0 = left), dark squares only."""
-        row, i = divmod(s, self.half)
-        return 2 * i + 1 if row % 2 == 0 else 2 * i
+        """Returns the column of square s (0 = left)."""
+        row, i = divmod(s, self.per_row)
+        if self.layout == "all":
+            return i
+        light_first = (row % 2 == 0) == (self.layout == "dark")
+        return 2 * i + 1 if light_first else 2 * i
 
     def _rays(self) -> np.ndarray:
         """Returns the int16 table ray[sq, direction, step] (-1 past the edge)."""
-        ray = -np.ones((self.squares, 4, self.size), dtype=np.int16)  # last step: always -1
+        steps = ALL_SQUARES_DIRECTIONS if self.layout == "all" else DIRECTIONS
+        ray = -np.ones((self.squares, NUM_DIRECTIONS, self.size), dtype=np.int16)
         for s in range(self.squares):
-            for d, (dr, dc) in enumerate(DIRECTIONS):
+            for d, (dr, dc) in enumerate(steps):
                 r, c, k = int(self.row[s]) + dr, int(self.col[s]) + dc, 0
                 while 0 <= r < self.size and 0 <= c < self.size:
                     ray[s, d, k] = self.index[r, c]
@@ -61,11 +98,11 @@ class Geometry:
         return ray
 
     def square_at(self, row: int, col: int) -> int:
-        """Returns the square index at (row, col), or -1 for a light square."""
+        """Returns the square index at (row, col), or -1 for a square not played on."""
         return int(self.index[row, col])
 
 
 @cache
-def geometry(size: int) -> Geometry:
-    """Returns the (cached) geometry of a size x size board."""
-    return Geometry(size)
+def geometry(size: int, layout: str = "dark") -> Geometry:
+    """Returns the (cached) geometry of a size x size board in a layout (:data:`LAYOUTS`)."""
+    return Geometry(size, layout)

@@ -116,9 +116,17 @@ WHITE, BLACK = 0, 1
 R_SIZE, R_SQUARES, R_MEN_BACK, R_FLYING, R_MAJORITY, R_PROMO, R_LANDING = 0, 1, 2, 3, 4, 5, 6
 R_TURKISH, R_GIVEAWAY, R_REPETITION, R_NO_PROGRESS, R_PROGRESS, R_ENDGAME = 7, 8, 9, 10, 11, 12
 R_PLY_LIMIT, R_LIMIT_MATERIAL = 13, 14
-R_LEN = 15
+R_ROW, R_MOVE_LO, R_MOVE_HI, R_CAP_LO, R_CAP_HI = 15, 16, 17, 18, 19  # squares a row; directions
+R_RANKED, R_KING_WEIGHT, R_TIEBREAK = 20, 21, 22  # R_TIEBREAK..+2: TB_* codes in order
+R_MEN_TAKE_KINGS, R_REVERSE, R_FIRST_KING, R_KING_LIMIT = 25, 26, 27, 28
+R_DIRS = 29  # directions of the action layout: 4 or 8 (damas_env.encoding)
+R_LEN = 30
 PROMO_ENDS, PROMO_CROWN = 0, 2  # R_PROMO; 1 (pass_through): the man goes on uncrowned
 PROGRESS_MAN_MOVE = 0  # R_PROGRESS; 1: a capture or a promotion is progress
+LANDING_IMMEDIATE, LANDING_RIGHT_BEHIND = 1, 2  # R_LANDING; 0: any square beyond
+ENDGAME_FMJD, ENDGAME_FRISIAN = 1, 2  # R_ENDGAME; 0: none
+TB_NONE, TB_WITH_KING, TB_MOST_KINGS, TB_EARLIEST_KING = 0, 1, 2, 3  # R_TIEBREAK codes
+NUM_DIRECTIONS = 8  # 4 diagonals, 4 orthogonals (see damas_env.geometry)
 
 # Move rows.
 MAX_CAPTURES = 32  # a move never takes more than 30 pieces (Canadian: 30 men a side)
@@ -133,9 +141,11 @@ MAX_MOVES = 2048  # default list size; generate_moves reports an overflow, calle
 W_SQ, W_KING, W_DIR, W_X, W_CODE, W_NLAND, W_LI, W_FOUND, W_TERM, W_T, W_LAND = range(11)
 WS_ROWS = MAX_CAPTURES + 2
 
-# Game counters (see after_move / outcome).
+# Game counters (see after_move / outcome). G_RUN_SQ + 2 * side: the square of the king
+# that made side's last non-capturing moves, G_RUN + 2 * side how many in a row (0: none).
 G_PLY, G_SINCE_MAN_OR_CAPTURE, G_SINCE_PROMOTION_OR_CAPTURE = 0, 1, 2
-G_LEN = 3
+G_RUN_SQ, G_RUN = 3, 4
+G_LEN = 7
 
 # Results.
 ONGOING, WHITE_WINS, BLACK_WINS, DRAW = 0, 1, 2, 3
@@ -147,7 +157,8 @@ class Reason(IntEnum):
 
     Kernels use the members as integer constants (numba compiles them so). NO_LEGAL_MOVE to
     ADJUDICATION are the rules' endings (:func:`outcome`); MAX_PLIES is the envs' ply cut
-    (a truncation); ILLEGAL_ACTION and TIME are decided outside the rules. The member is
+    (a truncation); ILLEGAL_ACTION and TIME are decided outside the rules; FIRST_KING is
+    Breakthrough's win (a rules ending, numbered last to keep the older codes). The member is
     ``infos[agent]["reason"]``; ``label`` is its name in JSON and PDN ("" for NONE, the game
     goes on).
     """
@@ -162,6 +173,7 @@ class Reason(IntEnum):
     MAX_PLIES = 7
     ILLEGAL_ACTION = 8
     TIME = 9
+    FIRST_KING = 10
 
     @property
     def label(self) -> str:
@@ -233,14 +245,27 @@ def _on_last_row(sq, side, squares, half):
 
 
 @kernel(inline=True)
-def _is_forward(d, side):
-    return (d < 2) == (side == WHITE)
+def _man_may(d, side):
+    """Returns True if a man of `side` may go along d when it may not go back: forward, or
+    sideways along its row (Turkish men; Frisian men go every way)."""
+    if d < 4:
+        return (d < 2) == (side == WHITE)
+    if d == 4:
+        return side == WHITE
+    if d == 7:
+        return side == BLACK
+    return True
+
+
+@kernel(inline=True)
+def _opposite(d):
+    return 3 - d if d < 4 else 11 - d
 
 
 @kernel(inline=True)
 def _hop_target(board, c, d, king, side, ray, rules):
     """Returns (captured square, step of first landing) of a capture from c along d, or -1."""
-    if not king and rules[R_MEN_BACK] == 0 and not _is_forward(d, side):
+    if not king and rules[R_MEN_BACK] == 0 and not _man_may(d, side):
         return -1, 0
     k = 0
     if king and rules[R_FLYING] == 1:
@@ -249,6 +274,8 @@ def _hop_target(board, c, d, king, side, ray, rules):
     x = ray[c, d, k]
     if x < 0 or not _is_enemy(board[x], 1 - 2 * side):
         return -1, 0
+    if not king and rules[R_MEN_TAKE_KINGS] == 0 and (board[x] == 2 or board[x] == -2):
+        return -1, 0  # Italian rules art. 5.4: a man may not take a king
     t = ray[c, d, k + 1]
     if t < 0 or board[t] != 0:
         return -1, 0
@@ -258,10 +285,18 @@ def _hop_target(board, c, d, king, side, ray, rules):
 @kernel(inline=True)
 def can_capture_from(board, c, king, side, ray, rules):
     """Returns True if a piece of `side` on c (a king if `king`) can capture now."""
-    for d in range(4):
-        x, _ = _hop_target(board, c, d, king, side, ray, rules)
-        if x >= 0:
-            return True
+    return _can_capture_except(board, c, king, side, ray, rules, np.int64(-1))
+
+
+@kernel(inline=True)
+def _can_capture_except(board, c, king, side, ray, rules, banned):
+    """Returns True if a piece of `side` on c can capture along a direction other than
+    `banned` (-1: any)."""
+    for d in range(rules[R_CAP_LO], rules[R_CAP_HI]):
+        if d != banned:
+            x, _ = _hop_target(board, c, d, king, side, ray, rules)
+            if x >= 0:
+                return True
     return False
 
 
@@ -283,7 +318,8 @@ def _open_hops(board, side, level, d, ray, rules, ws):
     ws[level, W_CODE] = board[x]
     # Turkish strike (FMJD art. 4; seed 000): the piece stays on the board, but is marked taken.
     board[x] = MARK if rules[R_TURKISH] == 1 else 0
-    flying = king and rules[R_FLYING] == 1
+    # Thai kings stop right behind the piece they take.
+    flying = king and rules[R_FLYING] == 1 and rules[R_LANDING] != LANDING_RIGHT_BEHIND
     n = 0
     while ray[c, d, k] >= 0 and board[ray[c, d, k]] == 0:
         ws[level, W_LAND + n] = ray[c, d, k]
@@ -293,12 +329,13 @@ def _open_hops(board, side, level, d, ray, rules, ws):
             break
     ws[level, W_TERM] = 0
     if n > 1:
-        n = _keep_continuing_landings(board, side, level, n, ray, rules, ws)
+        banned = _opposite(d) if rules[R_REVERSE] == 0 else -1
+        n = _keep_continuing_landings(board, side, level, n, ray, rules, ws, np.int64(banned))
     ws[level, W_NLAND] = n
 
 
 @kernel(inline=True)
-def _keep_continuing_landings(board, side, level, n, ray, rules, ws):
+def _keep_continuing_landings(board, side, level, n, ray, rules, ws, banned):
     """Keeps the landing squares from which the capture goes on; else all or the nearest.
 
     A capture must be completed (FMJD art. 4.5; Russian rules): where some landing squares
@@ -308,20 +345,20 @@ def _keep_continuing_landings(board, side, level, n, ray, rules, ws):
     m = 0
     for i in range(n):
         t = ws[level, W_LAND + i]
-        if can_capture_from(board, t, True, side, ray, rules):
+        if _can_capture_except(board, t, True, side, ray, rules, banned):
             ws[level, W_LAND + m] = t
             m += 1
     if m > 0:
         return m
     ws[level, W_TERM] = 1
-    return 1 if rules[R_LANDING] == 1 else n
+    return 1 if rules[R_LANDING] == LANDING_IMMEDIATE else n
 
 
 @kernel(inline=True)
-def _init_level(ws, level, sq, king):
+def _init_level(ws, level, sq, king, first_dir):
     ws[level, W_SQ] = sq
     ws[level, W_KING] = 1 if king else 0
-    ws[level, W_DIR] = 0
+    ws[level, W_DIR] = first_dir
     ws[level, W_X] = -1
     ws[level, W_NLAND] = 0
     ws[level, W_LI] = 0
@@ -343,15 +380,47 @@ def _same_captures(mv, j, ws, ncap):
     return True
 
 
+@kernel(inline=True)
+def _capture_rank(ws, ncap, rules):
+    """Returns the rank of the capture held in ws[0:ncap] under the precedence rules: the
+    greater must be played (only the captures of the greatest rank are legal).
+
+    The rank is the taken pieces' count or value (FMJD art. 4; Frisian rules art. 11: a king
+    worth one and a half men, R_KING_WEIGHT halves), then one 6-bit field per tie-break in
+    order (Italian rules art. 6): taken by a king, kings taken, how early the first king fell.
+    """
+    rank = np.int64(0)
+    if rules[R_MAJORITY] == 1:
+        for k in range(ncap):
+            code = ws[k, W_CODE]
+            rank += rules[R_KING_WEIGHT] if (code == 2 or code == -2) else 2
+    for i in range(3):
+        tb = rules[R_TIEBREAK + i]
+        field = 0
+        if tb == TB_WITH_KING:
+            field = ws[0, W_KING]
+        elif tb == TB_MOST_KINGS or tb == TB_EARLIEST_KING:
+            for k in range(ncap):
+                code = ws[k, W_CODE]
+                if code == 2 or code == -2:
+                    if tb == TB_EARLIEST_KING:
+                        field = MAX_CAPTURES - k
+                        break
+                    field += 1
+        rank = rank * 64 + field
+    return rank
+
+
 @kernel()
 def _record_capture(mv, n, best, rules, merge, origin, ncap, crown, ws):
-    """Adds the capture held in ws[0:ncap] to the list; returns (count, best length)."""
-    if rules[R_MAJORITY] == 1:
-        if ncap < best:  # FMJD art. 4; seed 000 rule 7: most pieces
+    """Adds the capture held in ws[0:ncap] to the list; returns (count, best rank)."""
+    if rules[R_RANKED] == 1:
+        rank = _capture_rank(ws, ncap, rules)
+        if rank < best:  # FMJD art. 4; seed 000 rule 7: most pieces (and the tie-breaks)
             return n, best
-        if ncap > best:
+        if rank > best:
             n = 0
-            best = ncap
+            best = rank
     dest = ws[ncap - 1, W_T]
     if n >= mv.shape[0]:  # full: count on so the caller sees the overflow (n > capacity)
         return n + 1, best
@@ -378,12 +447,13 @@ def _record_capture(mv, n, best, rules, merge, origin, ncap, crown, ws):
 @kernel()
 def _captures_from(board, side, origin, ray, rules, mv, n, best, merge, ws):
     """Adds every capture by the piece on origin (depth-first, explicit stack)."""
-    squares, half, promo = rules[R_SQUARES], rules[R_SIZE] // 2, rules[R_PROMO]
+    squares, half, promo = rules[R_SQUARES], rules[R_ROW], rules[R_PROMO]
+    first_dir, last_dir = rules[R_CAP_LO], rules[R_CAP_HI]
     piece = board[origin]
     was_king = piece == 2 or piece == -2
     board[origin] = 0  # the moving piece is lifted: it may pass its own square
     level = np.int64(0)
-    _init_level(ws, 0, origin, was_king)
+    _init_level(ws, 0, origin, was_king, first_dir)
     while level >= 0:
         if ws[level, W_LI] < ws[level, W_NLAND]:
             t = ws[level, W_LAND + ws[level, W_LI]]
@@ -398,16 +468,20 @@ def _captures_from(board, side, origin, ray, rules, mv, n, best, merge, ws):
                 n, best = _record_capture(mv, n, best, rules, merge, origin, level + 1, crown, ws)
             else:
                 level += 1
-                _init_level(ws, level, t, now_king)
+                _init_level(ws, level, t, now_king, first_dir)
             continue
         if ws[level, W_X] >= 0:  # this direction is done: put its taken piece back
             board[ws[level, W_X]] = ws[level, W_CODE]
             ws[level, W_X] = -1
         ws[level, W_NLAND] = 0
-        while ws[level, W_DIR] < 4 and ws[level, W_NLAND] == 0:
+        banned = -1  # Turkish rules: no turning back 180 degrees between two hops
+        if level > 0 and rules[R_REVERSE] == 0:
+            banned = _opposite(ws[level - 1, W_DIR] - 1)
+        while ws[level, W_DIR] < last_dir and ws[level, W_NLAND] == 0:
             d = ws[level, W_DIR]
             ws[level, W_DIR] += 1
-            _open_hops(board, side, level, d, ray, rules, ws)
+            if d != banned:
+                _open_hops(board, side, level, d, ray, rules, ws)
         if ws[level, W_NLAND] > 0:
             continue
         if ws[level, W_FOUND] == 0 and level > 0:  # nothing more to take: the move ends here
@@ -424,11 +498,11 @@ def _captures_from(board, side, origin, ray, rules, mv, n, best, merge, ws):
 @kernel(inline=True)
 def _steps_from(board, side, s, ray, rules, mv, n):
     """Adds the non-capturing moves of the piece on s."""
-    squares, half = rules[R_SQUARES], rules[R_SIZE] // 2
+    squares, half = rules[R_SQUARES], rules[R_ROW]
     king = board[s] == 2 or board[s] == -2
     flying = king and rules[R_FLYING] == 1
-    for d in range(4):
-        if not king and not _is_forward(d, side):
+    for d in range(rules[R_MOVE_LO], rules[R_MOVE_HI]):
+        if not king and not _man_may(d, side):
             continue
         k = 0
         while ray[s, d, k] >= 0 and board[ray[s, d, k]] == 0:
@@ -459,8 +533,8 @@ def generate_moves(board, side, ray, rules, mv, merge, ws):
     """
     sgn = 1 - 2 * side
     n = np.int64(0)
-    best = np.int64(1)
-    immediate = rules[R_LANDING] == 1
+    best = np.int64(-1)
+    immediate = rules[R_LANDING] == LANDING_IMMEDIATE
     for s in range(rules[R_SQUARES]):
         if board[s] * sgn > 0:
             king = board[s] == 2 or board[s] == -2
@@ -483,8 +557,8 @@ def generate_moves(board, side, ray, rules, mv, merge, ws):
 
 @kernel()
 def _nearest_landing(ray, before, taken):
-    """Returns the square right behind `taken` seen from `before` (same diagonal)."""
-    for d in range(4):
+    """Returns the square right behind `taken` seen from `before` (same line)."""
+    for d in range(NUM_DIRECTIONS):
         k = 0
         while ray[before, d, k] >= 0:
             if ray[before, d, k] == taken:
@@ -579,20 +653,80 @@ def _compact(mv, n):
 @kernel()
 def has_legal_move(board, side, ray, rules):
     """Returns True if `side` has any legal move (cheaper than listing them)."""
+    return _has_move_but(board, side, ray, rules, np.int64(-1))
+
+
+@kernel()
+def _has_move_but(board, side, ray, rules, tired):
+    """Returns True if `side` has a legal move, the piece on `tired` (if not -1) only
+    capturing."""
     sgn = 1 - 2 * side
     for s in range(rules[R_SQUARES]):
         if board[s] * sgn > 0:
             king = board[s] == 2 or board[s] == -2
             if can_capture_from(board, s, king, side, ray, rules):
                 return True
-            for d in range(4):
+            if s == tired:
+                continue
+            for d in range(rules[R_MOVE_LO], rules[R_MOVE_HI]):
                 if (
-                    (king or _is_forward(d, side))
+                    (king or _man_may(d, side))
                     and ray[s, d, 0] >= 0
                     and board[ray[s, d, 0]] == 0
                 ):
                     return True
     return False
+
+
+# --- The king move limit (Frisian rules art. 10) ---------------------------------------------
+
+
+@kernel()
+def tired_king(board, side, counters, rules):
+    """Returns the square of `side`'s king that may not make another non-capturing move now,
+    or -1: it made R_KING_LIMIT of them in a row and its side still has men."""
+    limit = rules[R_KING_LIMIT]
+    if limit == 0 or counters[G_RUN + 2 * side] < limit:
+        return -1
+    sq = counters[G_RUN_SQ + 2 * side]
+    sgn = 1 - 2 * side
+    if board[sq] * sgn != 2:
+        return -1
+    for s in range(board.shape[0]):
+        if board[s] * sgn == 1:
+            return sq
+    return -1  # only kings: the rule lapses
+
+
+@kernel()
+def drop_steps_from(mv, n, tired):
+    """Removes the non-capturing moves of the piece on `tired` (-1: none) from a move list
+    (captures and steps never share a list); returns the new count."""
+    if tired < 0 or n <= 0 or mv[0, M_NCAP] > 0:
+        return n
+    for r in range(n):
+        mv[r, M_MARK] = 1 if mv[r, M_FROM] == tired else 0
+    return _compact(mv, n)
+
+
+@kernel()
+def game_moves(board, side, counters, ray, rules, mv, merge, ws):
+    """Fills mv with the legal moves of `side` in a game (generate_moves, then the king move
+    limit, which needs the game's counters); returns how many (overflow as generate_moves)."""
+    n = generate_moves(board, side, ray, rules, mv, merge, ws)
+    if n > mv.shape[0] or rules[R_KING_LIMIT] == 0:
+        return n
+    return drop_steps_from(mv, n, tired_king(board, side, counters, rules))
+
+
+@kernel()
+def game_has_move(board, side, counters, ray, rules):
+    """Returns True if `side` has a legal move in a game (has_legal_move with the king move
+    limit)."""
+    tired = np.int64(-1)
+    if rules[R_KING_LIMIT] > 0:
+        tired = tired_king(board, side, counters, rules)
+    return _has_move_but(board, side, ray, rules, tired)
 
 
 # --- Applying moves -------------------------------------------------------------------------
@@ -710,6 +844,14 @@ def after_move(counters, board, mv, i):
     counters[G_SINCE_PROMOTION_OR_CAPTURE] = (
         0 if (capture or promoted) else counters[G_SINCE_PROMOTION_OR_CAPTURE] + 1
     )
+    run = 2 * (0 if piece > 0 else 1)  # the mover's king run (Frisian rules art. 10)
+    if is_man or capture:
+        counters[G_RUN_SQ + run] = 0
+        counters[G_RUN + run] = 0
+    else:
+        same = counters[G_RUN + run] > 0 and counters[G_RUN_SQ + run] == mv[i, M_FROM]
+        counters[G_RUN + run] = counters[G_RUN + run] + 1 if same else 1
+        counters[G_RUN_SQ + run] = mv[i, M_TO]
 
 
 @kernel()
@@ -749,14 +891,20 @@ def _piece_counts(board):
 
 
 @kernel()
-def endgame_limit(board):
-    """Returns the FMJD endgame limit in plies for this material, or 0 if none applies.
+def endgame_limit(board, rule):
+    """Returns the endgame limit in plies for this material, or 0 if none applies.
 
-    FMJD art. 6: three kings, two kings and a man, or a king and two men against a lone
-    king: 16 moves each; two kings, a king and a man, or a king against a lone king: 5 moves
-    each.
+    ENDGAME_FMJD (FMJD art. 6): three kings, two kings and a man, or a king and two men
+    against a lone king: 16 moves each; two kings, a king and a man, or a king against a
+    lone king: 5 moves each. ENDGAME_FRISIAN (Frisian rules art. 13): two kings against a
+    king, 7 moves each; a king against a king, 2 moves each.
     """
     wm, wk, bm, bk = _piece_counts(board)
+    if rule == ENDGAME_FRISIAN:
+        if wm + bm > 0 or min(wk, bk) != 1:
+            return 0
+        kings = max(wk, bk)
+        return 4 if kings == 1 else (14 if kings == 2 else 0)
     if bm + bk == 1 and bk == 1:
         return _endgame_plies(wm, wk)
     if wm + wk == 1 and wk == 1:
@@ -781,6 +929,10 @@ def outcome(board, side, has_move, counters, repetitions, rules):
 
     `repetitions` is how many times this position has occurred (this time included).
     """
+    if rules[R_FIRST_KING] == 1:  # Breakthrough: the first king wins
+        for who in (1 - side, side):
+            if _has_king(board, who):
+                return (WHITE_WINS if who == WHITE else BLACK_WINS), Reason.FIRST_KING
     if not has_move:  # seeds 000, 002, 004: a player who cannot move loses; giveaway: wins
         lost = side if rules[R_GIVEAWAY] == 0 else 1 - side
         return (BLACK_WINS if lost == WHITE else WHITE_WINS), Reason.NO_LEGAL_MOVE
@@ -791,8 +943,8 @@ def outcome(board, side, has_move, counters, repetitions, rules):
         since = counters[G_SINCE_MAN_OR_CAPTURE]
     if rules[R_NO_PROGRESS] > 0 and since >= rules[R_NO_PROGRESS]:
         return DRAW, Reason.NO_PROGRESS
-    if rules[R_ENDGAME] == 1:
-        limit = endgame_limit(board)
+    if rules[R_ENDGAME] > 0:
+        limit = endgame_limit(board, rules[R_ENDGAME])
         if limit > 0 and counters[G_SINCE_PROMOTION_OR_CAPTURE] >= limit:
             return DRAW, Reason.ENDGAME_RULE
     if rules[R_PLY_LIMIT] > 0 and counters[G_PLY] >= rules[R_PLY_LIMIT]:
@@ -800,6 +952,15 @@ def outcome(board, side, has_move, counters, repetitions, rules):
             return DRAW, Reason.PLY_LIMIT
         return _adjudicate(board), Reason.ADJUDICATION
     return ONGOING, Reason.NONE
+
+
+@kernel()
+def _has_king(board, side):
+    king = 2 if side == WHITE else -2
+    for s in range(board.shape[0]):
+        if board[s] == king:
+            return True
+    return False
 
 
 @kernel()

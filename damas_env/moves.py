@@ -19,6 +19,7 @@ import numpy as np
 
 from . import kernels as K
 from .checks import checked_bool, checked_int, shown
+from .geometry import Geometry, geometry
 
 __all__ = [
     "BOARD_SIZES",
@@ -27,6 +28,7 @@ __all__ = [
     "Move",
     "board_codes",
     "checked_board_size",
+    "board_geometry",
     "checked_colour",
     "checked_move",
     "move_from_row",
@@ -49,6 +51,19 @@ def checked_board_size(board_size: object) -> int:
     if size not in BOARD_SIZES:
         raise ValueError(f"board_size must be 8, 10 or 12, not {size}")
     return size
+
+
+def board_geometry(board: int | Geometry) -> Geometry:
+    """Returns the geometry a board argument names: a Geometry as it is (any layout, see
+    :mod:`damas_env.geometry`), or a board size for its dark squares.
+
+    Raises:
+        TypeError: board is neither a Geometry nor an int.
+        ValueError: the size is not 8, 10 or 12.
+    """
+    if isinstance(board, Geometry):
+        return board
+    return geometry(checked_board_size(board))
 
 
 class Colour(IntEnum):

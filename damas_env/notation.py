@@ -34,13 +34,13 @@ from itertools import groupby
 import numpy as np
 
 from .checks import shown
-from .geometry import geometry
+from .geometry import Geometry
 from .moves import (
     Colour,
     IllegalMoveError,
     Move,
     board_codes,
-    checked_board_size,
+    board_geometry,
     checked_colour,
     checked_move,
     move_text,
@@ -121,7 +121,7 @@ def _ascii_text(value: object, name: str) -> str:
 _FEN_ITEM = re.compile(r"(K?)([0-9]+)(?:-([0-9]+))?")  # PDN is ASCII: no other digits
 
 
-def parse_fen(fen: str, board_size: int) -> tuple[np.ndarray, Colour]:
+def parse_fen(fen: str, board_size: int | Geometry) -> tuple[np.ndarray, Colour]:
     """Returns (board, colour to move) from a PDN FEN string.
 
     Raises:
@@ -130,7 +130,7 @@ def parse_fen(fen: str, board_size: int) -> tuple[np.ndarray, Colour]:
         NotationError: the string is malformed, not ASCII, or a square is off the board or
             repeated.
     """
-    squares = checked_board_size(board_size) ** 2 // 2
+    squares = board_geometry(board_size).squares
     text = _ascii_text(fen, "fen").strip('"').rstrip(".")
     if not text:
         raise NotationError("empty FEN: expected 'W:W<white pieces>:B<black pieces>'")
@@ -179,13 +179,13 @@ def format_fen(board: np.ndarray, turn: Colour | int) -> str:
 
     Raises:
         TypeError: board is not a sequence of int codes, or turn not a Colour or 0/1.
-        ValueError: board is not 32, 50 or 72 squares of codes 0, +-1, +-2, or turn not 0/1.
+        ValueError: board is not 32, 50, 64 or 72 squares of codes 0, +-1, +-2, or turn not 0/1.
     """
     side = checked_colour("turn", turn)
     if isinstance(board, (str, bytes)) or not hasattr(board, "__len__"):
         raise TypeError(f"board must be a sequence of ints, not {type(board).__name__}")
-    if np.shape(board) not in ((32,), (50,), (72,)):
-        raise ValueError(f"board must hold 32, 50 or 72 squares, not shape {np.shape(board)}")
+    if np.shape(board) not in ((32,), (50,), (64,), (72,)):
+        raise ValueError(f"board must hold 32, 50, 64 or 72 squares, not shape {np.shape(board)}")
     board = board_codes(board, len(board))
     sections = []
     for colour, sign in (("W", 1), ("B", -1)):
@@ -237,7 +237,7 @@ def format_move(move: Move, legal: Sequence[Move] = ()) -> str:
     return move_text(move, full_path=ambiguous)
 
 
-def parse_move(text: str, legal: Sequence[Move], board_size: int) -> Move:
+def parse_move(text: str, legal: Sequence[Move], board_size: int | Geometry) -> Move:
     """Returns the legal move a PDN move string names.
 
     Two squares name the move with that origin and destination (``-`` and ``x`` are both
@@ -250,7 +250,7 @@ def parse_move(text: str, legal: Sequence[Move], board_size: int) -> Move:
         NotationError: the string is not a move, or names squares off the board.
         IllegalMoveError: no legal move, or more than one, matches; lists the legal moves.
     """
-    squares = checked_board_size(board_size) ** 2 // 2
+    squares = board_geometry(board_size).squares
     _check_moves(legal)
     token = _ascii_text(text, "move").rstrip("!?*+")
     if not _MOVE.fullmatch(token):
@@ -282,13 +282,15 @@ def _check_moves(legal: object) -> None:
 _SYMBOL = {0: ".", 1: "w", 2: "W", -1: "b", -2: "B"}
 
 
-def board_text(board: np.ndarray, board_size: int) -> str:
-    """Returns a text diagram: ``w``/``b`` men, ``W``/``B`` kings, square numbers on the right."""
-    geo = geometry(board_size)
+def board_text(board: np.ndarray, board_size: int | Geometry) -> str:
+    """Returns a text diagram: ``w``/``b`` men, ``W``/``B`` kings, square numbers on the right.
+
+    `board_size` is a size (the dark squares) or the Geometry of any layout."""
+    geo = board_geometry(board_size)
     lines = []
-    for row in range(board_size):
+    for row in range(geo.size):
         cells = []
-        for col in range(board_size):
+        for col in range(geo.size):
             sq = geo.square_at(row, col)
             cells.append(" " if sq < 0 else _SYMBOL[int(board[sq])])
         first = row * geo.half + 1

@@ -44,6 +44,7 @@ __all__ = [
     "get_ruleset",
     "ruleset_names",
     "load_ruleset_file",
+    "tuples_for_lists",
     "RULES_DIR",
     "MAX_REPETITION_COUNT",
     "MAX_NO_PROGRESS_PLIES",
@@ -52,7 +53,11 @@ __all__ = [
 
 CapturePrecedence = Literal["free", "most_pieces"]
 PromotionInCapture = Literal["ends_move", "pass_through", "crown_and_continue"]
-KingLanding = Literal["any", "immediate"]
+KingLanding = Literal["any", "immediate", "right_behind"]
+BoardLayout = Literal["dark", "mirrored", "all"]
+MoveDirections = Literal["diagonal", "orthogonal"]
+CaptureDirections = Literal["diagonal", "diagonal_and_orthogonal", "orthogonal"]
+KingWeight = Literal["man", "man_and_a_half"]
 Progress = Literal["capture_or_man_move", "capture_or_promotion"]
 PlyLimitResult = Literal["draw", "material"]
 Colour = Literal["white", "black"]
@@ -66,6 +71,11 @@ MAX_REPETITION_COUNT = 100
 MAX_NO_PROGRESS_PLIES = 1000
 #: Largest accepted ``ply_limit`` (seed 002: 200).
 MAX_PLY_LIMIT = 100_000
+#: Largest accepted ``king_move_limit`` (Frisian: 3).
+MAX_KING_MOVE_LIMIT = 100
+#: The tie-breaks ``capture_tiebreaks`` may list, in any order (each at most once).
+CAPTURE_TIEBREAKS = ("with_king", "most_kings", "earliest_king")
+
 #: Largest rules file :func:`load_ruleset_file` reads; the presets are under 2 kB.
 MAX_RULES_FILE_BYTES = 64 * 1024
 
@@ -73,6 +83,7 @@ _LIMITS = {
     "repetition_count": MAX_REPETITION_COUNT,
     "no_progress_plies": MAX_NO_PROGRESS_PLIES,
     "ply_limit": MAX_PLY_LIMIT,
+    "king_move_limit": MAX_KING_MOVE_LIMIT,
 }
 
 
@@ -99,7 +110,30 @@ class Ruleset:
     """Squares per side: 8, 10 or 12 (FMJD art. 2.1: 10x10; EDA: 8x8; Canadian: 12x12)."""
 
     rows_per_side: int = 4
-    """Rows of men each side starts on (seed 000 and FMJD art. 2: four rows; EDA: three rows)."""
+    """Rows of men each side starts on (seed 000 and FMJD art. 2: four rows; EDA: three rows;
+    Thai rules and Turkish rules: two rows; Frysk!: one row)."""
+
+    empty_back_rows: int = 0
+    """Rows left empty behind each side's men at the start (Turkish rules: the men stand on
+    the second and third rows, the back row empty)."""
+
+    board_layout: BoardLayout = "dark"
+    """Which squares are played on, and the board's orientation (see
+    :mod:`damas_env.geometry`). "dark": the dark squares, a dark single corner on each
+    player's left (FMJD art. 2.4; seed 000; EDA). "mirrored": the dark squares with the
+    board turned, the single corner on the right (Italian rules art. 2; Spanish and
+    Portuguese rules). "all": all 64 squares (Turkish rules)."""
+
+    move_directions: MoveDirections = "diagonal"
+    """Lines a non-capturing move follows. "diagonal" (FMJD art. 3; EDA; Frisian rules art.
+    7 and 9: Frisian kings move only diagonally). "orthogonal": forward, left, right, and
+    back for kings (Turkish rules: men step forward or sideways, never back)."""
+
+    capture_directions: CaptureDirections = "diagonal"
+    """Lines a capture follows. "diagonal_and_orthogonal": men and kings capture in eight
+    directions along diagonals, rows and columns (Frisian rules art. 7: "a choice of
+    eight"); "orthogonal" (Turkish rules). Men that may not capture backwards
+    (``men_capture_backward``) still capture sideways along a row."""
 
     first_player: Colour = "white"
     """Colour that moves first (FMJD art. 3 and seed 000: White; EDA and seed 004: Black;
@@ -115,8 +149,26 @@ class Ruleset:
 
     capture_precedence: CapturePrecedence = "most_pieces"
     """"most_pieces": the sequence taking the most pieces is compulsory, men and kings count
-    the same (FMJD art. 4; seed 000 rule 7). "free": any capture may be chosen (EDA rules;
-    seed 002; seed 004; Russian rules)."""
+    the same (FMJD art. 4; seed 000 rule 7; Turkish, Italian, Spanish rules). "free": any
+    capture may be chosen (EDA rules; seed 002; seed 004; Russian, Czech and Thai rules)."""
+
+    king_capture_weight: KingWeight = "man"
+    """What a taken king counts for under ``most_pieces``. "man": one piece like any other
+    (FMJD art. 4). "man_and_a_half": the sequence of highest value is compulsory, a king
+    worth one and a half men (Frisian rules art. 11: a king is worth less than two men and
+    more than one)."""
+
+    capture_tiebreaks: tuple[str, ...] = ()
+    """Rules that choose among the captures the precedence rule left, applied in order; each
+    keeps the captures best by it. "with_king": a capture by a king before one by a man
+    (Frisian rules art. 11; Italian rules art. 6.3; Czech rules: king priority, the only
+    rule there). "most_kings": the most kings taken (Italian rules art. 6.4; Spanish and
+    Portuguese rules: quality after quantity; Frisian: equal value, the kings). "earliest_king":
+    the sequence that meets a king first (Italian rules art. 6.5)."""
+
+    men_capture_kings: bool = True
+    """Men may capture kings (FMJD art. 4). Italian men may not (Italian rules art. 5.4:
+    "la pedina non può prendere la dama")."""
 
     promotion_in_capture: PromotionInCapture = "pass_through"
     """What a man reaching the far row during a capture does. "pass_through": it goes on
@@ -129,16 +181,33 @@ class Ruleset:
     """Where a flying king may stop after taking a piece. "any": any free square beyond it
     (FMJD art. 4.3). "immediate": the free square right behind the piece, unless only a farther
     square lets the capture go on (seed 000: "repousará na casa livre imediatamente próxima
-    ... (exceto quando ocorre a situação descrita na regra 7)"). Applies to flying kings only."""
+    ... (exceto quando ocorre a situação descrita na regra 7)"). "right_behind": always the
+    square right behind the piece (Thai rules). Applies to flying kings only."""
 
     turkish_strike: bool = True
     """Captured pieces stay on the board until the move ends, blocking the capturing piece
     and never taken twice (FMJD art. 4; seed 000: "não serão removidas do Tabuleiro até
-    que a jogada esteja completada"). False removes each piece as it is jumped."""
+    que a jogada esteja completada"). False removes each piece as it is jumped (Turkish and
+    Thai rules), which can open squares the capture then crosses again."""
+
+    capture_may_reverse: bool = True
+    """A capture may turn back along the line it came (180 degrees) between two hops. Turkish
+    rules forbid it ("within a multi-capture, turning 180 degrees between two captures is not
+    allowed"); with the Turkish strike the taken piece blocks that line anyway."""
 
     giveaway: bool = False
     """Losing draughts: a player who cannot move on their turn wins (the giveaway form of
     each variant; every other rule unchanged)."""
+
+    first_king_wins: bool = False
+    """The first player to crown a king wins at once (Breakthrough, as Lidraughts plays it on
+    International rules)."""
+
+    king_move_limit: int = 0
+    """Non-capturing moves in a row one king may make while its side still has men (Frisian
+    rules art. 10: three; the rule lapses for a side with only kings). The Game and the envs
+    apply it (it needs the game's history, like the draw rules); a bare Position does not.
+    0 turns it off; at most ``MAX_KING_MOVE_LIMIT`` (100)."""
 
     repetition_count: int = 3
     """A position (same pieces, same player to move) occurring this many times is a draw
@@ -159,6 +228,11 @@ class Ruleset:
     men against a lone king are drawn after 16 moves each; two kings, a king and a man, or a
     king against a lone king after 5 moves each, counted from the last capture or
     promotion."""
+
+    frisian_endgame: bool = False
+    """Frisian endgame draws (Frisian rules art. 13): two kings against one king are drawn
+    after 7 moves each, one king against one king after 2 moves each, counted from the last
+    capture or promotion (Lidraughts' reading of "drawn unless a win is forced at once")."""
 
     ply_limit: int = 0
     """Plies after which the game stops (seed 002: "automatically drawn ... after 200 moves
@@ -186,8 +260,19 @@ class Ruleset:
 
     @property
     def squares(self) -> int:
-        """Returns the number of playable (dark) squares."""
-        return self.board_size * self.board_size // 2
+        """Returns the number of playable squares (the dark ones, or all on "all")."""
+        return self.board_size * self.squares_per_row
+
+    @property
+    def squares_per_row(self) -> int:
+        """Returns the playable squares of one row (N on the all-squares layout, else N/2)."""
+        return self.board_size if self.board_layout == "all" else self.board_size // 2
+
+    @property
+    def directions(self) -> int:
+        """Returns the directions of the action layout: 4 (diagonals) or 8 (with orthogonals)."""
+        orthogonal = self.move_directions != "diagonal" or self.capture_directions != "diagonal"
+        return 8 if orthogonal else 4
 
     @property
     def base_name(self) -> str:
@@ -210,6 +295,7 @@ class Ruleset:
         """Returns the switches as plain YAML/JSON-ready values."""
         d = dataclasses.asdict(self)
         d["colour_names"] = list(self.colour_names)
+        d["capture_tiebreaks"] = list(self.capture_tiebreaks)
         return d
 
 
@@ -261,7 +347,11 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "first_player": ("white", "black"),
     "capture_precedence": ("free", "most_pieces"),
     "promotion_in_capture": ("ends_move", "pass_through", "crown_and_continue"),
-    "king_landing": ("any", "immediate"),
+    "king_landing": ("any", "immediate", "right_behind"),
+    "board_layout": ("dark", "mirrored", "all"),
+    "move_directions": ("diagonal", "orthogonal"),
+    "capture_directions": ("diagonal", "diagonal_and_orthogonal", "orthogonal"),
+    "king_capture_weight": ("man", "man_and_a_half"),
     "progress": ("capture_or_man_move", "capture_or_promotion"),
     "ply_limit_result": ("draw", "material"),
 }
@@ -277,10 +367,13 @@ def _problems(r: Ruleset) -> list[str]:
             problems.append(f"{key} must be one of {list(choices)}, not {getattr(r, key)!r}")
     if r.board_size not in (8, 10, 12):
         problems.append(f"board_size must be 8, 10 or 12, not {r.board_size}")
-    elif not 1 <= r.rows_per_side <= (r.board_size - 2) // 2:
+    elif r.empty_back_rows < 0:
+        problems.append(f"empty_back_rows must be 0 or more, not {r.empty_back_rows}")
+    elif not 1 <= r.rows_per_side <= (r.board_size - 2) // 2 - r.empty_back_rows:
         problems.append(
-            f"rows_per_side must be 1..{(r.board_size - 2) // 2} on a {r.board_size}x"
-            f"{r.board_size} board (two empty rows in the middle), not {r.rows_per_side}"
+            f"rows_per_side must be 1..{(r.board_size - 2) // 2 - r.empty_back_rows} on a "
+            f"{r.board_size}x{r.board_size} board with {r.empty_back_rows} empty back rows "
+            f"(two empty rows in the middle), not {r.rows_per_side}"
         )
     if r.repetition_count == 1 or r.repetition_count < 0:
         problems.append(f"repetition_count must be 0 (off) or at least 2, not {r.repetition_count}")
@@ -290,13 +383,26 @@ def _problems(r: Ruleset) -> list[str]:
     for key, most in _LIMITS.items():
         if getattr(r, key) > most:
             problems.append(f"{key} must be at most {most}, not {shown(getattr(r, key))}")
-    if r.king_landing == "immediate" and not r.flying_kings:
-        problems.append("king_landing='immediate' only applies to flying kings")
-    if r.promotion_in_capture == "pass_through" and not r.men_capture_backward:
+    if r.king_landing != "any" and not r.flying_kings:
+        problems.append(f"king_landing={r.king_landing!r} only applies to flying kings")
+    sideways = r.capture_directions != "diagonal"
+    if r.promotion_in_capture == "pass_through" and not (r.men_capture_backward or sideways):
         problems.append(
-            "promotion_in_capture='pass_through' needs men_capture_backward: a man on the far "
-            "row can only go on capturing backwards"
+            "promotion_in_capture='pass_through' needs men_capture_backward (or orthogonal "
+            "captures): a man on the far row can only go on capturing backwards or sideways"
         )
+    bad = [t for t in r.capture_tiebreaks if t not in CAPTURE_TIEBREAKS]
+    if bad or len(set(r.capture_tiebreaks)) != len(r.capture_tiebreaks):
+        problems.append(
+            f"capture_tiebreaks must list each of {list(CAPTURE_TIEBREAKS)} at most once, "
+            f"not {shown(list(r.capture_tiebreaks))}"
+        )
+    if r.king_capture_weight != "man" and r.capture_precedence != "most_pieces":
+        problems.append("king_capture_weight only applies with capture_precedence='most_pieces'")
+    if r.fmjd_endgame and r.frisian_endgame:
+        problems.append("fmjd_endgame and frisian_endgame are two different endgame rules")
+    if r.king_move_limit < 0:
+        problems.append(f"king_move_limit must be 0 (off) or positive, not {r.king_move_limit}")
     if r.ply_limit_result == "material" and r.ply_limit == 0:
         problems.append("ply_limit_result='material' needs a ply_limit")
     if r.ply_limit_result == "material" and r.giveaway:
@@ -315,7 +421,7 @@ def _type_problems(r: Ruleset) -> list[str]:
     for f in fields(Ruleset):
         value = getattr(r, f.name)
         expected = {"int": int, "bool": bool, "str": str}.get(str(f.type))
-        if f.name == "colour_names":
+        if f.name in ("colour_names", "capture_tiebreaks"):
             ok = isinstance(value, tuple) and all(isinstance(v, str) for v in value)
         elif expected is int:
             ok = isinstance(value, int) and not isinstance(value, bool)
@@ -418,12 +524,124 @@ POOL = replace(
     no_progress_plies=100,
 )
 
+# --- The rest of the family (issue 16). Where a rulebook sets no draw rule we keep FMJD's
+# threefold repetition and 25-move rule (no_progress_plies=50), and say so here.
+
+FRISIAN = Ruleset(
+    name="frisian",
+    capture_directions="diagonal_and_orthogonal",  # Frisian rules art. 7: eight directions
+    king_capture_weight="man_and_a_half",  # art. 11: the shot of highest value
+    capture_tiebreaks=("most_kings", "with_king"),  # art. 11: equal value, kings; then a king
+    king_move_limit=3,  # art. 10: three non-capturing moves in a row with one king
+    fmjd_endgame=False,
+    frisian_endgame=True,  # art. 13
+    no_progress_plies=0,  # the Frisian rules have no 25-move rule
+)
+"""Frisian draughts (Official Rules for Frisian Draughts, 2011): International's board, men and
+flying kings, with orthogonal captures, the value rule, the king move limit and its endgame
+draws. Kings move only along diagonals (art. 9)."""
+
+FRYSK = replace(FRISIAN, name="frysk", rows_per_side=1)
+"""Frysk!: Frisian rules with 5 men each on the back row (Lidraughts)."""
+
+ITALIAN = Ruleset(
+    name="italian",
+    board_size=8,
+    rows_per_side=3,
+    board_layout="mirrored",  # Italian rules art. 2: the single corner on the right
+    first_player="white",  # art. 4: White moves first
+    men_capture_backward=False,  # art. 5
+    flying_kings=False,  # art. 5: the king steps one square
+    men_capture_kings=False,  # art. 5.4: a man may not take a king
+    capture_precedence="most_pieces",  # art. 6.2
+    capture_tiebreaks=("with_king", "most_kings", "earliest_king"),  # art. 6.3-6.5
+    promotion_in_capture="ends_move",
+    no_progress_plies=80,  # 40 moves each without a capture or man move (as pydraughts)
+    fmjd_endgame=False,
+)
+"""Italian draughts (Federazione Italiana Dama rules)."""
+
+TURKISH = Ruleset(
+    name="turkish",
+    board_size=8,
+    rows_per_side=2,
+    empty_back_rows=1,  # Turkish rules: 16 men on the second and third rows
+    board_layout="all",  # all 64 squares
+    first_player="white",
+    men_capture_backward=False,  # men step and capture forward or sideways, never back
+    flying_kings=True,  # kings move and capture any distance along rows and columns
+    move_directions="orthogonal",
+    capture_directions="orthogonal",
+    capture_precedence="most_pieces",  # kings and men count the same
+    promotion_in_capture="pass_through",  # "promoted to a king at the end of the move"
+    turkish_strike=False,  # "pieces are removed immediately after being jumped"
+    capture_may_reverse=False,  # "turning 180 degrees between two captures is not allowed"
+    fmjd_endgame=False,
+)
+"""Turkish draughts (Dama), as the Turkish rules and Wikipedia's summary of them give it."""
+
+BREAKTHROUGH = replace(INTERNATIONAL, name="breakthrough", first_king_wins=True)
+"""Breakthrough draughts (Lidraughts): International rules; the first king wins."""
+
+SPANISH = Ruleset(
+    name="spanish",
+    board_size=8,
+    rows_per_side=3,
+    board_layout="mirrored",  # Spanish rules: the single corner on the right
+    first_player="white",
+    men_capture_backward=False,
+    flying_kings=True,
+    capture_precedence="most_pieces",  # quantity,
+    capture_tiebreaks=("most_kings",),  # then quality: the most kings
+    promotion_in_capture="ends_move",
+    fmjd_endgame=False,
+)
+"""Spanish draughts (Federación Española de Damas rules)."""
+
+PORTUGUESE = replace(SPANISH, name="portuguese")
+"""Portuguese draughts (Federação Portuguesa de Damas, clássicas): the Spanish rules. The
+Portuguese seed (000) describes International draughts, which stays ``international``."""
+
+CZECH = Ruleset(
+    name="czech",
+    board_size=8,
+    rows_per_side=3,
+    first_player="white",
+    men_capture_backward=False,
+    flying_kings=True,
+    capture_precedence="free",  # Czech rules: no majority rule,
+    capture_tiebreaks=("with_king",),  # but a king that can capture must
+    promotion_in_capture="ends_move",
+    fmjd_endgame=False,
+)
+"""Czech draughts (Česká dáma, Czech draughts federation rules)."""
+
+THAI = Ruleset(
+    name="thai",
+    board_size=8,
+    rows_per_side=2,  # 8 men each on the two nearest rows
+    first_player="white",
+    men_capture_backward=False,
+    flying_kings=True,
+    king_landing="right_behind",  # a king stops right behind each piece it takes
+    capture_precedence="free",  # "there are no priorities of capture"
+    promotion_in_capture="ends_move",  # "if a man in a capture reaches the back rank, the move ends"
+    turkish_strike=False,  # "removal of the captured piece is immediate"
+    fmjd_endgame=False,
+)
+"""Thai draughts (Mak-hot), as Mindsports and the Checkers Wiki give its rules."""
+
 _BASE: dict[str, Ruleset] = {
-    r.name: r for r in (INTERNATIONAL, BRAZILIAN, CANADIAN, ENGLISH, RUSSIAN, POOL)
-}
-_GIVEAWAY = {
+    r.name: r
+    for r in (
+        INTERNATIONAL, BRAZILIAN, CANADIAN, ENGLISH, RUSSIAN, POOL,
+        FRISIAN, FRYSK, ITALIAN, TURKISH, BREAKTHROUGH, SPANISH, PORTUGUESE, CZECH, THAI,
+    )
+}  # fmt: skip
+_GIVEAWAY = {  # the giveaway forms of the six first variants (Lidraughts' Antidraughts is
+    # international_giveaway); any other takes ``giveaway=True`` as a switch
     f"{r.name}_giveaway": replace(r, name=f"{r.name}_giveaway", giveaway=True)
-    for r in _BASE.values()
+    for r in (INTERNATIONAL, BRAZILIAN, CANADIAN, ENGLISH, RUSSIAN, POOL)
 }
 _ALIASES = {
     "american": "english",
@@ -547,13 +765,24 @@ def load_ruleset_file(path: str | os.PathLike) -> Ruleset:
         raise RulesetError(
             f"{path}: unknown base {shown(base_name)}{hint}; known: {sorted(_NAMED)}"
         )
-    if "colour_names" in data and isinstance(data["colour_names"], list):
-        data["colour_names"] = tuple(data["colour_names"])
+    data = tuples_for_lists(data)
     data.setdefault("name", path.stem)
     try:
         return _named(base_name).replace(**data)
     except RulesetError as e:
         raise RulesetError(f"{path}: {e}") from None
+
+
+#: The switches whose values are tuples (YAML and JSON give lists).
+TUPLE_SWITCHES = ("colour_names", "capture_tiebreaks")
+
+
+def tuples_for_lists(switches: dict[str, Any]) -> dict[str, Any]:
+    """Returns switches read from YAML or JSON with the lists of tuple switches as tuples."""
+    return {
+        k: tuple(v) if k in TUPLE_SWITCHES and isinstance(v, list) else v
+        for k, v in switches.items()
+    }
 
 
 def _read_mapping(path: Path, max_bytes: int = MAX_RULES_FILE_BYTES) -> dict[str, Any]:

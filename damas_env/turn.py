@@ -163,7 +163,7 @@ def new_states(rules: Ruleset, n: int) -> States:
 def tables(rules: Ruleset) -> Tables:
     """Returns the tables of a ruleset (the engine's and the action layout's arrays)."""
     e = Engine.for_rules(rules)
-    layout = action_layout(rules.board_size)
+    layout = action_layout(rules)
     return Tables(
         layout.action_of, layout.row, layout.col, e.zobrist, e.side_key, e.ray, e.rule_array
     )
@@ -372,7 +372,8 @@ def random_move(s, g, t, scratch, ws):
     Uniform over routes, not the mask's distribution: openings only need variety.
     """
     side = s.st[g, T_SIDE]
-    n = K.generate_moves(s.board[g], side, t.ray, t.rules, scratch, np.bool_(False), ws)
+    counters = s.st[g, T_COUNTERS : T_COUNTERS + K.G_LEN]
+    n = K.game_moves(s.board[g], side, counters, t.ray, t.rules, scratch, np.bool_(False), ws)
     if n <= 0 or n > scratch.shape[0]:
         return -1
     r = np.int64(next_random(s.rng, g) % np.uint64(n))
@@ -458,7 +459,7 @@ def _begin_turn(board, st, hist, ray, rules):
     counters = st[T_COUNTERS : T_COUNTERS + K.G_LEN]
     reps = K.count_repetitions(hist, st[T_HLEN], counters[K.G_SINCE_MAN_OR_CAPTURE])
     st[T_REPS] = reps
-    has_move = K.has_legal_move(board, st[T_SIDE], ray, rules)
+    has_move = K.game_has_move(board, st[T_SIDE], counters, ray, rules)
     result, reason = K.outcome(board, st[T_SIDE], has_move, counters, reps, rules)
     st[T_RESULT] = result
     st[T_REASON] = reason
@@ -505,11 +506,12 @@ def _listed(board, st, cache, scratch, ray, rules, ws):
     """Lists this turn's routes; returns (in cache, count), count -1 if scratch is too small."""
     if st[T_NROUTES] >= 0:
         return True, st[T_NROUTES]
-    n = K.generate_moves(board, st[T_SIDE], ray, rules, cache, np.bool_(False), ws)
+    counters = st[T_COUNTERS : T_COUNTERS + K.G_LEN]
+    n = K.game_moves(board, st[T_SIDE], counters, ray, rules, cache, np.bool_(False), ws)
     if n <= cache.shape[0]:
         st[T_NROUTES] = n
         return True, n
-    n = K.generate_moves(board, st[T_SIDE], ray, rules, scratch, np.bool_(False), ws)
+    n = K.game_moves(board, st[T_SIDE], counters, ray, rules, scratch, np.bool_(False), ws)
     return False, (n if n <= scratch.shape[0] else -1)
 
 
@@ -517,7 +519,7 @@ def _listed(board, st, cache, scratch, ray, rules, ws):
 def _find_route(board, st, cur, cache, action, action_of, ray, rules, scratch, ws):
     """Returns (in cache, the first route in play whose next hop is `action`), the route
     HOP_ILLEGAL if there is none and HOP_OVERFLOW if the scratch list is too small."""
-    num_actions = rules[K.R_SQUARES] * 4 * (rules[K.R_SIZE] - 1)
+    num_actions = rules[K.R_SQUARES] * rules[K.R_DIRS] * (rules[K.R_SIZE] - 1)
     if st[T_RESULT] != K.ONGOING or action < 0 or action >= num_actions:
         return True, HOP_ILLEGAL
     in_cache, n = _listed(board, st, cache, scratch, ray, rules, ws)
@@ -638,12 +640,20 @@ def _write_planes(board, st, cur, obs, view_side, rows, cols, rules):
     if moving >= 0:
         _write_capture_in_progress(board, st, cur, obs, sgn, flip, rows, cols, rules)
     _fill_counter_planes(st, obs, rules)
+    if obs.shape[0] > 8:  # the king-run planes (a king move limit: Frisian rules art. 10)
+        for who in range(2):
+            side = view_side if who == 0 else 1 - view_side
+            run = st[T_COUNTERS + K.G_RUN + 2 * side]
+            sq = st[T_COUNTERS + K.G_RUN_SQ + 2 * side]
+            if run > 0 and rules[K.R_KING_LIMIT] > 0 and board[sq] * (1 - 2 * side) == 2:
+                v = squares - 1 - sq if flip else sq
+                obs[8 + who, rows[v], cols[v]] = min(1.0, run / rules[K.R_KING_LIMIT])
 
 
 @kernel()
 def _write_capture_in_progress(board, st, cur, obs, sgn, flip, rows, cols, rules):
     """Planes 0-1 and 4 for the moving piece, plane 5 for the pieces it has taken."""
-    squares, half = rules[K.R_SQUARES], rules[K.R_SIZE] // 2
+    squares, half = rules[K.R_SQUARES], rules[K.R_ROW]
     piece = board[cur[CUR_ORIGIN]]
     king = piece == 2 or piece == -2
     side = 0 if piece > 0 else 1
@@ -718,7 +728,7 @@ class Turn:
     def __init__(self, rules: Ruleset) -> None:
         self.rules = rules
         self.engine = Engine.for_rules(rules)
-        self.layout = action_layout(rules.board_size)
+        self.layout = action_layout(rules)
         self.tables = tables(rules)
         self.states = new_states(rules, 1)
         self.board = self.states.board[0]

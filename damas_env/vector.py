@@ -55,7 +55,7 @@ from numba import prange
 
 from . import kernels as K
 from .checks import checked_bool, checked_int, checked_seed, shown
-from .encoding import PLANES, action_layout
+from .encoding import action_layout, planes_for
 from .ending import Reason, end_of_move, truncates
 from .engine import Colour, Position
 from .kernels import kernel
@@ -98,7 +98,7 @@ MAX_OPENING_PLIES = 60
 class Outputs(NamedTuple):
     """What the batch kernels write for the caller (B games, C threads)."""
 
-    obs: np.ndarray  # float32 or uint8[B, PLANES, N, N]
+    obs: np.ndarray  # float32 or uint8[B, C, N, N], C = encoding.planes_for(rules)
     masks: np.ndarray  # int8[B, A]
     to_play: np.ndarray  # int64[B]
     rewards: np.ndarray  # float32[B, 2]
@@ -356,7 +356,7 @@ class DraughtsBatchEnv:
         first = Colour.WHITE if self.rules.first_player == "white" else Colour.BLACK
         self._first = int(first)
         self._tables = tables(self.rules)
-        self.layout = action_layout(self.rules.board_size)
+        self.layout = action_layout(self.rules)
         self.num_actions = self.layout.num_actions
         self._starts = Starts(*self._start_positions(fens), self.opening_plies)
         self._allocate(dtype)
@@ -380,7 +380,8 @@ class DraughtsBatchEnv:
         self._games = new_states(self.rules, b)
         self.boards = self._games.board  # the position at the start of each game's turn
         self.rng = self._games.rng  # each game's random stream
-        self.obs = np.zeros((b, PLANES, n, n), obs_dtype)
+        c = planes_for(self.rules)
+        self.obs = np.zeros((b, c, n, n), obs_dtype)
         self.masks = np.zeros((b, self.num_actions), np.int8)
         self.to_play = np.zeros(b, np.int64)
         self.rewards = np.zeros((b, 2), np.float32)
@@ -388,7 +389,7 @@ class DraughtsBatchEnv:
         self.truncated = np.zeros(b, np.bool_)
         self.plies = np.zeros(b, np.int64)
         self.reasons = np.zeros(b, np.int64)
-        self.final_obs = np.zeros((b, PLANES, n, n), obs_dtype)
+        self.final_obs = np.zeros((b, c, n, n), obs_dtype)
         self.final_reason = np.zeros(b, np.int64)
         self.final_plies = np.zeros(b, np.int64)
         self._status = np.zeros(b, np.int64)

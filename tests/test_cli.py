@@ -65,7 +65,7 @@ def test_variants_lists_presets(capsys: pytest.CaptureFixture[str]) -> None:
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["moves", "--variant", "frisian"], "unknown variant 'frisian'"),
+        (["moves", "--variant", "makruk"], "unknown variant 'makruk'"),
         (["moves", "--fen", "W:W99:B1"], "square 99 is not on the board"),
         (["perft", "--depth", "0"], "--depth must be at least 1"),
         (["show", "--variant", "missing.yaml"], "cannot read rules file"),

@@ -25,7 +25,7 @@ WHITE_WINS_AT_ONCE = "W:W27:B23"  # English: 27x18 takes Black's last man
 
 def test_one_reason_enum_with_labels() -> None:
     assert GameReason is Reason is K.Reason
-    assert [int(r) for r in Reason] == list(range(10))
+    assert [int(r) for r in Reason] == list(range(11))
     assert Reason.NONE.label == "" and Reason.NO_LEGAL_MOVE.label == "no_legal_move"
     for reason in Reason:
         assert Reason.from_label(reason.label) is reason
@@ -50,7 +50,7 @@ def test_decided_endings_give_the_winner_one_and_the_loser_minus_one() -> None:
         (
             "resigned",
             ValueError,
-            r"one of its labels \['no_legal_move', .*'time'\], not 'resigned'",
+            r"one of its labels \['no_legal_move', .*'time', 'first_king'\], not 'resigned'",
         ),
         (Reason.NONE, ValueError, "not Reason.NONE"),
         ("", ValueError, "not Reason.NONE"),

@@ -197,7 +197,7 @@ def test_a_misspelt_keyword_is_named_with_a_suggestion_and_both_lists(
         "unknown keyword argument(s) ['max_plys'] (did you mean 'max_plies'?); "
     )
     assert f"{owner} takes {keywords}" in message
-    assert "and the rule switches board_size, capture_precedence" in message
+    assert "and the rule switches board_layout, board_size, capture_directions" in message
 
 
 def test_several_misspelt_keywords_each_get_a_suggestion() -> None:
@@ -260,7 +260,7 @@ def test_infos_keep_one_schema_of_ints_with_the_names_on_the_members() -> None:
     """The same keys from reset on, every value an int (TorchRL and Tianshou batch them):
     ``colour`` a Colour, ``reason`` a Reason (its label the name), ``winner`` an index."""
     labels = ("", "no_legal_move", "repetition", "no_progress", "endgame_rule", "ply_limit")
-    labels += ("adjudication", "max_plies", "illegal_action", "time")
+    labels += ("adjudication", "max_plies", "illegal_action", "time", "first_king")
     assert draughts_v0.INFO_REASONS == tuple(reason.label for reason in Reason) == labels
     env = draughts_v0.env(variant="english")
     env.reset(options={"fen": "W:W27:B23"})

@@ -189,7 +189,7 @@ def test_game_and_env_agree_at_every_ply(rules: object) -> None:
         seen = [game.position]
         while not game.is_over and game.ply < 600:
             move = rng.choice(game.legal_moves())
-            for action in move_to_actions(move, game.turn, ruleset.board_size):
+            for action in move_to_actions(move, game.turn, ruleset):
                 env.step(action)
             if move.captures or abs(int(game.board[move.origin])) == 1:
                 seen = []

@@ -643,7 +643,7 @@ def test_actions_to_move_refuses_a_non_position() -> None:
         (Move(31, ()), 0, ValueError, "move.path"),
         (Move(31.0, (26,)), 0, TypeError, "move.origin"),  # type: ignore[arg-type]
         (Move(99, (3,)), 0, ValueError, "leaves the 10x10 board"),
-        (Move(31, (2,)), 0, ValueError, "diagonal hops"),
+        (Move(31, (2,)), 0, ValueError, "hops along the board.s lines"),
         ("legal", 1.0, TypeError, "colour"),
         ("legal", True, TypeError, "colour"),
         ("legal", 2, ValueError, "colour"),

@@ -87,7 +87,7 @@ def test_finds_a_capture_that_wins_at_once(fen, rules, winner):
     position = Position.from_fen(fen, rules)
     win = position.find_move(winner)
     assert not position.play(win).legal_moves()
-    expected = move_to_actions(win, position.turn, position.rules.board_size)
+    expected = move_to_actions(win, position.turn, position.rules)
     assert best_hops(fen, rules, simulations=100) == expected
 
 

@@ -106,8 +106,8 @@ def test_bad_switches_are_clear_errors(kwargs: dict, message: str) -> None:
 
 
 def test_unknown_name_and_switch() -> None:
-    with pytest.raises(RulesetError, match="unknown variant 'frisian'.*international"):
-        get_ruleset("frisian")
+    with pytest.raises(RulesetError, match="unknown variant 'makruk'.*international"):
+        get_ruleset("makruk")
     with pytest.raises(
         RulesetError,
         match=r"unknown rule switch\(es\) \['flying'\] \(did you mean 'flying_kings'\?\)",
@@ -131,7 +131,7 @@ def test_a_misspelt_variant_gets_a_suggestion_and_the_list(name: str, close: str
     assert all(known in message for known in ruleset_names())
 
 
-@pytest.mark.parametrize("name", ["chess", "frisian", "x" * 100_000])
+@pytest.mark.parametrize("name", ["chess", "shogi", "x" * 100_000])
 def test_an_unlike_variant_gets_no_suggestion(name: str) -> None:
     with pytest.raises(RulesetError, match=r"^unknown variant '.*'; known: brazilian, "):
         get_ruleset(name)

@@ -36,7 +36,7 @@ VARIANTS = [*BUILT_IN, *PRESETS]
 
 
 def first_hops(pos: Position) -> set[int]:
-    layout = action_layout(pos.rules.board_size)
+    layout = action_layout(pos.rules)
     return {layout.hop_action(r.origin, r.path[0], pos.turn) for r in pos.capture_routes()}
 
 
@@ -56,7 +56,7 @@ def test_hop_by_hop_matches_move_by_move(variant: str) -> None:
             break
         assert mask_of(turn) == first_hops(game.position)
         route = rng.choice(game.position.capture_routes())
-        actions = move_to_actions(route, game.turn, game.rules.board_size)
+        actions = move_to_actions(route, game.turn, game.rules)
         for i, action in enumerate(actions):
             status = turn.play(action)
             assert status == (MOVE_DONE if i == len(actions) - 1 else HOP_PLAYED)
@@ -151,7 +151,7 @@ def test_actions_round_trip_to_moves() -> None:
             if not legal:
                 break
             for route in game.position.capture_routes():
-                actions = move_to_actions(route, game.turn, game.rules.board_size)
+                actions = move_to_actions(route, game.turn, game.rules)
                 assert actions_to_move(actions, game.position) == route
             game.push(rng.choice(legal))
     with pytest.raises(ValueError, match="not a legal move"):

@@ -376,7 +376,7 @@ def _play(
 
 def _push(env: raw_env, game: Game, move: Move) -> None:
     """Plays a move in both the env (hop by hop) and the game record."""
-    for action in move_to_actions(move, game.turn, env.rules.board_size):
+    for action in move_to_actions(move, game.turn, env.rules):
         env.step(action)
     game.push(move)
 

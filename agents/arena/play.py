@@ -177,7 +177,7 @@ def _replay(env: Any, game: Game) -> None:
     env.reset(options={"fen": game.start_fen} if game.start_fen else None)
     replay = Game(game.rules, game.start_fen)
     for move in game.moves:
-        for action in move_to_actions(move, replay.turn, game.rules.board_size):
+        for action in move_to_actions(move, replay.turn, game.rules):
             env.step(action)
         replay.push(move)
 
@@ -254,7 +254,7 @@ class _TextSession:
 
     def push(self, move: Move) -> None:
         """Plays a move in the game and the env alike."""
-        for action in move_to_actions(move, self.game.turn, self.game.rules.board_size):
+        for action in move_to_actions(move, self.game.turn, self.game.rules):
             self.env.step(action)
         self.game.push(move)
 

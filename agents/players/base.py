@@ -77,16 +77,16 @@ class MoveAgent:
             raise ValueError(f"{self.name} needs the engine position: act(obs, position, hops)")
         if not hops or self._plan[: len(hops)] != list(hops):
             move = self.choose(position)
-            self._plan = move_to_actions(move, position.turn, position.rules.board_size)
+            self._plan = move_to_actions(move, position.turn, position.rules)
             if hops and self._plan[: len(hops)] != list(hops):
                 # The turn began with hops this agent did not choose: follow any route on.
                 move = next(
                     m
                     for m in position.capture_routes()
-                    if move_to_actions(m, position.turn, position.rules.board_size)[: len(hops)]
+                    if move_to_actions(m, position.turn, position.rules)[: len(hops)]
                     == list(hops)
                 )
-                self._plan = move_to_actions(move, position.turn, position.rules.board_size)
+                self._plan = move_to_actions(move, position.turn, position.rules)
         return self._plan[len(hops)]
 
 

@@ -699,7 +699,7 @@ class _Tables:
 
     def __init__(self, rules: Ruleset) -> None:
         self.rules = rules
-        self.num_actions = action_layout(rules.board_size).num_actions
+        self.num_actions = action_layout(rules).num_actions
         self.tab = tables(rules)
         self.scratch = K.new_move_buffer()
         self.ws = K.new_workspace(rules.board_size)

@@ -53,7 +53,7 @@ from typing import Any, Literal
 import yaml
 
 from damas_env.checks import read_regular_file, shown, yaml_error_place
-from damas_env.rules import Ruleset, RulesetError, get_ruleset
+from damas_env.rules import Ruleset, RulesetError, get_ruleset, tuples_for_lists
 
 from ..players.specs import parse_spec
 
@@ -112,9 +112,7 @@ class EnvConfig:
 
     def ruleset(self) -> Ruleset:
         """Returns the ruleset of the variant with the overrides applied."""
-        rules = dict(self.rules)
-        if isinstance(rules.get("colour_names"), list):  # YAML has lists, the engine tuples
-            rules["colour_names"] = tuple(rules["colour_names"])
+        rules = tuples_for_lists(dict(self.rules))  # YAML has lists, the engine tuples
         return get_ruleset(self.variant, **rules)
 
 
