@@ -32,15 +32,24 @@ from .turn import HOP_PLAYED, MOVE_DONE, Turn
 __all__ = ["Game", "Outcome", "Reason"]
 
 
-# PDN GameType numbers (PDN 3.0 standard) of the named rulesets.
+# PDN GameType numbers of the named rulesets: PDN 3.0 (20-31) and Lidraughts' Frisian (40).
+# Frysk! and Breakthrough have none; their Variant tag names them.
 GAME_TYPES = {
     "international": 20,
     "english": 21,
+    "italian": 22,
     "pool": 23,
+    "spanish": 24,
     "russian": 25,
     "brazilian": 26,
     "canadian": 27,
+    "portuguese": 28,
+    "czech": 29,
+    "turkish": 30,
+    "thai": 31,
+    "frisian": 40,
 }
+
 
 #: Tags :meth:`Game.to_pdn` writes from the game itself; a caller may not set them.
 GAME_TAGS = ("FEN", "SetUp", "Variant", "GameType", "Result", "Rules")
