@@ -3,13 +3,14 @@
     damas perft --variant english --depth 8 [--fen FEN] [--divide] [--json]
     damas moves --variant international [--fen FEN] [--json]
     damas show  --variant configs/rules/seed002_website_checkers.yaml [--fen FEN]
-    damas variants
+    damas variants [--names] [--json]
 
 The ``damas`` program itself is assembled by the application (``damas_agents.command``), which
 adds ``arena``, ``play`` and ``train`` through :func:`main`'s `commands`: the library never
 imports the agents.
 
-``--variant`` takes a ruleset name (``damas variants`` lists them) or a rules YAML path.
+``--variant`` takes a ruleset name (``damas variants`` lists them, each with a one-line
+summary made from its switches; ``--names`` lists the names only) or a rules YAML path.
 ``--fen`` defaults to the start position; an empty ``--fen ""`` is an error. ``--depth`` runs
 from 1 to 30 (``MAX_PERFT_DEPTH``). ``--json`` prints one JSON object on stdout. Errors go
 to stderr with exit status 2; Ctrl-C stops a command with exit status 130.
@@ -23,14 +24,16 @@ import os
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import fields
 from pathlib import Path
+from typing import Any
 
 from . import __version__
 from .engine import MAX_PERFT_DEPTH, Position
 from .notation import format_move
-from .rules import get_ruleset, ruleset_names
+from .rules import Ruleset, get_ruleset, ruleset_names
 
-__all__ = ["Command", "main", "variant_arg"]
+__all__ = ["Command", "main", "ruleset_summary", "variant_arg"]
 
 #: A command added by the application: (help line, its main taking the remaining argv).
 Command = tuple[str, Callable[[list[str]], int]]
@@ -116,9 +119,83 @@ def cmd_show(args: argparse.Namespace) -> None:
 
 
 def cmd_variants(args: argparse.Namespace) -> None:
-    """Prints the names --variant accepts."""
+    """Prints the names --variant accepts, each with its summary (an alias names its ruleset)."""
     names = ruleset_names()
-    _emit(args, {"variants": names}, "\n".join(names))
+    rulesets = {name: get_ruleset(name) for name in names}
+    summaries = {name: ruleset_summary(r) for name, r in rulesets.items()}
+    aliases = {name: r.name for name, r in rulesets.items() if r.name != name}
+    data = {"variants": names, "summaries": summaries, "aliases": aliases}
+    width = max(map(len, names))
+    lines = [
+        f"{name:<{width}}  " + (f"= {aliases[name]}" if name in aliases else summaries[name])
+        for name in names
+    ]
+    _emit(args, data, "\n".join(names if args.names else lines))
+
+
+#: Words for a switch's value, in :func:`ruleset_summary`; a value not here (FMJD's, mostly)
+#: goes unsaid.
+_PHRASES: dict[tuple[str, Any], str] = {
+    ("board_layout", "mirrored"): "single corner right",
+    ("board_layout", "all"): "all squares played",
+    ("move_directions", "orthogonal"): "orthogonal moves",
+    ("capture_directions", "diagonal_and_orthogonal"): "orthogonal captures too",
+    ("capture_directions", "orthogonal"): "orthogonal captures",
+    ("men_capture_backward", False): "men never capture backward",
+    ("flying_kings", True): "flying kings",
+    ("flying_kings", False): "short kings",
+    ("capture_precedence", "free"): "free capture choice",
+    ("men_capture_kings", False): "men cannot take kings",
+    ("promotion_in_capture", "ends_move"): "crowning ends a capture",
+    ("promotion_in_capture", "crown_and_continue"): "crowned mid-capture",
+    ("king_landing", "immediate"): "a king lands right behind unless it takes on",
+    ("king_landing", "right_behind"): "a king lands right behind",
+    ("turkish_strike", False): "pieces removed as taken",
+    ("capture_may_reverse", False): "no turning back in a capture",
+    ("giveaway", True): "giveaway: no move left wins",
+    ("first_king_wins", True): "the first king wins",
+}
+_TIEBREAKS = {
+    "with_king": "with a king",
+    "most_kings": "most kings",
+    "earliest_king": "earliest king",
+}
+#: The switches a summary starts with: the board, the men and who moves first.
+_LEAD = ("board_size", "board_layout", "rows_per_side", "empty_back_rows", "first_player")
+
+
+def ruleset_summary(rules: Ruleset) -> str:
+    """Returns a one-line summary of a ruleset made from its switches: the board, the men,
+    who moves first, then each rule that is not FMJD's in field order (``8x8, single
+    corner right, 12 men each, white moves first, men never capture backward, ...``).
+    Draw rules are left out but for a ply limit; ``damas variants --json`` and
+    :meth:`~damas_env.rules.Ruleset.to_dict` give every switch."""
+    order = _LEAD + tuple(f.name for f in fields(rules) if f.name not in _LEAD)
+    phrases = (_phrase(rules, name, getattr(rules, name)) for name in order)
+    return ", ".join(p for p in phrases if p)
+
+
+def _phrase(rules: Ruleset, name: str, value: Any) -> str:
+    """Returns the words for one switch of a ruleset, or "" when it goes unsaid."""
+    if name == "board_size":
+        return f"{value}x{value}"
+    if name == "rows_per_side":
+        return f"{value * rules.squares_per_row} men each"
+    if name == "empty_back_rows" and value:
+        return "back row empty" if value == 1 else f"{value} back rows empty"
+    if name == "first_player":
+        return f"{rules.colour_names[0 if value == 'white' else 1]} moves first"
+    if name == "capture_precedence" and value == "most_pieces":
+        by_value = rules.king_capture_weight == "man_and_a_half"
+        return "value majority (a king worth 1.5 men)" if by_value else "majority capture"
+    if name == "capture_tiebreaks" and value:
+        return "capture priority: " + " > ".join(_TIEBREAKS.get(t, t) for t in value)
+    if name == "king_move_limit" and value:
+        return f"king move limit {value}"
+    if name == "ply_limit" and value:
+        material = rules.ply_limit_result == "material"
+        return f"{value}-ply limit" + (" (material decides)" if material else "")
+    return _PHRASES.get((name, value), "") if isinstance(value, str | bool) else ""
 
 
 def _turn(pos: Position) -> str:
@@ -137,13 +214,14 @@ def _parser(more: Mapping[str, Command] | None = None) -> argparse.ArgumentParse
         "perft": (cmd_perft, "count the leaves of the legal move tree"),
         "moves": (cmd_moves, "list the legal moves of a position"),
         "show": (cmd_show, "draw a position as text"),
-        "variants": (cmd_variants, "list the ruleset names --variant accepts"),
+        "variants": (cmd_variants, "list the rulesets --variant accepts, with summaries"),
     }
     for name, (func, help_text) in commands.items():
         p = sub.add_parser(name, help=help_text, description=help_text)
         p.set_defaults(func=func)
         p.add_argument("--json", action="store_true", help="print one JSON object")
         if name == "variants":
+            p.add_argument("--names", action="store_true", help="list the names only")
             continue
         p.add_argument(
             "--variant",

@@ -75,6 +75,7 @@ from .checks import checked_bool, checked_int, checked_options, checked_seed, sh
 from .encoding import action_layout, planes_for
 from .ending import Ending, decided_ending, rules_ending
 from .engine import Colour, Position
+from .geometry import Geometry
 from .kernels import Reason
 from .notation import format_move
 from .rules import Ruleset, check_switches, get_ruleset, keywords_of
@@ -313,9 +314,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
             return self._text(board, highlights)
         if self.render_mode == "rgb_array":
             names = self.rules.colour_names
-            return R.rgb_array(
-                board, self.rules.board_size, highlights, self.flip, colour_names=names
-            )
+            return R.rgb_array(board, self._geometry, highlights, self.flip, colour_names=names)
         self._draw_human(board, highlights)
         return None
 
@@ -327,7 +326,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         if not self._has_reset:
             return None
         board, highlights = self._display()
-        return svg(board, self.rules.board_size, highlights, colour_names=self.rules.colour_names)
+        return svg(board, self._geometry, highlights, colour_names=self.rules.colour_names)
 
     def close(self) -> None:
         """Closes the pygame window, if any."""
@@ -428,12 +427,17 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
 
     # --- Internals --------------------------------------------------------------------------
 
+    @property
+    def _geometry(self) -> Geometry:
+        """Returns the board's geometry (its layout of squares), for the renderers."""
+        return self._turn.engine.geometry
+
     def _text(self, board: np.ndarray, highlights: Any) -> str:
         """Returns the board as text (the ansi mode)."""
         from .render import ansi
 
-        size, names = self.rules.board_size, self.rules.colour_names
-        return ansi(board, size, highlights, self.flip, names, int(self._turn.side))
+        names = self.rules.colour_names
+        return ansi(board, self._geometry, highlights, self.flip, names, int(self._turn.side))
 
     def _open_window(self) -> Any:
         """Returns a new pygame window for this board.
@@ -444,7 +448,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         from .render import PygameBoard
 
         names = self.rules.colour_names
-        return PygameBoard(self.rules.board_size, caption="damas: draughts_v0", colour_names=names)
+        return PygameBoard(self._geometry, caption="damas: draughts_v0", colour_names=names)
 
     def _draw_human(self, board: np.ndarray, highlights: Any) -> None:
         """Draws in the pygame window, opened at the first call; without pygame, warns once

@@ -1,10 +1,11 @@
 """Renderers: a text board, an RGB image, an SVG picture and a pygame window.
 
-All four draw the same picture from a board array, a board size and :class:`Highlights`
-(the last move, a capture in progress, a selected piece and its targets). One pair of
-functions holds the geometry of drawing, :func:`square_at_pixel` and its inverse
-:func:`square_centre`; ``flip=True`` turns the board 180 degrees, Black's side at the
-bottom, so square ``sq`` is drawn where square ``S - 1 - sq`` is unflipped::
+All four draw the same picture from a board array, the board (a size, for the dark squares,
+or the :class:`~damas_env.geometry.Geometry` of any layout: ``Engine.geometry``) and
+:class:`Highlights` (the last move, a capture in progress, a selected piece and its
+targets). One pair of functions holds the geometry of drawing, :func:`square_at_pixel` and
+its inverse :func:`square_centre`; ``flip=True`` turns the board 180 degrees, Black's side
+at the bottom, so square ``sq`` is drawn where square ``S - 1 - sq`` is unflipped::
 
     flip=False (8x8, PDN numbers)        flip=True
     8  .  1  .  2  .  3  .  4            1  . 32  . 31  . 30  . 29
@@ -13,6 +14,14 @@ bottom, so square ``sq`` is drawn where square ``S - 1 - sq`` is unflipped::
     2  . 25  . 26  . 27  . 28            7  .  8  .  7  .  6  .  5
     1 29  . 30  . 31  . 32  .            8  4  .  3  .  2  .  1  .
        a  b  c  d  e  f  g  h               h  g  f  e  d  c  b  a
+
+    "mirrored" (Italian)                 "all" (Turkish)
+    8  1  .  2  .  3  .  4  .            8  1  2  3  4  5  6  7  8
+    7  .  5  .  6  .  7  .  8            7  9 10 11 12 13 14 15 16
+       ...                                  ...
+
+Playable squares are dark, the others light. On the all-squares layout every square is
+played on, so every square is dark, with lines between them instead of light squares.
 
 The RGB image is made of square-sized tiles built once per size and piece colours
 (:func:`_tile_bank`, anti-aliased by 4x4 supersampling): each dark square's tile is
@@ -36,7 +45,8 @@ from xml.sax.saxutils import escape
 
 import numpy as np
 
-from .geometry import geometry
+from .geometry import Geometry, geometry
+from .moves import board_geometry
 from .notation import square_to_pdn
 from .rules import Ruleset
 
@@ -57,6 +67,8 @@ __all__ = [
 ]
 
 RGB = tuple[int, int, int]
+#: A board argument: a size (its dark squares) or the Geometry of any layout.
+BoardLike = int | Geometry
 ColourLike = Sequence[float] | np.ndarray
 
 #: Board and marker colours of the RGB, SVG and pygame renderers.
@@ -71,6 +83,7 @@ COLOURS: dict[str, RGB] = {
     "target": (92, 214, 120),
     "cross": (214, 24, 24),
     "number": (226, 206, 176),
+    "grid": (96, 64, 40),
     "status": (40, 40, 40),
     "status_text": (235, 235, 235),
 }
@@ -121,9 +134,9 @@ class Highlights:
 
 
 @cache
-def _cells(board_size: int, flip: bool) -> tuple[np.ndarray, np.ndarray]:
+def _cells(board_size: int, layout: str, flip: bool) -> tuple[np.ndarray, np.ndarray]:
     """Returns (screen row, screen column) of every square, as read-only int arrays."""
-    geo = geometry(board_size)
+    geo = geometry(board_size, layout)
     rows, cols = geo.row.astype(np.intp), geo.col.astype(np.intp)
     if flip:
         rows, cols = board_size - 1 - rows, board_size - 1 - cols
@@ -132,21 +145,33 @@ def _cells(board_size: int, flip: bool) -> tuple[np.ndarray, np.ndarray]:
     return rows, cols
 
 
-def square_centre(sq: int, board_size: int, square_px: int, flip: bool = False) -> tuple[int, int]:
-    """Returns the pixel (x, y) at the centre of a square."""
-    rows, cols = _cells(board_size, flip)
+def square_centre(
+    sq: int, board_size: BoardLike, square_px: int, flip: bool = False
+) -> tuple[int, int]:
+    """Returns the pixel (x, y) at the centre of a square.
+
+    `board_size` is a size (the dark squares) or the Geometry of any layout.
+    """
+    geo = board_geometry(board_size)
+    rows, cols = _cells(geo.size, geo.layout, flip)
     half = square_px // 2
     return int(cols[sq]) * square_px + half, int(rows[sq]) * square_px + half
 
 
-def square_at_pixel(x: float, y: float, board_size: int, square_px: int, flip: bool = False) -> int:
-    """Returns the square under pixel (x, y), or -1 on a light square or off the board."""
+def square_at_pixel(
+    x: float, y: float, board_size: BoardLike, square_px: int, flip: bool = False
+) -> int:
+    """Returns the square under pixel (x, y), or -1 on a light square or off the board.
+
+    `board_size` is a size (the dark squares) or the Geometry of any layout.
+    """
+    geo = board_geometry(board_size)
     col, row = int(x // square_px), int(y // square_px)
-    if not (0 <= row < board_size and 0 <= col < board_size):
+    if not (0 <= row < geo.size and 0 <= col < geo.size):
         return -1
     if flip:
-        row, col = board_size - 1 - row, board_size - 1 - col
-    return geometry(board_size).square_at(row, col)
+        row, col = geo.size - 1 - row, geo.size - 1 - col
+    return geo.square_at(row, col)
 
 
 # --- Text -----------------------------------------------------------------------------------
@@ -154,7 +179,7 @@ def square_at_pixel(x: float, y: float, board_size: int, square_px: int, flip: b
 
 def ansi(
     board: np.ndarray,
-    board_size: int,
+    board_size: BoardLike,
     highlights: Highlights = Highlights(),
     flip: bool = False,
     colour_names: tuple[str, str] = ("white", "black"),
@@ -162,24 +187,25 @@ def ansi(
 ) -> str:
     """Returns a text board with coordinates, PDN numbers per row and a status line.
 
-    Men are the first letters of the colour names (``w``/``b``), kings the capitals; a
-    piece taken in the move in progress is ``x`` (``X`` a king), a target square ``*``,
-    an empty dark square ``.``. Squares of the last move are in brackets ``[ ]``, the
-    moving or selected piece in parentheses ``( )``.
+    `board_size` is a size (the dark squares) or the Geometry of any layout. Men are the
+    first letters of the colour names (``w``/``b``), kings the capitals; a piece taken in
+    the move in progress is ``x`` (``X`` a king), a target square ``*``, an empty playable
+    square ``.``. Squares of the last move are in brackets ``[ ]``, the moving or selected
+    piece in parentheses ``( )``.
     """
+    geo = board_geometry(board_size)
     symbols = _symbols(colour_names)
-    order = range(board_size - 1, -1, -1) if flip else range(board_size)
-    width = len(str(board_size))
+    order = range(geo.size - 1, -1, -1) if flip else range(geo.size)
+    width = len(str(geo.size))
     files = " " * (width + 1) + "".join(f" {chr(ord('a') + c)} " for c in order)
     lines = [files.rstrip()]
     for row in order:
         cells = "".join(
-            _text_cell(board, sq, highlights, symbols)
-            for sq in _row_squares(row, order, board_size)
+            _text_cell(board, geo.square_at(row, col), highlights, symbols) for col in order
         )
-        lines.append(f"{board_size - row:>{width}} {cells}  {_row_numbers(row, board_size, flip)}")
+        lines.append(f"{geo.size - row:>{width}} {cells}  {_row_numbers(row, geo, flip)}")
     lines.append(files.rstrip())
-    status = _status(highlights, colour_names, turn, board_size)
+    status = _status(highlights, colour_names, turn, geo)
     return "\n".join(lines + ([status] if status else []))
 
 
@@ -189,12 +215,6 @@ def _symbols(colour_names: tuple[str, str]) -> dict[int, str]:
     if not (w and b) or w == b or "x" in (w, b):
         w, b = "w", "b"
     return {1: w, 2: w.upper(), -1: b, -2: b.upper()}
-
-
-def _row_squares(row: int, order: range, board_size: int) -> list[int]:
-    """Returns the squares of a board row in display order (-1 for a light square)."""
-    geo = geometry(board_size)
-    return [geo.square_at(row, col) for col in order]
 
 
 def _text_cell(board: np.ndarray, sq: int, hl: Highlights, symbols: dict[int, str]) -> str:
@@ -213,31 +233,30 @@ def _text_cell(board: np.ndarray, sq: int, hl: Highlights, symbols: dict[int, st
     return f"[{symbol}]" if sq in hl.last_move else f" {symbol} "
 
 
-def _row_numbers(row: int, board_size: int, flip: bool) -> str:
+def _row_numbers(row: int, geo: Geometry, flip: bool) -> str:
     """Returns the PDN numbers of a row's ends as read left to right, e.g. ``1-4``."""
-    half = board_size // 2
-    first, last = square_to_pdn(row * half), square_to_pdn(row * half + half - 1)
+    per_row = geo.per_row
+    first, last = square_to_pdn(row * per_row), square_to_pdn(row * per_row + per_row - 1)
     if flip:
         first, last = last, first
-    return f"{first}-{last}".rjust(2 * len(str(half * board_size)) + 1)
+    return f"{first}-{last}".rjust(2 * len(str(geo.squares)) + 1)
 
 
-def _status(hl: Highlights, names: tuple[str, str], turn: int | None, board_size: int) -> str:
+def _status(hl: Highlights, names: tuple[str, str], turn: int | None, geo: Geometry) -> str:
     """Returns the status line: colour to move, then the last move or capture in progress."""
     parts = [] if turn is None else [f"{names[int(turn)]} to move"]
     if hl.last_move:
         label = "capture in progress" if hl.moving is not None else "last move"
-        parts.append(f"{label} {_path_text(hl, board_size)}")
+        parts.append(f"{label} {_path_text(hl, geo)}")
     return "; ".join(parts)
 
 
-def _path_text(hl: Highlights, board_size: int) -> str:
+def _path_text(hl: Highlights, geo: Geometry) -> str:
     """Returns the PDN text of the last-move path: ``32-28`` or ``28x19x10``."""
     capture = hl.last_capture
     if capture is None:
-        rows = geometry(board_size).row
         hops = zip(hl.last_move[:-1], hl.last_move[1:], strict=True)
-        long_hop = any(abs(int(rows[a]) - int(rows[b])) > 1 for a, b in hops)
+        long_hop = any(b not in geo.ray[a, :, 0] for a, b in hops)  # past the next square
         capture = len(hl.last_move) > 2 or bool(hl.captured) or long_hop
     return ("x" if capture else "-").join(str(square_to_pdn(s)) for s in hl.last_move)
 
@@ -382,7 +401,7 @@ def _tile_indices(board: np.ndarray, hl: Highlights) -> np.ndarray:
 
 def rgb_array(
     board: np.ndarray,
-    board_size: int,
+    board_size: BoardLike,
     highlights: Highlights = Highlights(),
     flip: bool = False,
     square_px: int = 48,
@@ -390,30 +409,51 @@ def rgb_array(
 ) -> np.ndarray:
     """Returns the board as an RGB image, shape (N * square_px, N * square_px, 3) uint8.
 
-    Men are discs with a rim, kings carry a gold crown ring and jewel; last-move squares
-    are tinted, captured pieces faded on a red square with an X, the moving piece ringed
-    in blue, the selected square green and targets dotted.
+    `board_size` is a size (the dark squares) or the Geometry of any layout. Men are discs
+    with a rim, kings carry a gold crown ring and jewel; last-move squares are tinted,
+    captured pieces faded on a red square with an X, the moving piece ringed in blue, the
+    selected square green and targets dotted.
     """
+    geo = board_geometry(board_size)
     pieces = _piece_colours(colour_names)
     bank = _tile_bank(square_px, pieces)
-    image = _empty_image(board_size, square_px, pieces).copy()
+    image = _empty_image(geo.size, geo.layout, square_px, pieces).copy()
     indices = _tile_indices(np.asarray(board), highlights)
-    rows, cols = _cells(board_size, flip)
+    rows, cols = _cells(geo.size, geo.layout, flip)
     for sq in np.flatnonzero(indices != _PLAIN):  # paste only squares with something on
         y, x = rows[sq] * square_px, cols[sq] * square_px
         image[y : y + square_px, x : x + square_px] = bank[indices[sq]]
+    if _has_lines(geo):
+        _draw_grid(image, square_px)
     return image
 
 
 @cache
-def _empty_image(board_size: int, square_px: int, pieces: tuple[RGB, RGB]) -> np.ndarray:
+def _empty_image(
+    board_size: int, layout: str, square_px: int, pieces: tuple[RGB, RGB]
+) -> np.ndarray:
     """Returns the read-only image of the empty board (the same either way up)."""
-    dark = np.add.outer(np.arange(board_size), np.arange(board_size)) % 2 == 1
-    grid = np.where(dark, _PLAIN, 0)
+    grid = np.where(geometry(board_size, layout).index >= 0, _PLAIN, 0)
     side = board_size * square_px
     image = _tile_bank(square_px, pieces)[grid].transpose(0, 2, 1, 3, 4).reshape(side, side, 3)
     image.setflags(write=False)
     return image
+
+
+def _has_lines(geo: Geometry) -> bool:
+    """Returns whether lines part the squares: every square is played on (the all-squares
+    layout), so no light square lies between two of them."""
+    return geo.squares == geo.size * geo.size
+
+
+def _draw_grid(image: np.ndarray, square_px: int) -> None:
+    """Draws a line round every square (see :func:`_has_lines`); both edges of each square,
+    so the image is the same turned round."""
+    colour = COLOURS["grid"]
+    for edge in range(max(1, square_px // 32)):
+        for offset in (edge, square_px - 1 - edge):
+            image[offset::square_px] = colour
+            image[:, offset::square_px] = colour
 
 
 # --- SVG ------------------------------------------------------------------------------------
@@ -426,18 +466,20 @@ def _hex(colour: ColourLike) -> str:
 
 def svg(
     board: np.ndarray,
-    board_size: int,
+    board_size: BoardLike,
     highlights: Highlights = Highlights(),
     flip: bool = False,
     square_px: int = 40,
     colour_names: tuple[str, str] = ("white", "black"),
 ) -> str:
-    """Returns a self-contained SVG picture of the board, PDN numbers in the dark squares.
+    """Returns a self-contained SVG picture of the board, PDN numbers in the playable squares.
 
-    Pieces are ``<circle class="piece white man">`` (``king``, ``captured`` as they apply),
-    so a test or a stylesheet can find them.
+    `board_size` is a size (the dark squares) or the Geometry of any layout. Pieces are
+    ``<circle class="piece white man">`` (``king``, ``captured`` as they apply) and
+    playable squares ``<rect class="square">``, so a test or a stylesheet can find them.
     """
-    side = board_size * square_px
+    geo = board_geometry(board_size)
+    side = geo.size * square_px
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{side}" height="{side}" '
         f'viewBox="0 0 {side} {side}">',
@@ -448,7 +490,7 @@ def svg(
     for sq in range(board.shape[0]):
         background = int(backgrounds[sq])
         parts += _svg_square(
-            sq, int(board[sq]), background, highlights, board_size, flip, square_px, colour_names
+            sq, int(board[sq]), background, highlights, geo, flip, square_px, colour_names
         )
     parts.append("</svg>")
     return "\n".join(parts)
@@ -459,17 +501,20 @@ def _svg_square(
     code: int,
     background: int,
     hl: Highlights,
-    board_size: int,
+    geo: Geometry,
     flip: bool,
     px: int,
     names: tuple[str, str],
 ) -> list[str]:
-    """Returns the SVG elements of one dark square: fill, number, marks and piece."""
-    x, y = square_centre(sq, board_size, px, flip)
+    """Returns the SVG elements of one playable square: fill, number, marks and piece."""
+    x, y = square_centre(sq, geo, px, flip)
     x0, y0 = x - px // 2, y - px // 2
     fill = _hex(COLOURS[_BACKGROUNDS[background]])
+    lines = ""
+    if _has_lines(geo):
+        lines = f' stroke="{_hex(COLOURS["grid"])}" stroke-width="{max(1, px // 32) * 2}"'
     out = [
-        f'<rect x="{x0}" y="{y0}" width="{px}" height="{px}" fill="{fill}"/>',
+        f'<rect class="square" x="{x0}" y="{y0}" width="{px}" height="{px}" fill="{fill}"{lines}/>',
         f'<text x="{x0 + 2}" y="{y0 + px * 0.22:.1f}" font-size="{px * 0.2:.1f}" '
         f'font-family="sans-serif" fill="{_hex(COLOURS["number"])}">{square_to_pdn(sq)}</text>',
     ]
@@ -537,7 +582,8 @@ def position_svg(
 ) -> str:
     """Returns the SVG picture of a Position, in its ruleset's colours (for ``_repr_svg_``)."""
     rules = position.rules
-    return svg(position.board, rules.board_size, highlights, flip, colour_names=rules.colour_names)
+    geo = geometry(rules.board_size, rules.board_layout)  # as Engine.for_rules(rules).geometry
+    return svg(position.board, geo, highlights, flip, colour_names=rules.colour_names)
 
 
 # --- Pygame window --------------------------------------------------------------------------
@@ -579,19 +625,22 @@ class PygameBoard:
 
     def __init__(
         self,
-        board_size: int,
+        board_size: BoardLike,
         square_px: int = 64,
         caption: str = "damas",
         colour_names: tuple[str, str] = ("white", "black"),
     ) -> None:
+        """Opens the window for a board: a size (the dark squares) or the Geometry of any
+        layout (``Engine.geometry``)."""
+        self.geometry = board_geometry(board_size)
         self.pygame: Any = _import_pygame()
-        self.board_size = board_size
+        self.board_size = self.geometry.size
         self.square_px = square_px
         self.colour_names = colour_names
         self.status_px = max(20, square_px // 2)
         self.pygame.display.init()
         self.pygame.font.init()
-        side = board_size * square_px
+        side = self.board_size * square_px
         self.screen = self.pygame.display.set_mode((side, side + self.status_px))
         self.pygame.display.set_caption(caption)
         self.font = self.pygame.font.Font(None, int(self.status_px * 0.8))
@@ -614,7 +663,7 @@ class PygameBoard:
 
     def _draw(self, board: np.ndarray, hl: Highlights, flip: bool, status: str) -> None:
         """Blits the board image and the status bar without flipping the display."""
-        image = rgb_array(board, self.board_size, hl, flip, self.square_px, self.colour_names)
+        image = rgb_array(board, self.geometry, hl, flip, self.square_px, self.colour_names)
         surface = self.pygame.surfarray.make_surface(image.swapaxes(0, 1))
         self.screen.blit(surface, (0, 0))
         side = self.board_size * self.square_px
@@ -736,8 +785,8 @@ class PygameBoard:
         return _Wait.WAIT
 
     def _square(self, pos: tuple[int, int], flip: bool) -> int:
-        """Returns the square under a mouse position (-1 off the dark squares)."""
-        return square_at_pixel(pos[0], pos[1], self.board_size, self.square_px, flip)
+        """Returns the square under a mouse position (-1 off the playable squares)."""
+        return square_at_pixel(pos[0], pos[1], self.geometry, self.square_px, flip)
 
     def close(self) -> None:
         """Closes the window."""

@@ -3,6 +3,8 @@
     python examples/pygame_game.py --variant english            # you play the first mover
     python examples/pygame_game.py --variant international --as player_1
     python examples/pygame_game.py --demo 20                    # two random players, 20 hops
+    python examples/pygame_game.py --variant turkish            # all 64 squares, orthogonal
+    python examples/pygame_game.py --variant italian            # single corner on the right
 
 Drag a piece (or click it, then the target); a capture of several pieces is dragged hop by
 hop. Keys: f turns the board, u is ignored here (an AEC env has no undo), closing the

@@ -4,8 +4,10 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers import VARIANTS
 
-from damas_env.cli import main
+from damas_env import Position, get_ruleset
+from damas_env.cli import main, ruleset_summary
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -60,6 +62,79 @@ def test_variants_lists_presets(capsys: pytest.CaptureFixture[str]) -> None:
     assert {"international", "seed004_english", "canadian_giveaway"} <= set(
         json.loads(out)["variants"]
     )
+
+
+def test_variants_prints_a_summary_per_ruleset_and_names_with_names(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _, out, _ = run(capsys, "variants")
+    lines = dict(line.split(maxsplit=1) for line in out.splitlines())
+    assert (
+        lines["international"]
+        == "10x10, 20 men each, white moves first, flying kings, majority capture"
+    )
+    assert lines["american"] == "= english"
+    assert set(lines) == set(json.loads(run(capsys, "variants", "--json")[1])["variants"])
+    _, out, _ = run(capsys, "variants", "--names")
+    assert out.split() == list(lines)
+
+
+def test_variants_json_has_summaries_and_aliases(capsys: pytest.CaptureFixture[str]) -> None:
+    data = json.loads(run(capsys, "variants", "--json")[1])
+    assert set(data["summaries"]) == set(data["variants"])
+    assert data["aliases"]["checkers"] == "english"
+    assert data["summaries"]["seed004_english"].endswith("200-ply limit (material decides)")
+
+
+@pytest.mark.parametrize(
+    ("variant", "words"),
+    [
+        ("frisian", ["10x10, 20 men each", "orthogonal captures too", "value majority",
+                     "capture priority: most kings > with a king", "king move limit 3"]),
+        ("frysk", ["10x10, 5 men each"]),
+        ("italian", ["8x8, single corner right, 12 men each", "short kings",
+                     "with a king > most kings > earliest king", "men cannot take kings"]),
+        ("turkish", ["8x8, all squares played, 16 men each, back row empty",
+                     "orthogonal moves, orthogonal captures", "pieces removed as taken",
+                     "no turning back in a capture"]),
+        ("breakthrough", ["the first king wins"]),
+        ("spanish", ["single corner right", "flying kings", "capture priority: most kings"]),
+        ("czech", ["free capture choice, capture priority: with a king"]),
+        ("thai", ["8 men each", "a king lands right behind", "pieces removed as taken"]),
+        ("english_giveaway", ["black moves first", "short kings", "giveaway"]),
+        ("seed002_website_checkers", ["red moves first", "200-ply limit"]),
+    ],
+)  # fmt: skip
+def test_ruleset_summary_says_what_distinguishes_a_variant(variant: str, words: list[str]) -> None:
+    summary = ruleset_summary(get_ruleset(variant))
+    assert all(w in summary for w in words), summary
+
+
+def test_ruleset_summary_follows_the_switches() -> None:
+    russian = get_ruleset("russian")
+    assert "free capture choice" in ruleset_summary(russian)
+    changed = russian.replace(capture_precedence="most_pieces", king_move_limit=2)
+    assert "majority capture" in ruleset_summary(changed)
+    assert ruleset_summary(changed).endswith("king move limit 2")
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_every_variant_works_on_the_command_line(
+    capsys: pytest.CaptureFixture[str], variant: str
+) -> None:
+    """moves, show and a depth-4 perft (with --divide) for every built-in variant."""
+    pos = Position.start(variant)
+    status, out, _ = run(capsys, "moves", "--variant", variant, "--json")
+    moves = json.loads(out)
+    assert status == 0 and len(moves["moves"]) == len(pos.legal_moves())
+    assert moves["fen"] == pos.fen()
+    status, out, _ = run(capsys, "show", "--variant", variant)
+    assert status == 0 and out.startswith(str(pos)) and pos.fen() in out
+    status, out, _ = run(
+        capsys, "perft", "--variant", variant, "--depth", "4", "--divide", "--json"
+    )
+    perft = json.loads(out)
+    assert status == 0 and perft["nodes"] == sum(perft["divide"].values()) == pos.perft(4)
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from damas_env import Position, get_ruleset
+from damas_env import Position, draughts_v0, get_ruleset
+from damas_env.geometry import LAYOUTS, Geometry, geometry
 from damas_env.render import (
     COLOURS,
     FLIP,
@@ -40,8 +41,9 @@ ENGLISH_START = """\
 black to move"""
 
 
-def empty(board_size: int) -> np.ndarray:
-    return np.zeros(board_size * board_size // 2, dtype=np.int8)
+def empty(board_size: int | Geometry) -> np.ndarray:
+    squares = board_size.squares if isinstance(board_size, Geometry) else board_size**2 // 2
+    return np.zeros(squares, dtype=np.int8)
 
 
 def pixel(image: np.ndarray, x: int, y: int) -> tuple[int, ...]:
@@ -241,6 +243,142 @@ def test_pygame_board_names_the_install_command_when_pygame_is_missing(
         PygameBoard(8)
 
 
+# --- layouts: mirrored (Italian, Spanish, Portuguese) and all squares (Turkish) ------------
+
+MIRRORED, ALL = geometry(8, "mirrored"), geometry(8, "all")
+
+ITALIAN_START = """\
+   a  b  c  d  e  f  g  h
+8  b     b     b     b        1-4
+7     b     b     b     b     5-8
+6  b     b     b     b       9-12
+5     .     .     .     .   13-16
+4  .     .     .     .      17-20
+3     w     w     w     w   21-24
+2  w     w     w     w      25-28
+1     w     w     w     w   29-32
+   a  b  c  d  e  f  g  h
+white to move"""
+
+
+def test_ansi_mirrored_board_has_square_1_in_the_top_left_corner() -> None:
+    pos = Position.start("italian")
+    assert pos.engine.geometry is MIRRORED
+    assert ansi(pos.board, MIRRORED, turn=pos.turn) == ITALIAN_START
+    lines = ansi(pos.board, MIRRORED, flip=True).splitlines()
+    assert lines[1] == "1  w     w     w     w      32-29"  # turned round: 32 top left
+
+
+def test_ansi_turkish_board_shows_all_64_squares() -> None:
+    pos = Position.start("turkish")
+    lines = ansi(pos.board, pos.engine.geometry, turn=pos.turn).splitlines()
+    assert lines[1] == "8  .  .  .  .  .  .  .  .     1-8"
+    assert lines[2] == "7  b  b  b  b  b  b  b  b    9-16"
+    assert lines[8] == "1  .  .  .  .  .  .  .  .   57-64"
+    cells = "".join(line[3:27] for line in lines[1:9])
+    assert cells.count(".") + cells.count("w") + cells.count("b") == 64
+    flipped = ansi(pos.board, ALL, flip=True).splitlines()
+    assert flipped[1].endswith("64-57") and flipped[8].endswith("8-1")
+
+
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        ((41, 33), "42-34"),  # a man's step up
+        ((40, 41), "41-42"),  # sideways
+        ((40, 42), "41x43"),  # a capture along the row
+        ((40, 42, 26), "41x43x27"),
+    ],
+)
+def test_ansi_status_tells_turkish_steps_from_captures(path: tuple[int, ...], text: str) -> None:
+    status = ansi(empty(ALL), ALL, Highlights(last_move=path)).splitlines()[-1]
+    assert status == f"last move {text}"
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("board_size", [8, 10])
+@pytest.mark.parametrize("flip", [False, True])
+def test_square_at_pixel_inverts_square_centre_on_every_layout(
+    layout: str, board_size: int, flip: bool
+) -> None:
+    geo = geometry(board_size, layout)
+    for sq in range(geo.squares):
+        x, y = square_centre(sq, geo, 30, flip)
+        assert square_at_pixel(x, y, geo, 30, flip) == sq
+        assert square_at_pixel(x - 14, y + 14, geo, 30, flip) == sq  # near a corner
+        assert square_at_pixel(x, y, geo, 30, not flip) == geo.squares - 1 - sq
+    played = sum(square_at_pixel(c * 30 + 1, r * 30 + 1, geo, 30, flip) >= 0
+                 for r in range(board_size) for c in range(board_size))  # fmt: skip
+    assert played == geo.squares
+
+
+def test_mirrored_top_left_cell_is_playable_and_dark_cells_are_its_squares() -> None:
+    assert square_at_pixel(5, 5, MIRRORED, 30) == 0
+    assert square_at_pixel(35, 5, MIRRORED, 30) == -1  # b8 is light
+    assert square_centre(0, MIRRORED, 48) == (24, 24)
+    assert square_centre(31, MIRRORED, 48) == (7 * 48 + 24, 7 * 48 + 24)  # h1
+    assert square_at_pixel(5, 5, ALL, 30) == 0 and square_at_pixel(35, 5, ALL, 30) == 1
+
+
+def test_rgb_array_mirrored_board_colours_the_top_left_square_dark() -> None:
+    board = empty(MIRRORED)
+    board[1] = -1  # c8
+    image = rgb_array(board, MIRRORED)
+    assert pixel(image, 24, 24) == COLOURS["dark"]  # a8: square 1, empty
+    assert pixel(image, 48 + 24, 24) == COLOURS["light"]  # b8
+    assert pixel(image, 2 * 48 + 24, 24) == PIECE_COLOURS["black"]
+    assert np.array_equal(rgb_array(board, MIRRORED, flip=True), image[::-1, ::-1])
+
+
+def test_rgb_array_turkish_board_is_all_playable_with_lines_between_squares() -> None:
+    pos = Position.start("turkish")
+    image = rgb_array(pos.board, ALL)
+    assert image.shape == (8 * 48, 8 * 48, 3)
+    centres = [pixel(image, c * 48 + 24, r * 48 + 24) for r in range(8) for c in range(8)]
+    assert centres.count(COLOURS["dark"]) == 32  # the empty squares: no light square
+    assert centres.count(PIECE_COLOURS["white"]) == centres.count(PIECE_COLOURS["black"]) == 16
+    assert pixel(image, 48, 10) == pixel(image, 47, 10) == COLOURS["grid"]
+    assert pixel(image, 3, 10) == COLOURS["dark"]
+    assert np.array_equal(rgb_array(pos.board, ALL, flip=True), image[::-1, ::-1])
+
+
+def svg_squares(text: str) -> list[ET.Element]:
+    return [r for r in ET.fromstring(text).iter(f"{SVG}rect") if r.get("class") == "square"]
+
+
+def test_svg_mirrored_board_starts_with_square_1_top_left() -> None:
+    pos = Position.start("spanish")
+    text = svg(pos.board, pos.engine.geometry)
+    squares = svg_squares(text)
+    assert len(squares) == 32 and (squares[0].get("x"), squares[0].get("y")) == ("0", "0")
+    assert len([c for c in ET.fromstring(text).iter(f"{SVG}circle")]) == 24
+    assert position_svg(pos) == text
+
+
+def test_svg_turkish_board_has_64_numbered_squares_with_lines() -> None:
+    pos = Position.start("turkish")
+    root = ET.fromstring(svg(pos.board, ALL))
+    assert len(svg_squares(svg(pos.board, ALL))) == 64
+    assert sorted(int(t.text or 0) for t in root.iter(f"{SVG}text")) == list(range(1, 65))
+    pieces = [c for c in root.iter(f"{SVG}circle") if "piece" in c.get("class", "")]
+    assert len(pieces) == 32
+    assert all(r.get("stroke") for r in svg_squares(svg(pos.board, ALL)))
+    assert not any(r.get("stroke") for r in svg_squares(svg(empty(8), 8)))
+
+
+@pytest.mark.parametrize("variant", ["italian", "turkish", "frisian"])
+def test_the_env_draws_its_ruleset_layout(variant: str) -> None:
+    start = Position.start(variant)
+    geo = start.engine.geometry
+    env = draughts_v0.raw_env(variant, render_mode="ansi")
+    env.reset(seed=0)
+    assert env.render() == ansi(start.board, geo, turn=start.turn)
+    assert env._repr_svg_() == svg(start.board, geo)
+    env = draughts_v0.raw_env(variant, render_mode="rgb_array")
+    env.reset(seed=0)
+    assert np.array_equal(env.render(), rgb_array(start.board, geo))
+
+
 # --- pygame ---------------------------------------------------------------------------------
 
 PX = 32
@@ -262,9 +400,9 @@ def pygame(window: PygameBoard) -> Any:
     return window.pygame
 
 
-def post(pygame: Any, kind: str, sq: int, flip: bool = False) -> None:
+def post(pygame: Any, kind: str, sq: int, flip: bool = False, board: int | Geometry = 8) -> None:
     """Posts a left-button mouse event at the centre of a square."""
-    pos = square_centre(sq, 8, PX, flip)
+    pos = square_centre(sq, board, PX, flip)
     types = {"down": pygame.MOUSEBUTTONDOWN, "up": pygame.MOUSEBUTTONUP}
     if kind == "move":
         pygame.event.post(
@@ -362,3 +500,34 @@ def test_keys_and_closing(window: PygameBoard, pygame: Any) -> None:
     assert window.wait_for_hop(START, HOPS) == FLIP
     quit_later(pygame)
     assert window.wait_for_hop(START, HOPS) is None
+
+
+def test_a_turkish_board_is_drawn_and_played_by_mouse(
+    window: PygameBoard, pygame: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(window, "geometry", ALL)  # the same window size as 8x8 dark
+    start = Position.start("turkish").board
+    window.draw(start)
+    surface = pygame.display.get_surface()
+    assert tuple(surface.get_at(square_centre(0, ALL, PX)))[:3] == COLOURS["dark"]  # a8
+    assert tuple(surface.get_at(square_centre(9, ALL, PX)))[:3] == PIECE_COLOURS["black"]  # b7
+    hops = {(41, 33): 1, (41, 40): 2, (40, 32): 3}
+    post(pygame, "down", 41, board=ALL)  # b3
+    post(pygame, "up", 40, board=ALL)  # a3: sideways, a square no dark layout plays on
+    quit_later(pygame)
+    assert window.wait_for_hop(start, hops) == 2
+
+
+def test_pygame_board_takes_a_geometry() -> None:
+    pytest.importorskip("pygame")
+    code = (
+        "import os; os.environ['SDL_VIDEODRIVER'] = 'dummy'\n"
+        "from damas_env.geometry import geometry\n"
+        "from damas_env.render import PygameBoard\n"
+        "board = PygameBoard(geometry(10, 'mirrored'), square_px=10)\n"
+        "assert board.board_size == 10\n"
+        "assert board.screen.get_size() == (100, 100 + board.status_px)\n"
+        "assert board._square((5, 5), False) == 0 and board._square((15, 5), False) == -1\n"
+        "board.close()\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
