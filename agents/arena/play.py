@@ -244,7 +244,7 @@ class _TextSession:
         last = self.game.moves[-1].squares if self.game.moves else ()
         board = ansi(
             self.game.board,
-            self.game.rules.board_size,
+            self.game.engine.geometry,
             Highlights(last_move=last, last_capture=bool(last and self.game.moves[-1].captures)),
             flip=self.human != Colour.WHITE,
             colour_names=self.names,
