@@ -95,9 +95,10 @@ class RulesetError(ValueError):
 class Ruleset:
     """The rule switches of one draughts variant.
 
-    Squares are always the dark squares; White starts on the bottom rows (the
-    high PDN square numbers) and moves up the board, Black starts on the top
-    rows and moves down, whichever colour moves first.
+    Squares are the dark squares (all of them on the ``"all"`` layout, see
+    ``board_layout``); White starts on the bottom rows (the high PDN square numbers) and
+    moves up the board, Black starts on the top rows and moves down, whichever colour
+    moves first.
     """
 
     name: str = "international"
