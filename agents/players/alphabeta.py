@@ -18,8 +18,15 @@ alpha-beta pruning. The rules are the engine's: moves come only from
   (:mod:`damas_agents.players.nnue`, ``Searcher(rules, weights=...)``): its accumulators are
   computed at the root and updated with every move played on the line (``acc[ply]``).
 - Scores: centi-men (a man is 100) from the side to move's view. A side with no legal move
-  has lost (won under ``rules[R_GIVEAWAY]``): ``MATE - ply`` says how soon. A position met
-  again on the search path scores a draw.
+  has lost (won under ``rules[R_GIVEAWAY]``): ``MATE - ply`` says how soon; so has a side
+  whose opponent has crowned a king where the first king wins (Breakthrough: the engine's
+  :func:`damas_env.kernels.outcome`). A position met again on the search path scores a draw.
+- The game's history: the root moves are the ones the caller says the game allows
+  (``Searcher.search(..., moves=)``; :func:`damas_agents.players.base.allowed_moves` reads
+  them off the env's mask), so the move played is legal under the Frisian king move limit.
+  Below the root the search lists moves with ``generate_moves``, which knows the position
+  only: it ignores the king move limit there (a king may step on past its limit on the
+  search's lines), as it ignores the game's draw counters and repetitions before the root.
 
 Limits: depth; nodes (a budget checked at every node: the search aborts when it is spent);
 time. Compiled code cannot read the clock, so time becomes a node budget for each iteration
@@ -35,6 +42,7 @@ Arrays (:class:`Tables`), S squares, M rows per move list, P = MAX_PLY::
     path     uint64[P]                hashes of the positions on the current line
     rev      int32[P]                 plies since the last capture or man move on the line
     stats    int64[S_LEN]             nodes, node budget, abort reason, generation
+    counters int64[G_LEN]             zeros: the game counters of a position with no history
     net      NetWeights               the learned evaluation (zero-sized: the table's)
     acc      float32[P, 2, H + 1]     the network's accumulators of each ply's position
     x        float32[2H]              scratch of the network's second layer
@@ -43,6 +51,7 @@ Arrays (:class:`Tables`), S squares, M rows per move list, P = MAX_PLY::
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -59,6 +68,7 @@ from damas_env.kernels import (
     M_MARK,
     M_NCAP,
     M_TO,
+    R_FIRST_KING,
     R_GIVEAWAY,
     apply_move,
     generate_moves,
@@ -134,6 +144,7 @@ class Tables(NamedTuple):
     path: np.ndarray
     rev: np.ndarray
     stats: np.ndarray
+    counters: np.ndarray
     net: NetWeights
     acc: np.ndarray
     x: np.ndarray
@@ -152,7 +163,7 @@ def piece_square_table(rules: Ruleset) -> np.ndarray:
     evaluation is colour-symmetric. Under giveaway rules only material counts, negated: fewer
     pieces are better.
     """
-    geo = geometry(rules.board_size)
+    geo = geometry(rules.board_size, rules.board_layout)
     n, squares = rules.board_size, rules.squares
     values = K.piece_values(rules.flying_kings)
     man, king = int(values[2 + 1]), int(values[2 + 2])
@@ -198,6 +209,19 @@ def _advance(t, board, mv, i, ply):
 def _no_move_score(rules, ply):
     """Returns the score of a side with no legal move: lost, or won in giveaway (seed rules)."""
     return MATE - ply if rules[R_GIVEAWAY] == 1 else -(MATE - ply)
+
+
+@kernel(inline=True)
+def _decided(board, side, ply, t):
+    """Returns (True, the score for the side to move) if the game is over at this node by a
+    rule that needs no history, the first king wins (Breakthrough), else (False, 0)."""
+    if t.rules[R_FIRST_KING] == 0:
+        return False, np.int64(0)
+    result, _ = K.outcome(board, side, np.bool_(True), t.counters, np.int64(1), t.rules)
+    if result == K.ONGOING or result == K.DRAW:
+        return result == K.DRAW, np.int64(0)
+    won = (result == K.WHITE_WINS) == (side == K.WHITE)
+    return True, np.int64(MATE - ply if won else -(MATE - ply))
 
 
 @kernel(inline=True)
@@ -352,6 +376,9 @@ def _negamax(board, side, h, depth, ply, alpha, beta, t):
         stats[S_ABORT] = ABORT_BUDGET
         return 0
     stats[S_NODES] += 1
+    over, score = _decided(board, side, ply, t)
+    if over:
+        return score
     if t.rev[ply] >= 4 and _is_repetition(t, ply, h):
         return 0  # policy: a cycle gains nothing, whatever the game's repetition rule
     tt_move = -1
@@ -564,6 +591,7 @@ class Searcher:
             path=np.zeros(MAX_PLY, dtype=np.uint64),
             rev=np.zeros(MAX_PLY, dtype=np.int32),
             stats=np.zeros(S_LEN, dtype=np.int64),
+            counters=np.zeros(K.G_LEN, dtype=np.int64),
             net=net,
             acc=np.zeros((MAX_PLY, 2, net.hidden + 1), dtype=np.float32),
             x=np.zeros(2 * net.hidden, dtype=np.float32),
@@ -584,17 +612,21 @@ class Searcher:
         nodes: int | None = None,
         seconds: float | None = None,
         rng: np.random.Generator | None = None,
+        moves: Sequence[Move] | None = None,
     ) -> SearchResult:
         """Returns the best move of a position within the limits (at least one is needed).
 
+        `moves` are the root moves the game allows (None: every legal move); the root
+        searches those only, in the engine's order (see the module docstring).
+
         Raises:
-            ValueError: no limit given, or the position has no legal move.
+            ValueError: no limit given, or the position has no legal move (none of `moves`).
         """
         if depth is None and nodes is None and seconds is None:
             raise ValueError("search needs a limit: depth, nodes or seconds")
         start = time.perf_counter()
         board, side = position.board.copy(), int(position.turn)
-        root, n = self._root_moves(board, side)
+        root, n = self._root_moves(board, side, moves)
         if n == 0:
             raise ValueError(f"no legal move in {position!r}: the game is over")
         self._new_search()
@@ -674,14 +706,21 @@ class Searcher:
         self.tables = self.tables._replace(buffers=bigger)
         return True
 
-    def _root_moves(self, board: np.ndarray, side: int) -> tuple[np.ndarray, int]:
-        """Returns the root's move list (grown to fit) and its length."""
+    def _root_moves(
+        self, board: np.ndarray, side: int, moves: Sequence[Move] | None = None
+    ) -> tuple[np.ndarray, int]:
+        """Returns the root's move list (grown to fit; only `moves` if given) and its length."""
         root, t = K.new_move_buffer(FIRST_ROWS), self.tables
         while True:
             n = int(generate_moves(board, side, t.ray, t.rules, root, np.bool_(True), t.ws))
             if n <= root.shape[0]:
-                return root[:n].copy(), n
+                break
             root = K.grown_move_buffer(root, n, MAX_LIST_ROWS)
+        keep = np.arange(n)
+        if moves is not None:
+            keys = {m.key for m in moves}
+            keep = np.array([i for i in keep if move_from_row(root[i]).key in keys], np.int64)
+        return root[keep], len(keep)  # a copy (fancy indexing)
 
     # --- Result -------------------------------------------------------------------------------
 

@@ -10,6 +10,15 @@ multi-capture), and returns the next action. Agents that think in complete moves
 Agents never decide legality themselves: moves come from the engine
 (``position.legal_moves()``) and hops from the mask.
 
+The game's history: a :class:`~damas_env.Position` is the pieces and the side to move, and
+one rule needs more. Under a king move limit (``Ruleset.king_move_limit``, Frisian: a king
+may not make a fourth non-capturing move in a row while its side has men) a move the
+position allows may be illegal in the game, and only the game's counters tell. The env's
+action mask is computed with them, so at the start of a turn :func:`allowed_moves` keeps the
+legal moves whose first hop the mask allows: exactly the moves the game allows.
+:class:`MoveAgent` chooses among those (:meth:`MoveAgent.choose_among`); a caller holding a
+:class:`~damas_env.Game` passes ``game.legal_moves()`` to ``choose_among`` itself.
+
     from damas_env import draughts_v0
     from damas_agents.players.base import play_hop
 
@@ -26,9 +35,9 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from damas_env import Move, Position
-from damas_env.encoding import move_to_actions
+from damas_env.encoding import action_layout, move_to_actions
 
-__all__ = ["Agent", "MoveAgent", "play_hop"]
+__all__ = ["Agent", "MoveAgent", "allowed_moves", "mask_of", "play_hop"]
 
 Observation = Mapping[str, np.ndarray]
 
@@ -49,8 +58,38 @@ class Agent(Protocol):
         ...
 
 
+def mask_of(observation: Observation | None, num_actions: int) -> np.ndarray | None:
+    """Returns the observation's action mask, or None if it has none of `num_actions`
+    entries (an observation that is not the env's: the caller then knows only the position)."""
+    if observation is None:
+        return None
+    try:
+        mask = np.asarray(observation["action_mask"])
+    except (KeyError, TypeError, IndexError):
+        return None
+    return mask if mask.shape == (num_actions,) else None
+
+
+def allowed_moves(position: Position, observation: Observation | None = None) -> list[Move]:
+    """Returns the legal moves of a position that the game allows, in the engine's order:
+    those whose first hop the observation's action mask allows (all of them without a mask).
+
+    Only at the start of a turn: mid-capture the mask is about the next hop.
+    """
+    moves = position.legal_moves()
+    mask = mask_of(observation, action_layout(position.rules).num_actions)
+    if mask is None:
+        return moves
+    turn, rules = position.turn, position.rules
+    return [m for m in moves if mask[move_to_actions(m, turn, rules)[0]]]
+
+
 class MoveAgent:
-    """Base of agents that choose complete moves; emits the chosen move's hops one by one."""
+    """Base of agents that choose complete moves; emits the chosen move's hops one by one.
+
+    At the start of a turn it asks :meth:`choose_among` for one of the moves the game allows
+    (:func:`allowed_moves`: the env's mask knows the game's history, the position does not).
+    """
 
     name = "move-agent"
 
@@ -65,6 +104,23 @@ class MoveAgent:
         """Returns the move to play in a position (subclasses implement it)."""
         raise NotImplementedError
 
+    def choose_among(self, position: Position, moves: Sequence[Move]) -> Move:
+        """Returns the move to play among `moves`: the legal moves of the position that the
+        game allows (fewer than ``position.legal_moves()`` where the game's history rules
+        some out, as a king move limit does).
+
+        Agents that can restrict their choice override it. This one plays :meth:`choose`'s
+        move if the game allows it, else the first move allowed: an agent that thinks on
+        positions alone (an external engine) cannot know the game's history.
+
+        Raises:
+            ValueError: `moves` is empty.
+        """
+        if not moves:
+            raise ValueError(f"{self.name}: no move allowed in {position.fen()}")
+        move = self.choose(position)
+        return move if move in moves else moves[0]
+
     def act(
         self, observation: Observation, position: Position | None = None, hops: Sequence[int] = ()
     ) -> int:
@@ -76,15 +132,16 @@ class MoveAgent:
         if position is None:
             raise ValueError(f"{self.name} needs the engine position: act(obs, position, hops)")
         if not hops or self._plan[: len(hops)] != list(hops):
-            move = self.choose(position)
+            mid_capture = bool(hops)  # the mask is about the next hop: every move stays
+            allowed = allowed_moves(position, None if mid_capture else observation)
+            move = self.choose_among(position, allowed)
             self._plan = move_to_actions(move, position.turn, position.rules)
             if hops and self._plan[: len(hops)] != list(hops):
                 # The turn began with hops this agent did not choose: follow any route on.
                 move = next(
                     m
                     for m in position.capture_routes()
-                    if move_to_actions(m, position.turn, position.rules)[: len(hops)]
-                    == list(hops)
+                    if move_to_actions(m, position.turn, position.rules)[: len(hops)] == list(hops)
                 )
                 self._plan = move_to_actions(move, position.turn, position.rules)
         return self._plan[len(hops)]

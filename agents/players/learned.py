@@ -19,11 +19,11 @@ import numpy as np
 import torch
 
 from damas_env import Position
-from damas_env.encoding import PLANES
+from damas_env.encoding import planes_for
 from damas_env.rules import Ruleset
 from damas_env.turn import HOP_ILLEGAL, Turn
 
-from .base import Observation
+from .base import Observation, mask_of
 from .tree import BatchedPUCT, select_action
 
 if TYPE_CHECKING:
@@ -82,6 +82,12 @@ class NetworkAgent:
     more it runs that many PUCT simulations per hop
     (:class:`damas_agents.players.tree.BatchedPUCT`, no root noise) and plays the most visited hop.
 
+    The planes and actions are the ruleset's (:func:`damas_env.encoding.planes_for`,
+    :func:`~damas_env.encoding.action_layout`). The policy alone reads the env's observation,
+    which knows the game so far. The search starts from the position, which does not: its
+    root hops are cut to the env's action mask, so the hop played is legal in the game (the
+    Frisian king move limit); below the root a king's moves are counted from the root on.
+
     Args:
         network: the network (any device).
         rules: the ruleset it was trained on; a game under other rules is refused.
@@ -111,7 +117,7 @@ class NetworkAgent:
         self.turn = Turn(rules)
         self._mask = np.zeros(self.turn.layout.num_actions, dtype=np.int8)
         n = rules.board_size
-        self._obs = np.zeros((1, PLANES, n, n), dtype=np.float32)
+        self._obs = np.zeros((1, planes_for(rules), n, n), dtype=np.float32)
 
     def reset(self) -> None:
         """Nothing to forget: every hop is decided from the position."""
@@ -146,7 +152,9 @@ class NetworkAgent:
             if turn.play(int(hop)) == HOP_ILLEGAL:
                 raise ValueError(f"hop {hop} of {list(hops)} is not legal in {position.fen()}")
         if self.search is not None:
-            (visits,) = self.search.search([turn], add_noise=False)
+            mask = mask_of(observation, len(self._mask))  # the game's hops (see the class doc)
+            roots = None if mask is None else mask[None]
+            (visits,) = self.search.search([turn], add_noise=False, root_masks=roots)
             return select_action(visits, 0.0, self.search.rng)
         turn.write_planes(self._obs[0], turn.side)
         turn.write_mask(self._mask)

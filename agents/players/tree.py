@@ -96,7 +96,7 @@ import numpy as np
 
 from damas_env import Colour, Position
 from damas_env import kernels as K
-from damas_env.encoding import PLANES, action_layout
+from damas_env.encoding import action_layout, planes_for
 from damas_env.kernels import kernel
 from damas_env.rules import Ruleset
 from damas_env.turn import (
@@ -121,7 +121,7 @@ from damas_env.turn import (
     write_planes,
 )
 
-from .base import Observation
+from .base import Observation, mask_of
 
 __all__ = [
     "BatchedPUCT",
@@ -147,7 +147,8 @@ class Evaluator(Protocol):
         """Returns (priors (k, A) over the legal hops, values (k,) in [-1, 1]).
 
         Args:
-            observations: float32 planes (k, PLANES, N, N) in the view of the player to move.
+            observations: float32 planes (k, P, N, N) in the view of the player to move, P
+                the ruleset's planes (:func:`damas_env.encoding.planes_for`).
             masks: int8 (k, A), 1 for each legal hop.
 
         Values are from the view of the player to move at each leaf. The arrays passed are
@@ -705,7 +706,8 @@ class _Tables:
         self.ws = K.new_workspace(rules.board_size)
         self.work = new_states(rules, 1)
         self.roots: States = new_states(rules, 0)
-        self.obs = np.zeros((0, PLANES, rules.board_size, rules.board_size), np.float32)
+        self.planes = planes_for(rules)
+        self.obs = np.zeros((0, self.planes, rules.board_size, rules.board_size), np.float32)
         self.masks = np.zeros((0, self.num_actions), np.int8)
         self.leaves = np.zeros(0, np.int64)
 
@@ -720,7 +722,7 @@ class _Tables:
         """Makes the evaluation buffers hold at least `leaves` leaves."""
         if self.obs.shape[0] < leaves:
             size = self.rules.board_size
-            self.obs = np.zeros((leaves, PLANES, size, size), np.float32)
+            self.obs = np.zeros((leaves, self.planes, size, size), np.float32)
             self.masks = np.zeros((leaves, self.num_actions), np.int8)
             self.leaves = np.zeros(leaves, np.int64)
 
@@ -788,10 +790,24 @@ class BatchedPUCT:
         """Views of the root of each game of the last search (empty before the first)."""
         return [PUCTNode(self._tree, g) for g in range(self._tree.games)]
 
-    def search(self, turns: list[Turn], add_noise: bool) -> list[np.ndarray]:
+    def search(
+        self, turns: list[Turn], add_noise: bool, root_masks: np.ndarray | None = None
+    ) -> list[np.ndarray]:
         """Returns the root visit distribution over actions of each game (zeros if over).
 
         The turn states are not changed. All games must share one ruleset.
+
+        Args:
+            turns: the games' turn states, the roots.
+            add_noise: mix Dirichlet noise into the root priors.
+            root_masks: (games, A), nonzero for the hops the games allow at each root, where
+                a turn state knows less than the game: one started from a position has no
+                history, so the env's mask says which root hops the Frisian king move limit
+                leaves (the agents pass it). None: the turn states' own hops. Below the
+                roots the turn states decide alone, counting a king's moves from the root.
+
+        Raises:
+            ValueError: a root mask allows none of its root's hops.
         """
         if not turns:
             return []
@@ -802,7 +818,7 @@ class BatchedPUCT:
         t.buffers(games * self.batch_leaves)
         direct_call(_init_roots, (), tree.nodes, tree.used, t.roots, games)
         walks = np.zeros(games + 3, dtype=np.int64)
-        live = self._expand_roots(t, games, add_noise)
+        live = self._expand_roots(t, games, add_noise, root_masks)
         counts = tree.nodes[live, N_COUNT]
         walks[live[counts > 0]] = self.simulations
         params = self._params(t)
@@ -876,15 +892,22 @@ class BatchedPUCT:
 
     # --- Roots ------------------------------------------------------------------------------
 
-    def _expand_roots(self, t: _Tables, games: int, add_noise: bool) -> np.ndarray:
-        """Evaluates the roots of the games still going in one call and adds the root noise;
-        returns those games."""
+    def _expand_roots(
+        self, t: _Tables, games: int, add_noise: bool, root_masks: np.ndarray | None
+    ) -> np.ndarray:
+        """Evaluates the roots of the games still going in one call (their hops cut to
+        `root_masks` if given) and adds the root noise; returns those games."""
         live = np.flatnonzero(t.roots.results[:games] == K.ONGOING)
         if not len(live):
             return live
         n = len(live)
         while direct_call(_encode_roots, (), t.roots, live, t.obs, t.masks, t.tab, t.scratch, t.ws):
             t.grow_scratch()
+        if root_masks is not None:
+            t.masks[:n] &= np.asarray(root_masks)[live] != 0
+            empty = live[~t.masks[:n].any(axis=1)]
+            if len(empty):
+                raise ValueError(f"the root mask of game {int(empty[0])} allows none of its hops")
         priors, _ = self._evaluate(t.obs[:n], t.masks[:n])
         self._expand(live, t.masks[:n], priors, np.zeros(n), back_up=False)
         if add_noise:
@@ -937,7 +960,9 @@ class MCTSAgent:
 
     The agent sees only the position at the start of the turn: the draw counters and the
     repetition history of the game so far are not known to the search (they start afresh at
-    the root).
+    the root). The env's action mask is: the root's hops are cut to it, so the hop played is
+    legal in the game (the Frisian king move limit); below the root the search counts a
+    king's moves from the root on, not from its first move of the run.
     """
 
     def __init__(
@@ -972,12 +997,14 @@ class MCTSAgent:
         if position is None:
             raise ValueError(f"{self.name} needs the engine position: act(obs, position, hops)")
         turn = self._root(position, hops)
-        actions = turn.legal_actions()
+        mask = mask_of(observation, turn.layout.num_actions)
+        actions = [a for a in turn.legal_actions() if mask is None or mask[a]]
         if not actions:
             raise ValueError(f"{self.name}: no legal hop (the game is over)")
         if len(actions) == 1:
             return int(actions[0])
-        self._search.search([turn], add_noise=False)
+        roots = None if mask is None else mask[None]
+        self._search.search([turn], add_noise=False, root_masks=roots)
         root = self._search.roots[0]
         best = np.lexsort((-root.actions, root.q(), root.visits))[-1]
         return int(root.actions[best])

@@ -21,7 +21,11 @@ Games in progress carry over from one iteration to the next. A game longer than
 env.max_plies plies is stopped and scored as a draw. The rules (legal hops, captures in
 several hops, results) come from the compiled turn state only (:mod:`damas_env.turn`);
 values are backed up by colour in the search (:mod:`damas_agents.players.tree`), so a player moving
-several hops in a row keeps the sign of its values.
+several hops in a row keeps the sign of its values. The games are played from their start, so
+their turn states carry the whole game's counters: rules that depend on the game so far (the
+Frisian king move limit) hold at every node of the search, as in the envs. Planes and actions
+are the ruleset's (:func:`damas_env.encoding.planes_for`,
+:func:`~damas_env.encoding.action_layout`).
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ import torch.nn.functional as F
 
 from damas_env import Position
 from damas_env import kernels as K
-from damas_env.encoding import PLANES
+from damas_env.encoding import PLANES, planes_for
 from damas_env.ending import Reason, ending_reason
 from damas_env.turn import Starts, Turn, direct_call, new_game, result_value
 
@@ -51,13 +55,16 @@ class ReplayBuffer:
     """The last `capacity` self-play positions with their search policy and value targets.
 
     Planes and policies are stored as float16 and masks as bools to halve the memory; a ring
-    replaces the oldest positions first.
+    replaces the oldest positions first. ``planes`` is the ruleset's plane count
+    (:func:`damas_env.encoding.planes_for`), ``num_actions`` its action layout's.
     """
 
-    def __init__(self, capacity: int, board_size: int, num_actions: int) -> None:
+    def __init__(
+        self, capacity: int, board_size: int, num_actions: int, planes: int = PLANES
+    ) -> None:
         n = board_size
         self.capacity = capacity
-        self.obs = np.zeros((capacity, PLANES, n, n), dtype=np.float16)
+        self.obs = np.zeros((capacity, planes, n, n), dtype=np.float16)
         self.masks = np.zeros((capacity, num_actions), dtype=bool)
         self.policies = np.zeros((capacity, num_actions), dtype=np.float16)
         self.values = np.zeros(capacity, dtype=np.float32)
@@ -151,10 +158,10 @@ class AlphaZeroTrainer:
         self.games = [Turn(self.rules) for _ in range(config.env.num_envs)]
         self.records = [_Record() for _ in self.games]
         num_actions = self.games[0].layout.num_actions
-        n = self.rules.board_size
-        self.replay = ReplayBuffer(config.train.replay_size, n, num_actions)
+        n, planes = self.rules.board_size, planes_for(self.rules)
+        self.replay = ReplayBuffer(config.train.replay_size, n, num_actions, planes)
         self._outbox: list[tuple[np.ndarray, ...]] = []  # finished games' positions
-        self._obs = np.zeros((PLANES, n, n), dtype=np.float32)
+        self._obs = np.zeros((planes, n, n), dtype=np.float32)
         self._mask = np.zeros(num_actions, dtype=np.int8)
         self._restart_games()
 

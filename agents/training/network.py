@@ -2,20 +2,27 @@
 
 ::
 
-    obs (B, 8, N, N)                                        planes of damas_env.encoding
+    obs (B, P, N, N)                                        planes of damas_env.encoding
       stem: conv3x3 -> norm -> ReLU                         (B, C, N, N)
       blocks x [conv3x3 -> norm -> ReLU -> conv3x3 -> norm, + skip, ReLU]
       |
-      +- policy head: conv1x1 -> 4*(N-1) planes             one plane per (direction, distance)
-      |    gather the S dark cells -> (B, S, 4, N-1) -> flatten -> logits (B, A)
+      +- policy head: conv1x1 -> D*(N-1) planes             one plane per (direction, distance)
+      |    gather the S playable cells -> (B, S, D, N-1) -> flatten -> logits (B, A)
       |
       +- value head: conv1x1 -> 2 planes -> norm -> ReLU -> linear(hidden) -> ReLU
            -> linear(1) -> tanh                             value (B,) in [-1, 1]
 
-The policy head is per square: the logit of action ``(origin * 4 + direction) * (N - 1) +
+The ruleset sets the shapes (:func:`damas_env.encoding.planes_for` and
+:func:`damas_env.encoding.action_layout`): P input planes (8, or 10 with a king move limit),
+D directions (4 diagonals, or 8 with the orthogonal lines), S squares (the dark squares, or
+all 64 on a Turkish board). A board size alone means P = 8, D = 4 and the dark squares: the
+shapes of every network trained before the other rulesets, so their checkpoints load as
+they were.
+
+The policy head is per square: the logit of action ``(origin * D + direction) * (N - 1) +
 distance - 1`` is channel ``direction * (N - 1) + distance - 1`` of the policy planes at the
 cell of square ``origin`` (the encoding's ``row``/``col`` of that square, both in the agent's
-view), so flattening the gathered (S, 4, N-1) block gives the encoding's action layout
+view), so flattening the gathered (S, D, N-1) block gives the encoding's action layout
 exactly. It has few parameters and sees each hop where its piece stands.
 
 Masking: illegal actions get the logit :data:`MASKED_LOGIT` (-1e9), not -inf, so softmax,
@@ -32,7 +39,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from damas_env.encoding import PLANES, action_layout
+from damas_env.encoding import PLANES, action_layout, planes_for
+from damas_env.rules import Ruleset
 
 from .config import Config, NetworkConfig
 
@@ -81,22 +89,24 @@ class ResidualBlock(nn.Module):
 
 
 class DraughtsNet(nn.Module):
-    """Policy-value residual network over the planes of one board size (see the module doc).
+    """Policy-value residual network over the planes of one ruleset (see the module doc).
 
     Args:
         config: channels, blocks, normalisation and value head width.
-        board_size: N of the N x N board (8, 10 or 12).
+        rules: the ruleset whose planes and actions it maps, or a board size N (8, 10 or
+            12): the 8 planes and 4 diagonal directions over the dark squares of N x N.
     """
 
-    def __init__(self, config: NetworkConfig, board_size: int) -> None:
+    def __init__(self, config: NetworkConfig, rules: Ruleset | int) -> None:
         super().__init__()
-        layout = action_layout(board_size)
+        layout = action_layout(rules)
         self.square_cells: torch.Tensor
-        self.board_size = board_size
+        self.board_size = board_size = layout.size
+        self.planes = planes_for(rules) if isinstance(rules, Ruleset) else PLANES
         self.num_actions = layout.num_actions
-        self.hops_per_square = 4 * layout.distances
+        self.hops_per_square = layout.directions * layout.distances
         c = config.channels
-        self.stem = nn.Sequential(_conv(PLANES, c, config.norm), nn.ReLU())
+        self.stem = nn.Sequential(_conv(self.planes, c, config.norm), nn.ReLU())
         self.blocks = nn.Sequential(*(ResidualBlock(c, config.norm) for _ in range(config.blocks)))
         self.policy = nn.Conv2d(c, self.hops_per_square, 1)
         self.value_conv = nn.Sequential(_conv(c, 2, config.norm, kernel=1), nn.ReLU())
@@ -113,16 +123,16 @@ class DraughtsNet(nn.Module):
     def forward(
         self, obs: torch.Tensor, mask: torch.Tensor | None = None
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """Returns (policy logits (B, A), value (B,)) of observations (B, 8, N, N).
+        """Returns (policy logits (B, A), value (B,)) of observations (B, P, N, N).
 
         Args:
             obs: observation planes, any real dtype (cast to the network's).
             mask: legal actions (B, A), any dtype, nonzero = legal; illegal logits become
                 :data:`MASKED_LOGIT`. None leaves the logits unmasked.
         """
-        n = self.board_size
-        if obs.dim() != 4 or obs.shape[1:] != (PLANES, n, n):
-            raise ValueError(f"obs must have shape (B, {PLANES}, {n}, {n}), not {tuple(obs.shape)}")
+        p, n = self.planes, self.board_size
+        if obs.dim() != 4 or obs.shape[1:] != (p, n, n):
+            raise ValueError(f"obs must have shape (B, {p}, {n}, {n}), not {tuple(obs.shape)}")
         x = obs.to(self.policy.weight.dtype).contiguous(memory_format=torch.channels_last)
         x = self.blocks(self.stem(x))
         logits = self._policy_logits(x)
@@ -132,8 +142,8 @@ class DraughtsNet(nn.Module):
         return logits, value
 
     def _policy_logits(self, x: torch.Tensor) -> torch.Tensor:
-        planes = self.policy(x).flatten(2)  # (B, 4*(N-1), N*N)
-        per_square = planes[:, :, self.square_cells]  # (B, 4*(N-1), S)
+        planes = self.policy(x).flatten(2)  # (B, D*(N-1), N*N)
+        per_square = planes[:, :, self.square_cells]  # (B, D*(N-1), S)
         return per_square.transpose(1, 2).reshape(x.shape[0], self.num_actions)
 
 
@@ -147,4 +157,4 @@ def build_network(config: Config) -> nn.Module:
 
         c = config.nnue
         return EvalNet.for_rules(rules, c.hidden, c.hidden2, config.train.seed, c.start == "zero")
-    return DraughtsNet(config.network, rules.board_size)
+    return DraughtsNet(config.network, rules)

@@ -7,6 +7,9 @@ Each iteration:
    (:mod:`damas_agents.players.alphabeta`) to ``nnue.depth`` plies (captures searched on) with the
    current network as its evaluation. A whole game runs in one compiled call: the rules,
    counters and endings are the turn kernels' (:mod:`damas_env.turn`), the moves the search's.
+   The root moves are the game's (``game_moves``, with its counters: the Frisian king move
+   limit holds); below the root the search ignores that limit
+   (:mod:`damas_agents.players.alphabeta`).
    Every position where the side to move has no capture (the positions the network is
    asked about at the leaves) is kept with its search score. ``nnue.workers`` processes play
    in parallel.
@@ -119,7 +122,8 @@ def play_game(s, tt, starts, scratch, ws, t, root, order, scores, depth, max_pli
     rows, nodes = 0, 0
     while turn.result_of(s, 0) == K.ONGOING and turn.ply_of(s, 0) < max_plies:
         board, side = s.board[0], turn.side_of(s, 0)
-        n = K.generate_moves(board, side, t.ray, t.rules, root, np.bool_(True), ws)
+        counters = s.st[0, turn.T_COUNTERS : turn.T_COUNTERS + K.G_LEN]
+        n = K.game_moves(board, side, counters, t.ray, t.rules, root, np.bool_(True), ws)
         if n <= 0 or n > root.shape[0]:
             break
         pick = 0

@@ -59,7 +59,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from damas_env.encoding import PLANES
+from damas_env.encoding import planes_for
+from damas_env.rules import Ruleset
 from damas_env.vector import DraughtsBatchEnv
 
 from ..players.classic import GreedyAgent
@@ -278,15 +279,16 @@ class OpponentPool:
     """Frozen past selves of the network, by id, at most `capacity` (the oldest leaves first).
 
     A snapshot that leaves the pool stays available under its id (:meth:`net`) until
-    :meth:`forget` is told no game uses it any more.
+    :meth:`forget` is told no game uses it any more. ``config`` and ``rules`` build the
+    snapshots' networks (:class:`~damas_agents.training.network.DraughtsNet`'s arguments).
     """
 
     def __init__(
-        self, capacity: int, config: NetworkConfig, board_size: int, device: torch.device
+        self, capacity: int, config: NetworkConfig, rules: Ruleset | int, device: torch.device
     ) -> None:
         self.capacity = capacity
         self.config = config
-        self.board_size = board_size
+        self.rules = rules
         self.device = device
         self.ids: list[int] = []
         self.next_id = 0
@@ -331,7 +333,7 @@ class OpponentPool:
         ids = [int(s) for s in state["ids"]]
         for sid, weights in zip(ids, state["weights"], strict=True):
             if sid not in self._nets:
-                net = DraughtsNet(self.config, self.board_size).to(self.device)
+                net = DraughtsNet(self.config, self.rules).to(self.device)
                 net.load_state_dict(weights)
                 self._nets[sid] = net.eval().requires_grad_(False)
         self.ids = ids
@@ -343,7 +345,7 @@ class OpponentPool:
         self.ids = [int(s) for s in state["ids"]]
         self.next_id = int(state["next_id"])
         for sid, weights in zip(self.ids, state["weights"], strict=True):
-            net = DraughtsNet(self.config, self.board_size).to(self.device)
+            net = DraughtsNet(self.config, self.rules).to(self.device)
             net.load_state_dict(weights)
             self._nets[sid] = net.eval().requires_grad_(False)
 
@@ -379,10 +381,9 @@ class PPOTrainer:
         self.rules = config.env.ruleset()
         seed = config.train.seed
         self.rng, self.device, self.network, self.optimizer = make_learner(config)
-        n = self.rules.board_size
         self.iteration = 0
         self.snapshot_every = config.ppo.snapshot_every
-        self.pool = OpponentPool(config.ppo.pool_size, config.network, n, self.device)
+        self.pool = OpponentPool(config.ppo.pool_size, config.network, self.rules, self.device)
         e = config.env
         self.env = DraughtsBatchEnv(
             e.num_envs,
@@ -453,7 +454,7 @@ class PPOTrainer:
         ppo, env, device = self.config.ppo, self.env, self.device
         steps, games, n = ppo.rollout_steps, self.num_envs, self.rules.board_size
         self.network.eval()
-        obs_buf = torch.zeros((steps, games, PLANES, n, n), device=device)
+        obs_buf = torch.zeros((steps, games, planes_for(self.rules), n, n), device=device)
         mask_buf = torch.zeros((steps, games, self.num_actions), dtype=torch.bool, device=device)
         actions = np.zeros((steps, games), np.int64)
         logprobs = np.zeros((steps, games), np.float32)

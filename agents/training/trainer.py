@@ -156,7 +156,7 @@ def check_device(config: Config) -> None:
 
 def make_learner(config: Config) -> Learner:
     """Seeds torch with ``train.seed`` and returns the run's numpy generator (same seed), the
-    device, a fresh network for the ruleset's board (eval mode) and its AdamW optimiser.
+    device, a fresh network for the ruleset (eval mode) and its AdamW optimiser.
 
     Raises:
         ConfigError: the config asks for CUDA and there is none.
@@ -164,7 +164,7 @@ def make_learner(config: Config) -> Learner:
     check_device(config)
     torch.manual_seed(config.train.seed)
     device = device_from(config.network)
-    network = DraughtsNet(config.network, config.env.ruleset().board_size).to(device).eval()
+    network = DraughtsNet(config.network, config.env.ruleset()).to(device).eval()
     optimizer = torch.optim.AdamW(
         network.parameters(), lr=config.train.lr, weight_decay=config.train.weight_decay
     )

@@ -1,0 +1,282 @@
+"""The rest of the draughts family (commit 008fbd8) under the envs and the agents: PettingZoo's
+API test, the batch env against the game record, the arena's agents, the network and the
+trainers, and the king move limit at the root of every search."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+from helpers import tiny_config
+from pettingzoo.test import api_test
+
+from damas_agents.arena import play_match
+from damas_agents.players.base import MoveAgent, allowed_moves, play_hop
+from damas_agents.players.classic import AlphaBetaAgent, GreedyAgent, RandomAgent
+from damas_agents.players.learned import NetworkAgent
+from damas_agents.players.tree import MCTSAgent
+from damas_agents.training.alphazero import AlphaZeroTrainer
+from damas_agents.training.config import NetworkConfig
+from damas_agents.training.network import DraughtsNet
+from damas_agents.training.nnue import NNUETrainer
+from damas_agents.training.ppo import PPOTrainer
+from damas_env import Move, Position, draughts_v0
+from damas_env.encoding import action_layout, actions_to_move, move_to_actions, planes_for
+from damas_env.ending import Reason
+from damas_env.game import Game
+from damas_env.rules import get_ruleset
+from damas_env.vector import DraughtsBatchEnv
+
+#: The rulesets that commit added: orthogonal lines (Frisian, Frysk!, Turkish), all 64
+#: squares (Turkish), the mirrored board (Italian, Spanish, Portuguese), capture ranks, men
+#: that may not take kings, Thai landing, the king move limit, first king wins.
+FAMILY = [
+    "frisian",
+    "frysk",
+    "italian",
+    "turkish",
+    "breakthrough",
+    "spanish",
+    "portuguese",
+    "czech",
+    "thai",
+]
+
+TINY = NetworkConfig(channels=8, blocks=1, value_hidden=16, device="cpu")
+
+#: A Frisian game whose White king has made three non-capturing moves in a row (art. 10): it
+#: may not make a fourth while White has men, though the position alone allows it 9 moves.
+TIRED_FEN = "W:WK28,46,47:B1,2,3"
+TIRED_MOVES = ("28-41", "1-7", "41-32", "7-12", "32-16", "2-8")
+TIRED_LEGAL = ["46-41", "47-41", "47-42"]
+
+
+# --- The envs -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("variant", FAMILY)
+def test_pettingzoo_api_test(variant: str) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # PettingZoo's notes on spaces and seeding
+        api_test(draughts_v0.env(variant=variant), num_cycles=300)
+
+
+def first_hops(game: Game) -> set[int]:
+    """Returns the first hop of each of the game's legal moves (the mask at a turn's start)."""
+    return {move_to_actions(m, game.turn, game.rules)[0] for m in game.legal_moves()}
+
+
+def replay_random_games(variant: str, games: int, fen: str | None = None) -> dict[str, int]:
+    """Plays random games of a batch env to their end, each replayed in a Game: the mask at
+    the start of every turn must be the first hops of the game's legal moves (the king move
+    limit included), every move legal in the game, and each game must end as the Game says.
+    Returns the games ended, the turns checked and the turns where the game allowed fewer
+    moves than the position (a tired king)."""
+    rules = get_ruleset(variant)
+    env = DraughtsBatchEnv(
+        games, variant=variant, seed=7, num_threads=1, fens=None if fen is None else [fen]
+    )
+    _, masks, to_play = env.reset()
+    records = [Game(rules, fen) for _ in range(games)]
+    hops: list[list[int]] = [[] for _ in range(games)]
+    counts = {"ended": 0, "turns": 0, "limited": 0}
+    for _ in range(20_000):
+        for g, record in enumerate(records):
+            if not hops[g]:
+                assert set(np.flatnonzero(masks[g]).tolist()) == first_hops(record)
+                counts["turns"] += 1
+                counts["limited"] += len(record.legal_moves()) < len(record.position.legal_moves())
+        actions = env.random_actions().copy()
+        before = to_play.copy()
+        _, masks, to_play, _, terminated, truncated, info = env.step(actions)
+        for g in range(games):
+            hops[g].append(int(actions[g]))
+            done = bool(terminated[g] or truncated[g])
+            if not done and to_play[g] == before[g]:
+                continue  # a capture goes on
+            records[g].push(actions_to_move(hops[g], records[g].position))
+            hops[g] = []
+            if done:
+                outcome = records[g].outcome()
+                assert outcome is not None and outcome.reason is Reason(info["final_reason"][g])
+                records[g] = Game(rules, fen)
+                counts["ended"] += 1
+        if counts["ended"] >= games:
+            return counts
+    raise AssertionError(f"{variant}: {counts['ended']} of {games} games ended in 20,000 steps")
+
+
+@pytest.mark.parametrize("variant", FAMILY)
+def test_batch_env_plays_random_games_to_the_end_as_the_game_record_does(variant: str) -> None:
+    assert replay_random_games(variant, games=4)["turns"] > 100
+
+
+@pytest.mark.parametrize("variant", ["frisian", "frysk"])
+def test_batch_env_masks_follow_the_king_move_limit(variant: str) -> None:
+    """From a king and two men against men, random play often moves the king three times
+    in a row: the masks then leave its moves out, as the Game does."""
+    assert replay_random_games(variant, games=8, fen=TIRED_FEN)["limited"] > 0
+
+
+# --- The agents -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("variant", FAMILY)
+def test_alphabeta_and_random_play_through_the_arena(variant: str) -> None:
+    match = play_match(
+        "alphabeta:depth=2", "random", variant, games=2, seed=0, max_plies=60, progress=False
+    )
+    assert match.games == 2
+    assert all(r.reason != "illegal_action" for r in match.records)
+    assert all(r.plies > 4 for r in match.records)
+
+
+@pytest.mark.parametrize("variant", ["frisian", "turkish", "breakthrough"])
+def test_mcts_plays_through_the_arena(variant: str) -> None:
+    match = play_match(
+        "mcts:sims=16", "random", variant, games=1, seed=0, max_plies=30, progress=False
+    )
+    assert match.games == 1 and match.records[0].reason != "illegal_action"
+
+
+def test_alphabeta_sees_that_the_first_king_wins() -> None:
+    """Breakthrough: a man one step from the far row crowns and wins at once; the search
+    scores that as a won game, not as a king's worth of material."""
+    position = Position.from_fen("W:W7,46:B3,40", "breakthrough")
+    result = AlphaBetaAgent(depth=3, seed=0).search(position)
+    assert result.move.crowns and result.mate_in == 1
+
+
+def tired_king_env() -> tuple[Any, Game]:
+    """Returns a Frisian env and its Game after TIRED_MOVES (White to move, king tired)."""
+    env = draughts_v0.raw_env("frisian")
+    env.reset(options={"fen": TIRED_FEN})
+    game = Game("frisian", TIRED_FEN)
+    for text in TIRED_MOVES:
+        move = game.position.find_move(text)
+        for action in move_to_actions(move, game.turn, game.rules):
+            env.step(action)
+        game.push(move)
+    return env, game
+
+
+def test_allowed_moves_are_the_games_moves_under_the_king_move_limit() -> None:
+    env, game = tired_king_env()
+    observation, position = env.observe(env.agent_selection), env.position
+    assert sorted(str(m) for m in game.legal_moves()) == TIRED_LEGAL
+    assert len(position.legal_moves()) == 12  # the position alone lets the king go on
+    assert sorted(str(m) for m in allowed_moves(position, observation)) == TIRED_LEGAL
+    assert len(allowed_moves(position, {})) == 12  # no mask, no history
+    # What makes the test bite: from the position alone the search would move the king.
+    assert AlphaBetaAgent(depth=2, seed=0).choose(position).origin == 15
+
+
+def tiny_network_agent(simulations: int) -> NetworkAgent:
+    torch.manual_seed(0)
+    rules = get_ruleset("frisian")
+    return NetworkAgent(DraughtsNet(TINY, rules).eval(), rules, simulations=simulations, seed=0)
+
+
+class PositionOnly(MoveAgent):
+    """A MoveAgent that thinks on positions alone (as an external engine): it moves the king."""
+
+    name = "position-only"
+
+    def choose(self, position: Position) -> Move:
+        return next(m for m in position.legal_moves() if abs(int(position.board[m.origin])) == 2)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: AlphaBetaAgent(depth=3, seed=0),
+        lambda: GreedyAgent(seed=0),
+        lambda: RandomAgent(seed=0),
+        lambda: MCTSAgent(sims=40, seed=0),
+        lambda: tiny_network_agent(0),
+        lambda: tiny_network_agent(8),
+        PositionOnly,
+    ],
+    ids=["alphabeta", "greedy", "random", "mcts", "network", "network-puct", "position-only"],
+)
+def test_every_agent_plays_a_move_the_game_allows(make: Any) -> None:
+    env, game = tired_king_env()
+    agent = make()
+    agent.reset()
+    action = play_hop(agent, env)
+    assert env.observe(env.agent_selection)["action_mask"][action] == 1
+    assert str(actions_to_move([action], game.position)) in TIRED_LEGAL
+
+
+# --- The network and the trainers -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("variant", ["frisian", "turkish"])
+def test_network_maps_the_rulesets_planes_and_actions(variant: str) -> None:
+    rules = get_ruleset(variant)
+    layout = action_layout(rules)
+    env = DraughtsBatchEnv(3, variant=variant, seed=1, num_threads=1, opening_plies=4)
+    obs, masks, _ = env.reset()
+    assert obs.shape[1] == planes_for(rules) and masks.shape[1] == layout.num_actions
+    net = DraughtsNet(TINY, rules).eval()
+    with torch.no_grad():
+        logits, value = net(torch.from_numpy(obs), torch.from_numpy(masks))
+    assert logits.shape == (3, layout.num_actions) and value.shape == (3,)
+    assert np.all(torch.softmax(logits, 1).numpy()[masks == 0] == 0)
+    # The policy head reads action (origin, direction, distance) at the origin's cell.
+    size, hops = rules.board_size, layout.directions * layout.distances
+    head = DraughtsNet(NetworkConfig(channels=hops, blocks=0), rules)
+    with torch.no_grad():
+        head.policy.weight.copy_(torch.eye(hops).reshape(hops, hops, 1, 1))
+        head.policy.bias.zero_()
+    x = torch.randn(2, hops, size, size)
+    head_logits = head._policy_logits(x)
+    for action in np.linspace(0, layout.num_actions - 1, 37).astype(int):
+        origin, direction, distance = layout.decode(int(action))
+        channel = direction * layout.distances + distance - 1
+        cell = x[:, channel, layout.row[origin], layout.col[origin]]
+        assert torch.equal(head_logits[:, action], cell)
+
+
+def test_a_board_size_still_means_the_first_layout() -> None:
+    """Networks built from a board size (every checkpoint before the family) keep their
+    shapes: 8 planes, 4 directions, the dark squares."""
+    net = DraughtsNet(TINY, 10)
+    assert net.planes == 8 and net.num_actions == 1800 and net.hops_per_square == 36
+    assert net.num_actions == DraughtsNet(TINY, get_ruleset("international")).num_actions
+
+
+@pytest.mark.parametrize("variant", ["frisian", "turkish"])
+def test_alphazero_iterates(variant: str) -> None:
+    trainer = AlphaZeroTrainer(tiny_config(env={"variant": variant, "max_plies": 16}))
+    metrics = trainer.step()
+    assert trainer.iteration == 1 and metrics["positions"] > 0
+    r = trainer.replay
+    assert r.obs.shape[1:] == (planes_for(trainer.rules), *(2 * (trainer.rules.board_size,)))
+    assert np.all(r.policies[: r.size][~r.masks[: r.size]] == 0)
+
+
+@pytest.mark.parametrize("variant", ["frisian", "turkish"])
+def test_ppo_iterates(variant: str) -> None:
+    config = tiny_config(
+        algorithm="ppo",
+        env={"variant": variant, "max_plies": 12, "num_envs": 4},
+        ppo={"rollout_steps": 8, "num_minibatches": 1, "update_epochs": 1},
+    )
+    trainer = PPOTrainer(config)
+    metrics = trainer.step()
+    assert trainer.iteration == 1
+    assert all(np.isfinite(v) for v in metrics.values())
+
+
+@pytest.mark.parametrize("variant", ["frisian", "turkish"])
+def test_nnue_iterates(variant: str) -> None:
+    nnue = {"hidden": 8, "hidden2": 4, "depth": 2, "games_per_iteration": 2, "workers": 1}
+    config = tiny_config(algorithm="nnue", env={"variant": variant, "max_plies": 30}, nnue=nnue)
+    trainer = NNUETrainer(config)
+    metrics = trainer.step()
+    assert metrics["games"] == 2 and metrics["positions"] > 0
+    assert all(np.isfinite(v) for v in metrics.values())
