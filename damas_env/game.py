@@ -177,6 +177,14 @@ class Game:
         if self.is_over:
             raise IllegalMoveError(f"the game is over ({self.outcome()}); no move can be played")
         legal = self.position.find_move(move)
+        if self.rules.king_move_limit and not legal.captures:
+            tired = K.tired_king(self.board, int(self.turn), self.counters, self.engine.rule_array)
+            if legal.origin == tired:
+                raise IllegalMoveError(
+                    f"{legal} is not legal in this game: the king on {legal.origin + 1} has made "
+                    f"{self.rules.king_move_limit} non-capturing moves in a row while its side "
+                    "has men (king_move_limit); move another piece"
+                )
         turn = self._turn
         slot = (self.ply + 1) % turn.hist.size  # the ring slot this move's hash takes
         undo = _Undo(turn.st.copy(), turn.hist[slot], turn.last.copy())

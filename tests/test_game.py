@@ -209,3 +209,19 @@ def test_game_and_env_agree_at_every_ply(rules: object) -> None:
             winner = info["winner"]  # an index into possible_agents, -1 for a draw
             colour = None if winner < 0 else env.colour_of(env.possible_agents[winner])
             assert colour == outcome.winner
+
+
+def test_push_refuses_a_tired_kings_fourth_step_and_changes_nothing() -> None:
+    """Frisian rules art. 10: three non-capturing moves in a row with one king while men
+    remain; the fourth is refused as illegal (not as a turn-state failure), and the game is
+    left as it was."""
+    game = Game("frisian", "W:WK28,46,47:B1,2,3")
+    for move in ("28-41", "1-7", "41-32", "7-12", "32-16", "2-8"):
+        game.push(move)
+    before = (game.board.copy(), game.counters.copy(), game.ply)
+    with pytest.raises(IllegalMoveError, match="king_move_limit"):
+        game.push("16-27")
+    assert (game.board == before[0]).all() and (game.counters == before[1]).all()
+    assert game.ply == before[2]
+    assert all(m.origin != 15 for m in game.legal_moves())
+    assert any(m.origin == 15 for m in game.position.legal_moves())  # the pieces alone allow it

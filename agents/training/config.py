@@ -863,6 +863,11 @@ def apply_overrides(config: Config, overrides: list[str]) -> Config:
 # --- Checkpoint compatibility ---------------------------------------------------------------
 
 
+#: Every rule switch at its default, as a fingerprint holds them (checkpoints saved before a
+#: switch existed were trained under its default, which keeps the older rules).
+_SWITCH_DEFAULTS = Ruleset().to_dict()
+
+
 def fingerprint_mismatches(saved: dict[str, Any], current: dict[str, Any]) -> list[str]:
     """Returns one line per difference between two :meth:`Config.fingerprint` values.
 
@@ -873,6 +878,8 @@ def fingerprint_mismatches(saved: dict[str, Any], current: dict[str, Any]) -> li
     lines = []
     for section in sorted(set(saved) | set(current)):
         a, b = saved.get(section, {}), current.get(section, {})
+        if section == "rules":  # a checkpoint older than a switch has the switch's default
+            a = {**_SWITCH_DEFAULTS, **a}
         for key in sorted(set(a) | set(b)):
             if section == "rules" and key == "name":  # a label: the switches decide
                 continue
