@@ -20,18 +20,21 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Iterable
 
 import numpy as np
 import pytest
 from helpers import VARIANTS as BUILT_IN
 
 from damas_agents.players.peers import OpenSpielCheckersPeer, PydraughtsPeer
-from damas_env import Position
+from damas_env import Move, Position
 
 pytest.importorskip("draughts")
 
-#: The built-in variants pydraughts plays: all but pool and canadian.
-VARIANTS = [v for v in BUILT_IN if v not in ("pool", "canadian")]
+#: The variants compared here, position by position without a game's history. pydraughts
+#: also plays Frisian, Frysk!, Italian, Turkish, Breakthrough and Antidraughts:
+#: ``test_differential_family.py`` compares those, through games.
+VARIANTS = [v for v in BUILT_IN if v in ("international", "english", "brazilian", "russian")]
 
 #: Positions compared in this process, by "peer variant"; printed by conftest.py.
 COMPARED: Counter[str] = Counter()
@@ -44,10 +47,17 @@ def assert_same_moves(pos: Position, peer_moves: set, peer: str) -> None:
 
 
 def our_moves(pos: Position) -> set[tuple[int, int, frozenset[int]]]:
-    return {
-        (m.origin + 1, m.destination + 1, frozenset(c + 1 for c in m.captures))
-        for m in pos.legal_moves()
-    }
+    return pdn_keys(pos.legal_moves())
+
+
+def pdn_keys(moves: Iterable[Move]) -> set[tuple[int, int, frozenset[int]]]:
+    """Returns the (origin, destination, captured set) of each move, in PDN numbers."""
+    return {(m.origin + 1, m.destination + 1, frozenset(c + 1 for c in m.captures)) for m in moves}
+
+
+def ordered(moves: Iterable[tuple[int, int, frozenset[int]]]) -> list:
+    """Returns moves in a fixed order (frozensets have none of their own), for seeded choices."""
+    return sorted(moves, key=lambda m: (m[0], m[1], sorted(m[2])))
 
 
 def play(pos: Position, move: tuple[int, int, frozenset[int]]) -> Position:
@@ -59,7 +69,7 @@ def play(pos: Position, move: tuple[int, int, frozenset[int]]) -> Position:
 def random_placement(variant: str, rng: random.Random) -> Position:
     """Returns a random legal-looking position: men off their crowning row, kings anywhere."""
     pos = Position.start(variant)
-    squares, half = pos.rules.squares, pos.rules.board_size // 2
+    squares, half = pos.rules.squares, pos.rules.squares_per_row
     board = np.zeros(squares, dtype=np.int8)
     for sq in rng.sample(range(squares), rng.randint(3, 14)):
         sign = rng.choice((1, -1))
@@ -79,7 +89,7 @@ def _compare_game(variant: str, seed: int, plies: int) -> int:
         compared += 1
         if not ours:
             break
-        move = rng.choice(sorted(ours, key=lambda m: (m[0], m[1], sorted(m[2]))))
+        move = rng.choice(ordered(ours))
         pos = play(pos, move)
         peer.play(move)
     return compared
@@ -126,7 +136,7 @@ def _compare_openspiel(seed: int) -> int:
         assert_same_moves(pos, peer.moves(), "openspiel")
         assert pos.fen() == Position.from_fen(peer.fen(), "english").fen()
         compared += 1
-        move = rng.choice(sorted(ours, key=lambda m: (m[0], m[1], sorted(m[2]))))
+        move = rng.choice(ordered(ours))
         pos = play(pos, move)
         peer.play(move)
     return compared

@@ -98,6 +98,46 @@ def test_pydraughts_white_first_8x8_start_moves(variant: str) -> None:
 
 
 @pytest.mark.usefixtures("pydraughts")
+def test_pydraughts_italian_start_moves() -> None:
+    """Checks Italian numbering: the top-left corner is dark, so 21 has two squares ahead."""
+    assert PydraughtsPeer("italian").moves() == {
+        (21, 17, NONE),
+        (21, 18, NONE),
+        (22, 18, NONE),
+        (22, 19, NONE),
+        (23, 19, NONE),
+        (23, 20, NONE),
+        (24, 20, NONE),
+    }
+
+
+@pytest.mark.usefixtures("pydraughts")
+def test_pydraughts_turkish_start_moves() -> None:
+    """Checks Turkish numbering (all 64 squares): the men on 41-48 step up a row."""
+    assert PydraughtsPeer("turkish").moves() == {(sq, sq - 8, NONE) for sq in range(41, 49)}
+
+
+@pytest.mark.usefixtures("pydraughts")
+@pytest.mark.parametrize(
+    ("variant", "fen", "expected"),
+    [
+        # Row 5 starts on a light square on the mirrored board: 21 is b3, with a4 and c4 ahead.
+        ("italian", "W:W21:B12", {(21, 17, NONE), (21, 18, NONE)}),
+        ("italian", "W:W24:B12", {(24, 20, NONE)}),
+        # Turkish men step up or sideways: a2 (49) goes to a3 (41) or b2 (50).
+        ("turkish", "W:W49:B8", {(49, 41, NONE), (49, 50, NONE)}),
+        ("turkish", "B:W49:B8", {(8, 16, NONE), (8, 7, NONE)}),
+        ("frysk", "W:W46:B5", {(46, 41, NONE)}),
+    ],
+)
+def test_pydraughts_numbering_by_coordinates(
+    variant: str, fen: str, expected: set[PeerMove]
+) -> None:
+    """Checks that pydraughts' squares map to ours by board coordinates, away from the start."""
+    assert PydraughtsPeer(variant, fen).moves() == expected
+
+
+@pytest.mark.usefixtures("pydraughts")
 @pytest.mark.parametrize(
     ("variant", "expected"),
     [
@@ -105,6 +145,12 @@ def test_pydraughts_white_first_8x8_start_moves(variant: str) -> None:
             "international",
             "W:W" + ",".join(map(str, range(31, 51))) + ":B" + ",".join(map(str, range(1, 21))),
         ),
+        ("frisian", "W:W31-50:B1-20"),
+        ("frysk", "W:W46-50:B1-5"),
+        ("italian", "W:W21-32:B1-12"),
+        ("turkish", "W:W41-56:B9-24"),
+        ("breakthrough", "W:W31-50:B1-20"),
+        ("international_giveaway", "W:W31-50:B1-20"),
         ("english", "B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12"),
         ("brazilian", "W:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12"),
         ("russian", "W:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12"),
@@ -205,6 +251,9 @@ def test_pydraughts_majority_capture_rule(variant: str, expected: set[PeerMove])
         ("international", "W:WK3,31-35:B16,K46", "W:WK3,31,32,33,34,35:B16,K46"),
         ("russian", "B:WK26,29:B14,15,K22,23", "B:WK26,29:B14,15,K22,23"),
         ("brazilian", "W:WK4,21:BK29,12", "W:WK4,21:B12,K29"),
+        ("italian", "W:WK4,21:BK29,12", "W:WK4,21:B12,K29"),
+        ("turkish", "B:WK1,49,K64:B8,K57", "B:WK1,49,K64:B8,K57"),
+        ("frisian", "W:WK3,31-35:B16,K46", "W:WK3,31,32,33,34,35:B16,K46"),
     ],
 )
 def test_pydraughts_fen_round_trip(variant: str, fen: str, expected: str) -> None:
@@ -253,7 +302,7 @@ def test_pydraughts_play_and_perft_leave_state_consistent() -> None:
 def test_pydraughts_rejects_unknown_variant_and_bad_fen() -> None:
     """Checks that unknown variants and malformed FENs raise ValueError."""
     with pytest.raises(ValueError, match="unknown variant"):
-        PydraughtsPeer("frisian")
+        PydraughtsPeer("spanish")  # a variant of ours that pydraughts does not play
     with pytest.raises(ValueError, match="W or B to move"):
         PydraughtsPeer("english", "X:W1:B2")
     with pytest.raises(ValueError, match="not on the board"):

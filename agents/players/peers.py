@@ -4,16 +4,19 @@ and the OpenSpiel board behind the `openspiel-mcts` agent.
 Two peers are provided:
 
 * :class:`PydraughtsPeer` wraps `pydraughts <https://pypi.org/project/pydraughts/>`_ for
-  International (10x10), English, Brazilian and Russian draughts, from any position.
+  International (10x10), English, Brazilian, Russian, Frisian, Frysk!, Italian and Turkish
+  draughts, Breakthrough and Antidraughts (our ``international_giveaway``), from any position.
 * :class:`OpenSpielCheckersPeer` wraps OpenSpiel's ``checkers`` game (English checkers), from the
   initial position only.
 
 Both speak the conventions of ``damas_env``:
 
-* Squares are PDN square numbers (1-based). The board is seen with White at the bottom and the
-  dark squares are numbered left to right, top to bottom; square 1 is on the top row, second
-  column, so the bottom-left corner (46 on 10x10, 29 on 8x8) is dark. White starts on the high
-  numbers, Black on the low numbers.
+* Squares are PDN square numbers (1-based): the variant's playable squares (see
+  :mod:`damas_env.geometry`) numbered left to right, top to bottom, with White at the bottom.
+  On the dark-square boards square 1 is on the top row, second column, so the bottom-left
+  corner (46 on 10x10, 29 on 8x8) is dark; Italian plays the other dark squares (square 1 in
+  the top-left corner) and Turkish all 64 squares. White starts on the high numbers, Black on
+  the low numbers.
 * A complete move is ``(origin, destination, frozenset(captured squares))``. Capture routes that
   share all three fields are merged into one move.
 * Positions are PDN FEN strings such as ``W:W31-50:B1-20`` or ``B:W18,24,K27:B12,16``.
@@ -26,32 +29,58 @@ from __future__ import annotations
 
 import importlib
 import re
+from dataclasses import dataclass
+from functools import cache
 from types import ModuleType
 from typing import Any
 
 import numpy as np
 
 from damas_env.engine import Colour
+from damas_env.geometry import Geometry, geometry
 from damas_env.notation import format_fen, parse_fen
+from damas_env.rules import get_ruleset
 
 PeerMove = tuple[int, int, frozenset[int]]
 """A complete move: origin square, destination square, and the set of captured squares."""
 
-_PYDRAUGHTS_VARIANTS: dict[str, str] = {
-    "international": "standard",
-    "english": "english",
-    "brazilian": "brazilian",
-    "russian": "russian",
-}
-"""Maps our variant names to pydraughts' variant names."""
 
-_BOARD_SIZE: dict[str, int] = {
-    "international": 10,
-    "english": 8,
-    "brazilian": 8,
-    "russian": 8,
+@dataclass(frozen=True)
+class _PdVariant:
+    """How pydraughts names one of our variants and numbers its squares."""
+
+    name: str
+    """pydraughts' name of the variant."""
+
+    top_left_dark: bool = False
+    """pydraughts plays the dark squares with a dark top-left corner (Italian: its
+    ``bottom_left_square_isnt_playable``); otherwise the top-left corner is light."""
+
+    all_squares: bool = False
+    """pydraughts plays all 64 squares (Turkish: its ``half_of_the_squares_are_playable`` off)."""
+
+    from_bottom: bool = False
+    """pydraughts numbers the rows from White's side (a1 = 1), as it does for Russian, Brazilian
+    and Turkish; otherwise from the top, as PDN does."""
+
+
+_PYDRAUGHTS_VARIANTS: dict[str, _PdVariant] = {
+    "international": _PdVariant("standard"),
+    # pydraughts turns the English board and swaps the colours, so its numbers are PDN's.
+    "english": _PdVariant("english"),
+    "brazilian": _PdVariant("brazilian", from_bottom=True),
+    "russian": _PdVariant("russian", from_bottom=True),
+    "frisian": _PdVariant("frisian"),
+    "frysk": _PdVariant("frysk!"),
+    "italian": _PdVariant("italian", top_left_dark=True),
+    "turkish": _PdVariant("turkish", all_squares=True, from_bottom=True),
+    "breakthrough": _PdVariant("breakthrough"),
+    "international_giveaway": _PdVariant("antidraughts"),
 }
-"""Board size of each variant."""
+"""Maps our variant names to pydraughts' names and square numbering."""
+
+PYDRAUGHTS_VARIANTS: tuple[str, ...] = tuple(_PYDRAUGHTS_VARIANTS)
+"""Our names of the variants :class:`PydraughtsPeer` plays."""
 
 _OS_SIZE = 8
 """OpenSpiel's checkers board size (rows and columns)."""
@@ -86,54 +115,28 @@ def _require(module: str, package: str, user: str) -> ModuleType:
 # ---------------------------------------------------------------------------------------------
 
 
-_ALGEBRAIC = re.compile(r"([a-h])([1-8])(?!\d)")
-
-
-def _algebraic_to_pdn(fen: str) -> str:
-    """Rewrites the algebraic squares (``c3``) of an 8x8 FEN as PDN numbers.
-
-    pydraughts writes Russian and Brazilian FENs with algebraic squares, a1 at White's
-    bottom-left; PDN numbers run from the top-left: a1 is 29 and h8 is 4.
-    """
-
-    def number(m: re.Match[str]) -> str:
-        column, row_from_top = ord(m[1]) - ord("a"), 8 - int(m[2])
-        return str(row_from_top * 4 + column // 2 + 1)
-
-    return _ALGEBRAIC.sub(number, fen)
-
-
-def _pieces(fen: str, board_size: int) -> tuple[str, dict[int, bool], dict[int, bool]]:
+def _pieces(fen: str, board: int | Geometry) -> tuple[str, dict[int, bool], dict[int, bool]]:
     """Returns (side, white, black) of a PDN FEN: each colour maps PDN squares to is-king."""
-    board, turn = parse_fen(fen, board_size)
-    white = {sq + 1: code == 2 for sq, code in enumerate(board) if code > 0}
-    black = {sq + 1: code == -2 for sq, code in enumerate(board) if code < 0}
+    squares, turn = parse_fen(fen, board)
+    white = {sq + 1: code == 2 for sq, code in enumerate(squares) if code > 0}
+    black = {sq + 1: code == -2 for sq, code in enumerate(squares) if code < 0}
     return ("W" if turn == Colour.WHITE else "B"), white, black
 
 
-def _fen(side: str, white: dict[int, bool], black: dict[int, bool], board_size: int) -> str:
-    """Returns the PDN FEN (damas_env.notation's form) of pieces given as PDN-square maps."""
-    board = np.zeros(board_size * board_size // 2, dtype=np.int8)
+def _fen(side: str, white: dict[int, bool], black: dict[int, bool], squares: int) -> str:
+    """Returns the PDN FEN (damas_env.notation's form) of pieces given as PDN-square maps.
+
+    Args:
+        side: ``"W"`` or ``"B"``.
+        white: White's pieces, PDN square to king flag.
+        black: Black's pieces, PDN square to king flag.
+        squares: Playable squares of the board (32 on 8x8, 50 on 10x10, 64 for Turkish).
+    """
+    board = np.zeros(squares, dtype=np.int8)
     for pieces, sign in ((white, 1), (black, -1)):
         for square, king in pieces.items():
             board[square - 1] = sign * (2 if king else 1)
     return format_fen(board, Colour.WHITE if side == "W" else Colour.BLACK)
-
-
-def _flip_rows_8x8(square: int) -> int:
-    """Mirrors a square number of an 8x8 board top to bottom (an involution).
-
-    pydraughts numbers Russian and Brazilian squares from a1 upwards (a1=1, c1=2, ..., h8=32);
-    flipping the rows turns that numbering into PDN numbering and back.
-
-    Args:
-        square: Square number in one numbering.
-
-    Returns:
-        The same square in the other numbering.
-    """
-    row, index = divmod(square - 1, 4)
-    return (7 - row) * 4 + index + 1
 
 
 # ---------------------------------------------------------------------------------------------
@@ -141,27 +144,81 @@ def _flip_rows_8x8(square: int) -> int:
 # ---------------------------------------------------------------------------------------------
 
 
+def _pd_coordinates(number: int, size: int, pd: _PdVariant) -> tuple[int, int]:
+    """Returns the (row, column) of a pydraughts square, row 0 at the top as White sees it.
+
+    pydraughts numbers its playable squares row by row, left to right (its ``position_layout``),
+    from the top or, for ``from_bottom`` variants, from White's side (its ``_rotate_move``
+    turns the rows over and keeps each square's place in its row). On the dark-square boards a
+    row's first square is light on rows 0, 2, ... from the top and dark on the others, the other
+    way round when the top-left corner is dark (pydraughts' ``Game.__repr__``).
+
+    Args:
+        number: pydraughts' square number (1-based).
+        size: Rows (and columns) of the board.
+        pd: How pydraughts plays the variant.
+    """
+    per_row = size if pd.all_squares else size // 2
+    row, place = divmod(number - 1, per_row)
+    if pd.from_bottom:
+        row = size - 1 - row
+    if pd.all_squares:
+        return row, place
+    light_first = (row % 2 == 0) != pd.top_left_dark
+    return row, 2 * place + int(light_first)
+
+
+@cache
+def _numbering(variant: str) -> tuple[Geometry, dict[int, int]]:
+    """Returns our board of a variant and the map from pydraughts' square numbers to our PDN
+    numbers, matched by board coordinates.
+
+    Raises:
+        ValueError: pydraughts plays a square that is not on our board (the layouts differ).
+    """
+    rules = get_ruleset(variant)
+    ours = geometry(rules.board_size, rules.board_layout)
+    pd = _PYDRAUGHTS_VARIANTS[variant]
+    to_ours = {}
+    for number in range(1, ours.squares + 1):
+        square = ours.square_at(*_pd_coordinates(number, rules.board_size, pd))
+        if square < 0:
+            raise ValueError(f"pydraughts' {variant} square {number} is not on our board")
+        to_ours[number] = square + 1
+    return ours, to_ours
+
+
+_ALGEBRAIC = re.compile(r"([a-z])([0-9]+)")
+
+
 class PydraughtsPeer:
     """Wraps a pydraughts board and exposes it in PDN numbering with complete, merged moves.
 
-    pydraughts (0.6.x) speaks PDN numbering for International and English draughts, but numbers
-    Russian and Brazilian squares from a1 (a1=1, ..., h8=32) and writes their FENs algebraically;
-    the peer converts both ways. In English draughts Black (on 1-12) moves first; in the other
-    variants White moves first.
+    pydraughts (0.6.x) numbers some boards differently from us: Russian, Brazilian and Turkish
+    squares from a1 upwards (a1=1, ..., h8=32 or 64), their FENs written algebraically; Italian
+    plays the dark squares of the mirrored board, as we do. The peer maps its squares to ours by
+    their board coordinates, both ways. In English draughts Black (on 1-12) moves first; in the
+    other variants White moves first.
 
     pydraughts can list one capture several times (once per route, sometimes with identical PDN
     strings); :meth:`moves` and :meth:`perft` merge routes with the same origin, destination and
     captured set.
 
+    pydraughts' board keeps the game's history: the Frisian king move limit (three
+    non-capturing moves in a row with one king while its side has men) applies to the moves
+    played through :meth:`play`, not to the moves before the position the peer started from.
+    Its draw rules do not empty :meth:`moves`.
+
     Attributes:
-        variant: One of ``"international"``, ``"english"``, ``"brazilian"``, ``"russian"``.
+        variant: One of :data:`PYDRAUGHTS_VARIANTS`.
     """
 
     def __init__(self, variant: str, fen: str | None = None) -> None:
         """Creates the peer at the start position of the variant or at a PDN FEN position.
 
         Args:
-            variant: ``"international"``, ``"english"``, ``"brazilian"`` or ``"russian"``.
+            variant: One of :data:`PYDRAUGHTS_VARIANTS` (our names: ``"frysk"``, not
+                pydraughts' ``"frysk!"``; ``"international_giveaway"`` for Antidraughts).
             fen: PDN FEN of the position, or ``None`` for the variant's start position.
 
         Raises:
@@ -174,22 +231,33 @@ class PydraughtsPeer:
             )
         self._draughts = _require("draughts", "pydraughts", "PydraughtsPeer")
         self.variant = variant
-        self._board_size = _BOARD_SIZE[variant]
-        self._pd_variant = _PYDRAUGHTS_VARIANTS[variant]
-        self._flip = variant in ("brazilian", "russian")
+        self._geometry, self._to_ours = _numbering(variant)
+        self._to_pd = {ours: pd for pd, ours in self._to_ours.items()}
+        self._pd_variant = _PYDRAUGHTS_VARIANTS[variant].name
         if fen is None:
             self._board = self._draughts.Board(self._pd_variant)
         else:
-            side, white, black = _pieces(fen, self._board_size)
+            side, white, black = _pieces(fen, self._geometry)
             self._board = self._draughts.Board(
                 self._pd_variant, self._to_pd_fen(side, white, black)
             )
 
     # -- numbering ----------------------------------------------------------------------------
 
-    def _pd_to_pdn(self, square: int) -> int:
-        """Converts a pydraughts square number of this variant to a PDN square number."""
-        return _flip_rows_8x8(square) if self._flip else square
+    def _pd_to_pdn(self, square: str | int) -> int:
+        """Converts a pydraughts square (a number, or algebraic like ``c3``) to a PDN number."""
+        algebraic = _ALGEBRAIC.fullmatch(str(square))
+        if algebraic is None:
+            return self._to_ours[int(square)]
+        column, row_from_bottom = ord(algebraic[1]) - ord("a"), int(algebraic[2])
+        size = self._geometry.size
+        return self._geometry.square_at(size - row_from_bottom, column) + 1
+
+    def _pd_pieces(self, section: str) -> dict[int, bool]:
+        """Returns one colour's pieces of a pydraughts FEN (``W32,K18`` or ``Wc3,Ka5``) as a map
+        from PDN squares to is-king."""
+        items = filter(None, section[1:].split(","))
+        return {self._pd_to_pdn(item.lstrip("K")): item.startswith("K") for item in items}
 
     def _to_pd_fen(self, side: str, white: dict[int, bool], black: dict[int, bool]) -> str:
         """Builds the FEN string that pydraughts expects for this variant.
@@ -204,11 +272,8 @@ class PydraughtsPeer:
         """
 
         def pieces(squares: dict[int, bool]) -> str:
-            out = []
-            for square, king in squares.items():
-                number = _flip_rows_8x8(square) if self._flip else square
-                out.append(f"K{number}" if king else str(number))
-            return ",".join(out)
+            items = ((self._to_pd[square], king) for square, king in squares.items())
+            return ",".join(f"K{n}" if king else str(n) for n, king in items)
 
         return f"{side}:W{pieces(white)}:B{pieces(black)}"
 
@@ -254,9 +319,10 @@ class PydraughtsPeer:
         """Returns the current position as a PDN FEN string.
 
         Returns:
-            The FEN with the side to move first, squares in increasing order and no ranges.
+            The FEN in :func:`damas_env.notation.format_fen`'s form (runs of men as ranges).
         """
-        return format_fen(*parse_fen(_algebraic_to_pdn(self._board.fen), self._board_size))
+        side, white, black = self._board.fen.split(":")
+        return _fen(side, self._pd_pieces(white), self._pd_pieces(black), self._geometry.squares)
 
     def perft(self, depth: int) -> int:
         """Counts the leaves of the legal move tree, merging duplicate routes at every node.
@@ -446,7 +512,7 @@ class OpenSpielCheckersPeer:
             for cell in range(cells):
                 if tensor[plane * cells + cell]:
                     pieces[_os_square_to_pdn(*divmod(cell, _OS_SIZE))] = king
-        return _fen(self._side, white, black, _OS_SIZE)
+        return _fen(self._side, white, black, _OS_SIZE * _OS_SIZE // 2)
 
     def perft(self, depth: int) -> int:
         """Counts the leaves of the complete-move tree, merging duplicate routes at every node.
