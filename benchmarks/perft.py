@@ -1,13 +1,15 @@
 """Perft speed: damas-env against OpenSpiel and pydraughts, on the same positions in one run.
 
-    python benchmarks/perft.py            # full run (about a minute)
+    python benchmarks/perft.py            # full run (about a minute and a half)
     python benchmarks/perft.py --quick    # smaller depths
+    python benchmarks/perft.py --family   # only the family against International
 
 Prints leaves per second for each engine and the ratios the engine issue sets as targets:
 English perft(10) against OpenSpiel's ``checkers`` driven from Python (counting complete
 moves) and against pydraughts at a depth both finish; International perft(9) wall time on
-one core. Numba compile time is measured separately, in a subprocess with an empty cache.
-Peers that are not installed are skipped with a note.
+one core; and each of the rest of the family (Frisian to Thai) against International's
+leaves per second, target within 2x. Numba compile time is measured separately, in a
+subprocess with an empty cache. Peers that are not installed are skipped with a note.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 
 from damas_env import Position
 
@@ -60,10 +63,70 @@ def peer(factory: Callable[[], object]) -> object | None:
         return None
 
 
+#: The rest of the family: (variant, perft depth, --quick depth), each a few million leaves.
+FAMILY = (
+    ("frisian", 8, 7),
+    ("frysk", 7, 6),
+    ("italian", 9, 8),
+    ("turkish", 7, 6),
+    ("breakthrough", 8, 7),
+    ("spanish", 9, 8),
+    ("portuguese", 9, 8),
+    ("czech", 9, 8),
+    ("thai", 8, 7),
+)
+#: International's depths for the comparison (full, --quick).
+FAMILY_REFERENCE = (8, 7)
+
+
+def paired(repeats: int, first: Callable[[], int], second: Callable[[], int]) -> list:
+    """Times two counts in turn `repeats` times; returns (count, fastest seconds) of each.
+
+    Other work on the machine only ever slows a run, and running the two in turn lets it slow
+    both sides of their ratio alike.
+    """
+    runs = [(timed(first), timed(second)) for _ in range(repeats)]
+    return [(runs[0][i][0], min(run[i][1] for run in runs)) for i in (0, 1)]
+
+
+def family(quick: bool) -> None:
+    """Prints each family variant's leaves per second from its start position and its ratio to
+    International's, timed in turn with it (target: each ratio at least 0.5, within 2x).
+
+    Quick runs last a tenth of a second, where a busy machine's noise is larger: they take the
+    best of more runs.
+    """
+    repeats = 5 if quick else 3
+    print(f"\nThe rest of the family, start positions, best of {repeats} each")
+    intl = Position.start("international")
+    intl.perft(2)  # load compiled kernels from the cache
+    depth = FAMILY_REFERENCE[1 if quick else 0]
+    for variant, full, short in FAMILY:
+        pos = Position.start(variant)
+        pos.perft(2)
+        d = short if quick else full
+        (ref_nodes, ref_seconds), (nodes, seconds) = paired(
+            repeats, partial(intl.perft, depth), partial(pos.perft, d)
+        )
+        reference = ref_nodes / ref_seconds
+        rate = report(variant, d, nodes, seconds)
+        verdict = "ok" if rate >= reference / 2 else "MORE THAN 2x SLOWER"
+        print(
+            f"  {'':<34} {rate / reference:5.2f}x International's {reference:,.0f} leaves/s"
+            f" (perft({depth}))  {verdict}"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="smaller depths")
+    parser.add_argument(
+        "--family", action="store_true", help="only the family against International"
+    )
     args = parser.parse_args()
+    if args.family:
+        family(args.quick)
+        return
     from damas_agents.players.peers import OpenSpielCheckersPeer, PydraughtsPeer
 
     print(f"numba compile (empty cache, import + first call): {compile_seconds():.1f} s")
@@ -113,6 +176,8 @@ def main() -> None:
         pos.perft(1)
         d -= 2 if args.quick else 0
         report(f"damas-env {variant}", d, *timed(lambda: pos.perft(d)))  # noqa: B023
+
+    family(args.quick)
 
 
 if __name__ == "__main__":

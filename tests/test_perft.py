@@ -18,6 +18,9 @@ def _cases(slow: bool) -> list:
         for depth, count in enumerate(t["counts"], 1):
             if (depth > t["fast"]) == slow:
                 marks = [pytest.mark.slow] if slow else []
+                bug = t.get("xfail")  # a known engine error from this depth on
+                if bug and depth >= bug["from"]:
+                    marks.append(pytest.mark.xfail(strict=True, reason=bug["reason"]))
                 cases.append(pytest.param(t, depth, count, id=f"{t['name']}-{depth}", marks=marks))
     return cases
 
