@@ -186,8 +186,8 @@ def _phrase(rules: Ruleset, name: str, value: Any) -> str:
     if name == "first_player":
         return f"{rules.colour_names[0 if value == 'white' else 1]} moves first"
     if name == "capture_precedence" and value == "most_pieces":
-        by_value = rules.king_capture_weight == "man_and_a_half"
-        return "value majority (a king worth 1.5 men)" if by_value else "majority capture"
+        worth = {"man_and_a_half": "1.5", "almost_two_men": "1.99"}.get(rules.king_capture_weight)
+        return f"value majority (a king worth {worth} men)" if worth else "majority capture"
     if name == "capture_tiebreaks" and value:
         return "capture priority: " + " > ".join(_TIEBREAKS.get(t, t) for t in value)
     if name == "king_move_limit" and value:

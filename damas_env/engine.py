@@ -82,7 +82,8 @@ def rules_array(rules: Ruleset) -> np.ndarray:
     lines = {"diagonal": (0, 4), "diagonal_and_orthogonal": (0, 8), "orthogonal": (4, 8)}
     r[K.R_CAP_LO], r[K.R_CAP_HI] = lines[rules.capture_directions]
     r[K.R_RANKED] = rules.capture_precedence == "most_pieces" or bool(rules.capture_tiebreaks)
-    r[K.R_KING_WEIGHT] = 3 if rules.king_capture_weight == "man_and_a_half" else 2  # halves
+    weights = {"man": 100, "man_and_a_half": 150, "almost_two_men": 199}  # hundredths
+    r[K.R_KING_WEIGHT] = weights[rules.king_capture_weight]
     codes = {"with_king": K.TB_WITH_KING, "most_kings": K.TB_MOST_KINGS}
     codes["earliest_king"] = K.TB_EARLIEST_KING
     for i, tiebreak in enumerate(rules.capture_tiebreaks):

@@ -385,29 +385,37 @@ def _capture_rank(ws, ncap, rules):
     """Returns the rank of the capture held in ws[0:ncap] under the precedence rules: the
     greater must be played (only the captures of the greatest rank are legal).
 
-    The rank is the taken pieces' count or value (FMJD art. 4; Frisian rules art. 11: a king
-    worth one and a half men, R_KING_WEIGHT halves), then one 6-bit field per tie-break in
-    order (Italian rules art. 6): taken by a king, kings taken, how early the first king fell.
+    The rank is the taken pieces' count or value in hundredths of a man (FMJD art. 4: every
+    piece 100; Frisian rules art. 11: a king R_KING_WEIGHT), then one field per tie-break in
+    order (Italian rules art. 6): taken by a king (0/1), kings taken (6 bits), and the kings'
+    places in the capture, one bit a hop, the first hop highest (32 bits: the capture that
+    meets its first king earlier wins, that being equal its next king, and so on). At most
+    13 + 6 + 6 + 32 bits.
     """
     rank = np.int64(0)
     if rules[R_MAJORITY] == 1:
         for k in range(ncap):
             code = ws[k, W_CODE]
-            rank += rules[R_KING_WEIGHT] if (code == 2 or code == -2) else 2
+            rank += rules[R_KING_WEIGHT] if (code == 2 or code == -2) else 100
     for i in range(3):
         tb = rules[R_TIEBREAK + i]
-        field = 0
+        field = np.int64(0)
+        width = np.int64(64)
         if tb == TB_WITH_KING:
             field = ws[0, W_KING]
-        elif tb == TB_MOST_KINGS or tb == TB_EARLIEST_KING:
+        elif tb == TB_MOST_KINGS:
             for k in range(ncap):
                 code = ws[k, W_CODE]
                 if code == 2 or code == -2:
-                    if tb == TB_EARLIEST_KING:
-                        field = MAX_CAPTURES - k
-                        break
                     field += 1
-        rank = rank * 64 + field
+        elif tb == TB_EARLIEST_KING:  # Italian rules art. 6.5 (FID example 6.9)
+            width = np.int64(1) << MAX_CAPTURES
+            for k in range(ncap):
+                code = ws[k, W_CODE]
+                if code == 2 or code == -2:
+                    field |= np.int64(1) << (MAX_CAPTURES - 1 - k)
+        if tb != TB_NONE:
+            rank = rank * width + field
     return rank
 
 
@@ -669,11 +677,7 @@ def _has_move_but(board, side, ray, rules, tired):
             if s == tired:
                 continue
             for d in range(rules[R_MOVE_LO], rules[R_MOVE_HI]):
-                if (
-                    (king or _man_may(d, side))
-                    and ray[s, d, 0] >= 0
-                    and board[ray[s, d, 0]] == 0
-                ):
+                if (king or _man_may(d, side)) and ray[s, d, 0] >= 0 and board[ray[s, d, 0]] == 0:
                     return True
     return False
 
@@ -957,7 +961,7 @@ def outcome(board, side, has_move, counters, repetitions, rules):
 @kernel()
 def _has_king(board, side):
     king = 2 if side == WHITE else -2
-    for s in range(board.shape[0]):
+    for s in range(board.shape[0]):  # noqa: SIM110 - numba compiles loops, not generators
         if board[s] == king:
             return True
     return False

@@ -57,7 +57,7 @@ KingLanding = Literal["any", "immediate", "right_behind"]
 BoardLayout = Literal["dark", "mirrored", "all"]
 MoveDirections = Literal["diagonal", "orthogonal"]
 CaptureDirections = Literal["diagonal", "diagonal_and_orthogonal", "orthogonal"]
-KingWeight = Literal["man", "man_and_a_half"]
+KingWeight = Literal["man", "man_and_a_half", "almost_two_men"]
 Progress = Literal["capture_or_man_move", "capture_or_promotion"]
 PlyLimitResult = Literal["draw", "material"]
 Colour = Literal["white", "black"]
@@ -155,17 +155,19 @@ class Ruleset:
 
     king_capture_weight: KingWeight = "man"
     """What a taken king counts for under ``most_pieces``. "man": one piece like any other
-    (FMJD art. 4). "man_and_a_half": the sequence of highest value is compulsory, a king
-    worth one and a half men (Frisian rules art. 11: a king is worth less than two men and
-    more than one)."""
+    (FMJD art. 4). Otherwise the capture of highest value is compulsory (Frisian rules art.
+    11: "a king has more value than a man, but less than two men"): "almost_two_men" reads
+    that as 1.99 men, so two kings outweigh three men but not four, and three kings five men
+    (Lidraughts, py-draughts and Halbersma's dctl play it so); "man_and_a_half" as 1.5 men
+    (Wikipedia's summary; pydraughts), where three kings weigh less than five men."""
 
     capture_tiebreaks: tuple[str, ...] = ()
     """Rules that choose among the captures the precedence rule left, applied in order; each
     keeps the captures best by it. "with_king": a capture by a king before one by a man
     (Frisian rules art. 11; Italian rules art. 6.3; Czech rules: king priority, the only
     rule there). "most_kings": the most kings taken (Italian rules art. 6.4; Spanish and
-    Portuguese rules: quality after quantity; Frisian: equal value, the kings). "earliest_king":
-    the sequence that meets a king first (Italian rules art. 6.5)."""
+    Portuguese rules: quality after quantity). "earliest_king": the sequence that meets a
+    king first, that being equal its next king first, and so on (Italian rules art. 6.5)."""
 
     men_capture_kings: bool = True
     """Men may capture kings (FMJD art. 4). Italian men may not (Italian rules art. 5.4:
@@ -352,7 +354,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "board_layout": ("dark", "mirrored", "all"),
     "move_directions": ("diagonal", "orthogonal"),
     "capture_directions": ("diagonal", "diagonal_and_orthogonal", "orthogonal"),
-    "king_capture_weight": ("man", "man_and_a_half"),
+    "king_capture_weight": ("man", "man_and_a_half", "almost_two_men"),
     "progress": ("capture_or_man_move", "capture_or_promotion"),
     "ply_limit_result": ("draw", "material"),
 }
@@ -531,8 +533,8 @@ POOL = replace(
 FRISIAN = Ruleset(
     name="frisian",
     capture_directions="diagonal_and_orthogonal",  # Frisian rules art. 7: eight directions
-    king_capture_weight="man_and_a_half",  # art. 11: the shot of highest value
-    capture_tiebreaks=("most_kings", "with_king"),  # art. 11: equal value, kings; then a king
+    king_capture_weight="almost_two_men",  # art. 11: the shot of highest value
+    capture_tiebreaks=("with_king",),  # art. 11: at equal value a king captures
     king_move_limit=3,  # art. 10: three non-capturing moves in a row with one king
     fmjd_endgame=False,
     frisian_endgame=True,  # art. 13
@@ -626,7 +628,7 @@ THAI = Ruleset(
     flying_kings=True,
     king_landing="right_behind",  # a king stops right behind each piece it takes
     capture_precedence="free",  # "there are no priorities of capture"
-    promotion_in_capture="ends_move",  # "if a man in a capture reaches the back rank, the move ends"
+    promotion_in_capture="ends_move",  # "a man in a capture reaching the back rank: the move ends"
     turkish_strike=False,  # "removal of the captured piece is immediate"
     fmjd_endgame=False,
 )

@@ -90,7 +90,8 @@ def test_variants_json_has_summaries_and_aliases(capsys: pytest.CaptureFixture[s
     ("variant", "words"),
     [
         ("frisian", ["10x10, 20 men each", "orthogonal captures too", "value majority",
-                     "capture priority: most kings > with a king", "king move limit 3"]),
+                     "a king worth 1.99 men", "capture priority: with a king",
+                     "king move limit 3"]),
         ("frysk", ["10x10, 5 men each"]),
         ("italian", ["8x8, single corner right, 12 men each", "short kings",
                      "with a king > most kings > earliest king", "men cannot take kings"]),

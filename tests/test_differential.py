@@ -28,6 +28,7 @@ from helpers import VARIANTS as BUILT_IN
 
 from damas_agents.players.peers import OpenSpielCheckersPeer, PydraughtsPeer
 from damas_env import Move, Position
+from damas_env.rules import Ruleset
 
 pytest.importorskip("draughts")
 
@@ -66,7 +67,7 @@ def play(pos: Position, move: tuple[int, int, frozenset[int]]) -> Position:
     return pos.play(next(m for m in pos.legal_moves() if m.key == key))
 
 
-def random_placement(variant: str, rng: random.Random) -> Position:
+def random_placement(variant: str | Ruleset, rng: random.Random) -> Position:
     """Returns a random legal-looking position: men off their crowning row, kings anywhere."""
     pos = Position.start(variant)
     squares, half = pos.rules.squares, pos.rules.squares_per_row

@@ -47,14 +47,18 @@ def game_after(rules: Ruleset | str, fen: str, moves: list[str]) -> Game:
 # Frisian (Official Rules for Frisian Draughts, 2011)
 # =============================================================================================
 # Art. 11: the shot of the highest value must be made; a king is worth less than two men and
-# more than one (the ruleset: a man and a half). At equal value the shot taking the most kings,
-# then a shot with a king before one with a man. (Lidraughts and dctl count n kings between
-# 2n-1 and 2n men, a king 1.99 men: the two readings part from three kings against five men
-# on, which no test here pins.)
+# more than one. The ruleset reads it as Lidraughts, py-draughts and dctl do, a king worth
+# 1.99 men (``king_capture_weight="almost_two_men"``); at equal value a shot with a king
+# before one with a man. pydraughts reads it as 1.5 men, and at equal value the most kings
+# (``PYDRAUGHTS_READING``); the two part from three kings against five men on
+# (test_frisian_readings_part_from_three_kings_against_five_men).
+PYDRAUGHTS_READING = get_ruleset(
+    "frisian", king_capture_weight="man_and_a_half", capture_tiebreaks=("most_kings", "with_king")
+)
 
 
 def test_frisian_a_king_is_worth_more_than_one_man() -> None:
-    """33x22 takes a man (value 1), 46x37 a king (value 1.5): only 46x37. Under a count of
+    """33x22 takes a man (value 1), 46x37 a king (value 1.99): only 46x37. Under a count of
     pieces (International) both take one and both are legal."""
     # W:W33,46:B28,K41
     #     .   .   .   .   .    1-5
@@ -72,15 +76,15 @@ def test_frisian_a_king_is_worth_more_than_one_man() -> None:
 
 
 def test_frisian_two_men_are_worth_more_than_a_king() -> None:
-    """33x22x11 takes two men (value 2), 46x37 a king (value 1.5): only 33x22x11."""
+    """33x22x11 takes two men (value 2), 46x37 a king (value 1.99): only 33x22x11."""
     # W:W33,46:B17,28,K41: as above with a black man on 17, behind 28 on the same diagonal.
     assert legal("W:W33,46:B17,28,K41", "frisian") == {"33x22x11"}
 
 
-def test_frisian_two_kings_beat_three_men_at_equal_value() -> None:
-    """48x39x30x19 takes three men (value 3), 36x27x18 two kings (value 2 x 1.5 = 3): equal
-    value, so the shot taking the most kings, 36x27x18. Counting pieces would choose the
-    three men."""
+def test_frisian_two_kings_beat_three_men() -> None:
+    """48x39x30x19 takes three men (value 3), 36x27x18 two kings (value 2 x 1.99 = 3.98):
+    36x27x18. pydraughts' reading gets there through a tie (2 x 1.5 = 3, then the most
+    kings); counting pieces would choose the three men."""
     # W:W36,48:B24,34,43,K22,K31
     #     .   .   .   .   .    1-5
     #   .   .   .   .   .      6-10
@@ -94,14 +98,16 @@ def test_frisian_two_kings_beat_three_men_at_equal_value() -> None:
     #   .   .   w   .   .     46-50
     fen = "W:W36,48:B24,34,43,K22,K31"
     assert legal(fen, "frisian") == {"36x27x18"}
+    assert legal(fen, PYDRAUGHTS_READING) == {"36x27x18"}
     assert legal(fen, "international") == {"48x39x30x19"}
 
 
 def test_frisian_most_kings_comes_before_capturing_with_a_king() -> None:
     """The king on 45 takes three men, up the edge and along the top row (45x25x5x1: value 3;
     from 1 the king on 21 cannot be taken, 31 stands behind it); the man on 37 takes two kings
-    (37x26x17: value 3). Equal value: the most kings decide before the king's own priority, so
-    the man captures."""
+    (37x26x17: value 3.98, so the man captures). Under pydraughts' reading the values tie
+    (3 and 3): the most kings decide before the king's own priority, so again the man; with
+    the priorities swapped, the king."""
     # W:W37,K45:B2,15,35,K21,K31
     #     .   b   .   .   .    1-5
     #   .   .   .   .   .      6-10
@@ -115,8 +121,30 @@ def test_frisian_most_kings_comes_before_capturing_with_a_king() -> None:
     #   .   .   .   .   .     46-50
     fen = "W:W37,K45:B2,15,35,K21,K31"
     assert legal(fen, "frisian") == {"37x26x17"}
-    with_king_first = get_ruleset("frisian").replace(capture_tiebreaks=("with_king", "most_kings"))
+    assert legal(fen, PYDRAUGHTS_READING) == {"37x26x17"}
+    with_king_first = PYDRAUGHTS_READING.replace(capture_tiebreaks=("with_king", "most_kings"))
     assert legal(fen, with_king_first) == {"45x25x5x1"}
+
+
+def test_frisian_readings_part_from_three_kings_against_five_men() -> None:
+    """The king on 45 can take three kings and two men (value 3 x 1.99 + 2 = 7.97) or seven
+    men (value 7). Read as 1.99 men a king, the kings and men; read as 1.5 (pydraughts),
+    3 x 1.5 + 2 = 6.5 < 7, the seven men. Found by a random search over placements."""
+    fen = "W:WK45:BK1,5,7,11,12,19,22-24,26,36,K41,K42,K47"
+    ours = Position.from_fen(fen, "frisian").legal_moves()
+    assert {
+        (
+            sum(abs(int(Position.from_fen(fen, "frisian").board[c])) == 2 for c in m.captures),
+            len(m.captures),
+        )
+        for m in ours
+    } == {(3, 5)}
+    theirs = Position.from_fen(fen, PYDRAUGHTS_READING).legal_moves()
+    assert {len(m.captures) for m in theirs} == {7} and all(
+        abs(int(Position.from_fen(fen, "frisian").board[c])) == 1
+        for m in theirs
+        for c in m.captures
+    )
 
 
 def test_frisian_at_equal_value_the_king_captures() -> None:
@@ -136,7 +164,7 @@ def test_frisian_at_equal_value_the_king_captures() -> None:
     #   W   B   .   w   .     46-50
     fen = "W:W32,49,K46:BK27,K47"
     assert legal(fen, "frisian") == {"46x48"}
-    assert legal(fen, get_ruleset("frisian").replace(capture_tiebreaks=("most_kings",))) == {
+    assert legal(fen, get_ruleset("frisian").replace(capture_tiebreaks=())) == {
         "46x48",
         "32x21",
     }
@@ -305,11 +333,6 @@ def test_italian_earliest_king() -> None:
     assert legal("W:WK27:B13,23,K15,K22", "italian") == {"27x18x9"}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="kernel bug: earliest_king compares only the first king taken; the Italian rules "
-    "compare the kings in order (reported with FEN and a patch)",
-)
 def test_italian_earliest_king_compares_the_kings_in_order() -> None:
     """Art. 6.5 as the FID's examples read it (Alioto Domenico's position, in dctl's tests;
     Ed Gilbert's perft of "italian gilbert 3" in tests/data/perft.yaml needs the same reading):
