@@ -78,9 +78,16 @@ def rules_array(rules: Ruleset) -> np.ndarray:
     if rules.frisian_endgame:
         r[K.R_ENDGAME] = K.ENDGAME_FRISIAN
     r[K.R_ROW] = rules.squares_per_row
-    r[K.R_MOVE_LO], r[K.R_MOVE_HI] = (0, 4) if rules.move_directions == "diagonal" else (4, 8)
-    lines = {"diagonal": (0, 4), "diagonal_and_orthogonal": (0, 8), "orthogonal": (4, 8)}
-    r[K.R_CAP_LO], r[K.R_CAP_HI] = lines[rules.capture_directions]
+    slots = ray_slots(rules)
+    moves, captures = _LINES[rules.move_directions], _LINES[rules.capture_directions]
+    r[K.R_MOVE_LO], r[K.R_MOVE_HI] = _slot_range(slots, moves)
+    r[K.R_CAP_LO], r[K.R_CAP_HI] = _slot_range(slots, captures)
+    r[K.R_MAN_DIRS] = sum(
+        1 << (8 * side + slot)
+        for side, allowed in enumerate(_MAN_LINES)
+        for slot, d in enumerate(slots)
+        if d in allowed
+    )
     r[K.R_RANKED] = rules.capture_precedence == "most_pieces" or bool(rules.capture_tiebreaks)
     weights = {"man": 100, "man_and_a_half": 150, "almost_two_men": 199}  # hundredths
     r[K.R_KING_WEIGHT] = weights[rules.king_capture_weight]
@@ -94,6 +101,39 @@ def rules_array(rules: Ruleset) -> np.ndarray:
     r[K.R_KING_LIMIT] = rules.king_move_limit
     r[K.R_DIRS] = rules.directions
     return r
+
+
+#: The absolute directions (damas_env.geometry) of each kind of line.
+_LINES = {
+    "diagonal": (0, 1, 2, 3),
+    "orthogonal": (4, 5, 6, 7),
+    "diagonal_and_orthogonal": (0, 1, 2, 3, 4, 5, 6, 7),
+}
+#: The directions a man of White, of Black may go where it may not go back: forward, or
+#: sideways along its row.
+_MAN_LINES = ((0, 1, 4, 5, 6), (2, 3, 5, 6, 7))
+
+
+def ray_slots(rules: Ruleset) -> tuple[int, ...]:
+    """Returns the absolute directions of the kernels' ray table, slot by slot.
+
+    The kernels walk only the lines a ruleset uses, so that their loops have a constant
+    length of four wherever four directions suffice: the diagonals (most variants), the
+    orthogonals (Turkish, in the order up, left, right, down: the opposite of slot d is
+    3 - d in both), or all eight where moves and captures use different lines (Frisian).
+    """
+    used = set(_LINES[rules.move_directions]) | set(_LINES[rules.capture_directions])
+    if used == set(_LINES["diagonal"]):
+        return _LINES["diagonal"]
+    if used == set(_LINES["orthogonal"]):
+        return _LINES["orthogonal"]
+    return _LINES["diagonal_and_orthogonal"]
+
+
+def _slot_range(slots: tuple[int, ...], lines: tuple[int, ...]) -> tuple[int, int]:
+    """Returns the slots [lo, hi) of `lines` in a ray table of `slots` (a block of four)."""
+    first = slots.index(lines[0])
+    return first, first + len(lines)
 
 
 #: Deepest perft the API counts. Real positions hold more leaves than any machine can count
@@ -139,7 +179,7 @@ class Engine:
     def __init__(self, rules: Ruleset) -> None:
         self.rules = rules
         self.geometry: Geometry = geometry(rules.board_size, rules.board_layout)
-        self.ray = self.geometry.ray
+        self.ray = np.ascontiguousarray(self.geometry.ray[:, list(ray_slots(rules)), :])
         self.rule_array = rules_array(rules)
         self.zobrist, self.side_key = K.zobrist_table(rules.squares)
         self.moves = K.new_move_buffer()

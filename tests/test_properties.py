@@ -85,7 +85,7 @@ def test_fen_round_trips_every_reachable_position(game: Game) -> None:
     fen = position.fen()
     again = Position.from_fen(fen, position.rules)
     assert again == position and again.fen() == fen
-    board, turn = parse_fen(fen, position.rules.board_size)
+    board, turn = parse_fen(fen, position.engine.geometry)
     assert np.array_equal(board, position.board) and turn == position.turn
 
 

@@ -140,8 +140,14 @@ def test_random_games_run_to_the_end(variant: str, play_as: str) -> None:
     env = DraughtsGymEnv(variant, play_as=play_as)
     obs, info = env.reset(seed=3)
     assert obs in env.observation_space and info["play_as"] == play_as
-    size = env.aec_env.unwrapped.rules.board_size
-    assert env.action_space.n == size * size // 2 * 4 * (size - 1)  # squares x rays x distances
+    rules = env.aec_env.unwrapped.rules
+    size, lines = rules.board_size, rules.directions  # squares x directions x distances
+    assert env.action_space.n == rules.squares * lines * (size - 1)
+    assert env.action_space.n == (
+        size * size // 2 * 4 * (size - 1)
+        if lines == 4
+        else {"frisian": 3600, "frysk": 3600, "turkish": 3584}[variant]
+    )
     _, rewards, info = play_out(env, seed=3)
     assert all(r == 0.0 for r in rewards[:-1]) and rewards[-1] in (-1.0, 0.0, 1.0)
     assert info["reason"] is not Reason.NONE and not info["action_mask"].any()
