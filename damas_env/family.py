@@ -26,9 +26,8 @@ import numpy as np
 
 from .ending import Reason
 from .engine import Position, move_from_row
-from .moves import Colour
 from .rules import RULES_DIR, Ruleset, get_ruleset, ruleset_names
-from .turn import MOVE_DONE, Turn, result_value
+from .turn import Turn, result_value
 
 __all__ = [
     "RandomPlayStats",
@@ -192,20 +191,10 @@ def _random_game(
     turn.reset(start.board, start.turn)
     moves = 0
     while turn.reason == Reason.NONE and turn.ply < max_plies:
-        side = turn.side
-        n = engine.generate(turn.board, int(side), counters=turn.counters)
+        n = engine.generate(turn.board, int(turn.side), counters=turn.counters)
         moves += n
-        _play(turn, move_from_row(engine.moves[rng.integers(n)]).squares, side)
+        turn.play_move(move_from_row(engine.moves[rng.integers(n)]).squares)
     if turn.reason == Reason.NONE:
         return turn.ply, moves, 0.5, Reason.MAX_PLIES
     score = (1.0 + result_value(turn.result, int(start.turn))) / 2
     return turn.ply, moves, score, turn.reason
-
-
-def _play(turn: Turn, squares: tuple[int, ...], side: Colour) -> None:
-    """Plays the move through `squares` hop by hop, as Game.push does."""
-    status = MOVE_DONE
-    for a, b in zip(squares, squares[1:], strict=False):  # the hops: consecutive squares
-        status = turn.play(turn.layout.hop_action(a, b, side))
-    if status != MOVE_DONE:
-        raise RuntimeError(f"the turn state refused the legal move through {squares}")

@@ -27,7 +27,7 @@ from .kernels import Reason
 from .moves import Colour, IllegalMoveError, Move
 from .notation import NotationError, PdnGame, format_fen, format_move, read_pdn, write_pdn
 from .rules import Ruleset, RulesetError, get_ruleset, tuples_for_lists
-from .turn import HOP_PLAYED, MOVE_DONE, Turn
+from .turn import Turn
 
 __all__ = ["Game", "Outcome", "Reason"]
 
@@ -188,12 +188,7 @@ class Game:
         turn = self._turn
         slot = (self.ply + 1) % turn.hist.size  # the ring slot this move's hash takes
         undo = _Undo(turn.st.copy(), turn.hist[slot], turn.last.copy())
-        status = HOP_PLAYED
-        squares = legal.squares
-        for k in range(len(legal.path)):
-            status = turn.play(turn.layout.hop_action(squares[k], squares[k + 1], self.turn))
-        if status != MOVE_DONE:
-            raise RuntimeError(f"the turn state refused the legal move {legal}")
+        turn.play_move(legal.squares)
         self._undo.append(undo)
         self.moves.append(legal)
         return legal

@@ -22,7 +22,7 @@ seen from White's side: left to right, top to bottom. Three layouts (:data:`LAYO
    20 . 21 . 22 . 23 .
     . 24 . 25 . 26 . 27       White men move up (0, 1, 4), Black men down (2, 3, 7);
    28 . 29 . 30 . 31 .        the opposite of direction d is 3 - d (diagonals), 11 - d
-                              (orthogonals): :func:`opposite`.
+                              (orthogonals).
 
 Orthogonal directions (Frisian and Turkish captures, Turkish moves) go along a row or a
 column to the next playable square: two cells away on the dark-square layouts (the next
@@ -39,7 +39,7 @@ from functools import cache
 
 import numpy as np
 
-__all__ = ["Geometry", "geometry", "DIRECTIONS", "LAYOUTS", "opposite"]
+__all__ = ["Geometry", "geometry", "DIRECTIONS", "LAYOUTS", "NUM_DIRECTIONS"]
 
 #: (row step, column step) of each direction index on the dark-square layouts: four
 #: diagonals, then up, left, right and down to the next dark square of the same line.
@@ -54,11 +54,6 @@ LAYOUTS = ("dark", "mirrored", "all")
 NUM_DIRECTIONS = 8
 
 
-def opposite(d: int) -> int:
-    """Returns the direction opposite d (the board turned 180 degrees maps d to it)."""
-    return 3 - d if d < 4 else 11 - d
-
-
 class Geometry:
     """Square coordinates and rays of one board: its size and layout."""
 
@@ -69,7 +64,6 @@ class Geometry:
         self.layout = layout
         #: playable squares per row (the kernels' "half" on the dark-square layouts)
         self.per_row = size if layout == "all" else size // 2
-        self.half = self.per_row
         self.squares = size * self.per_row
         self.row = np.array([s // self.per_row for s in range(self.squares)], dtype=np.int16)
         self.col = np.array([self._col(s) for s in range(self.squares)], dtype=np.int16)

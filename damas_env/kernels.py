@@ -41,6 +41,8 @@ import numpy as np
 from numba import njit
 from numba.core import event
 
+from .geometry import NUM_DIRECTIONS  # 4 diagonals, 4 orthogonals
+
 
 def kernel(
     inline: bool = False, parallel: bool = False, fastmath: bool = False
@@ -131,7 +133,6 @@ PROGRESS_MAN_MOVE = 0  # R_PROGRESS; 1: a capture or a promotion is progress
 LANDING_IMMEDIATE, LANDING_RIGHT_BEHIND = 1, 2  # R_LANDING; 0: any square beyond
 ENDGAME_FMJD, ENDGAME_FRISIAN = 1, 2  # R_ENDGAME; 0: none
 TB_NONE, TB_WITH_KING, TB_MOST_KINGS, TB_EARLIEST_KING = 0, 1, 2, 3  # R_TIEBREAK codes
-NUM_DIRECTIONS = 8  # 4 diagonals, 4 orthogonals (see damas_env.geometry)
 
 # Move rows.
 MAX_CAPTURES = 32  # a move never takes more than 30 pieces (Canadian: 30 men a side)
@@ -751,13 +752,10 @@ def tired_king(board, side, counters, rules):
     if limit == 0 or counters[G_RUN + 2 * side] < limit:
         return -1
     sq = counters[G_RUN_SQ + 2 * side]
-    sgn = 1 - 2 * side
-    if board[sq] * sgn != 2:
+    if board[sq] * (1 - 2 * side) != 2:
         return -1
-    for s in range(board.shape[0]):
-        if board[s] * sgn == 1:
-            return sq
-    return -1  # only kings: the rule lapses
+    wm, _, bm, _ = _piece_counts(board)
+    return sq if (wm if side == WHITE else bm) > 0 else -1  # only kings: the rule lapses
 
 
 @kernel()
@@ -1018,11 +1016,8 @@ def outcome(board, side, has_move, counters, repetitions, rules):
 
 @kernel()
 def _has_king(board, side):
-    king = 2 if side == WHITE else -2
-    for s in range(board.shape[0]):  # noqa: SIM110 - numba compiles loops, not generators
-        if board[s] == king:
-            return True
-    return False
+    _, wk, _, bk = _piece_counts(board)
+    return (wk if side == WHITE else bk) > 0
 
 
 @kernel()

@@ -293,8 +293,8 @@ def board_text(board: np.ndarray, board_size: int | Geometry) -> str:
         for col in range(geo.size):
             sq = geo.square_at(row, col)
             cells.append(" " if sq < 0 else _SYMBOL[int(board[sq])])
-        first = row * geo.half + 1
-        lines.append(" ".join(cells) + f"   {first:>2}-{first + geo.half - 1}")
+        first = row * geo.per_row + 1
+        lines.append(" ".join(cells) + f"   {first:>2}-{first + geo.per_row - 1}")
     return "\n".join(lines)
 
 

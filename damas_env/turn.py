@@ -793,6 +793,20 @@ class Turn:
                 return status
             self.routes = grown(self.routes)
 
+    def play_move(self, squares: tuple[int, ...]) -> None:
+        """Plays a complete legal move, given by its squares (origin, then each landing),
+        hop by hop in the view of the side to move.
+
+        Raises:
+            RuntimeError: the hops do not complete a move (the move was not legal here); the
+                hops played before the refused one stay played.
+        """
+        side, status = self.side, MOVE_DONE
+        for a, b in zip(squares, squares[1:], strict=False):
+            status = self.play(self.layout.hop_action(a, b, side))
+        if status != MOVE_DONE:
+            raise RuntimeError(f"the turn state refused the legal move through {squares}")
+
     def write_mask(self, mask: np.ndarray) -> None:
         """Writes the legal next hops (int8 0/1 per action) into mask."""
         t = self.tables
