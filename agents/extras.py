@@ -1,0 +1,57 @@
+"""Optional packages: which extra of damas-env installs each, and the one error that says so.
+
+Torch-free and cheap to import: a command checks what it needs before it writes a file or
+compiles a kernel, so that a missing package costs the user one line, not a traceback.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from types import ModuleType
+
+__all__ = ["EXTRAS", "MissingExtraError", "require", "require_module"]
+
+#: Import name -> (what it is called, the extra of damas-env that installs it).
+EXTRAS: dict[str, tuple[str, str]] = {
+    "torch": ("PyTorch", "train"),
+    "tensorboard": ("TensorBoard", "train"),
+    "tqdm": ("tqdm", "train"),
+    "pygame": ("pygame", "render"),
+    "ray": ("Ray", "ray"),
+    "draughts": ("pydraughts", "peers"),
+    "pyspiel": ("OpenSpiel", "openspiel"),
+    "dame": ("dame-rs", "dame"),
+}
+
+
+class MissingExtraError(ImportError):
+    """An optional package a feature needs is not installed; the message names the extra."""
+
+
+def _message(module: str, user: str) -> str:
+    top = module.partition(".")[0]
+    name, extra = EXTRAS.get(top, (top, ""))
+    install = f"pip install 'damas-env[{extra}]'" if extra else f"pip install {top}"
+    return f"{user} needs {name}, which is not installed: {install}"
+
+
+def require(module: str, user: str) -> None:
+    """Raises MissingExtraError unless `module` can be imported; imports nothing.
+
+    Args:
+        module: the import name (``"torch"``).
+        user: what needs it, as the message's subject (``"damas train"``).
+    """
+    if importlib.util.find_spec(module.partition(".")[0]) is None:
+        raise MissingExtraError(_message(module, user), name=module)
+
+
+def require_module(module: str, user: str) -> ModuleType:
+    """Imports and returns `module`, or raises MissingExtraError naming the extra to install."""
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name is None or exc.name.partition(".")[0] != module.partition(".")[0]:
+            raise  # the package is there, something it imports is not: not ours to rename
+        raise MissingExtraError(_message(module, user), name=module) from exc
