@@ -84,6 +84,10 @@ COMPILING = {
 }
 
 
+def _write_stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
 class CompileNotice(event.Listener):
     """Prints one line to stderr when numba starts compiling a kernel of a module of this
     package for the first time in the process (a cache miss: loading cached code is not
@@ -91,6 +95,9 @@ class CompileNotice(event.Listener):
 
     def __init__(self) -> None:
         self.noted: set[str] = set()
+        self.write: Callable[[str], None] = _write_stderr
+        """Writes one line; a caller with a progress bar on screen sets its own (tqdm.write),
+        so that the note never lands inside the bar."""
 
     def on_start(self, ev: event.Event) -> None:
         module = getattr(ev.data["dispatcher"].py_func, "__module__", "") or ""
@@ -98,11 +105,9 @@ class CompileNotice(event.Listener):
             return
         self.noted.add(module)
         what = COMPILING.get(module, f"the kernels of {module}")
-        print(
+        self.write(
             f"damas-env: compiling {what} with numba (first run only, cached afterwards; "
-            "a minute on a busy machine)",
-            file=sys.stderr,
-            flush=True,
+            "a minute on a busy machine)"
         )
 
     def on_end(self, ev: event.Event) -> None:
