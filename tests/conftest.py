@@ -1,5 +1,5 @@
-"""Shared pytest fixtures and hooks: a deterministic Hypothesis profile, one torch thread for
-tiny networks, and the differential tally printed at the end of a run.
+"""Shared pytest fixtures and hooks: a deterministic Hypothesis profile without deadlines, one
+torch thread for tiny networks, and the differential tally printed at the end of a run.
 
 Helpers that tests import (variant lists from the registry, a tiny training config,
 hostile checkpoints, env snapshots) live in ``tests/helpers.py``.
@@ -22,8 +22,10 @@ from typing import Any
 import pytest
 from hypothesis import settings
 
-settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
-settings.register_profile("explore", derandomize=False)
+# No deadline: an example slowed by a busy machine (or by a kernel's first compile) is not a
+# failure. Speed is measured by benchmarks/, never asserted by tests.
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True, deadline=None)
+settings.register_profile("explore", derandomize=False, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 _TALLY: Counter[str] = Counter()
