@@ -106,16 +106,19 @@ def cmd_moves(args: argparse.Namespace) -> None:
         }
         for m in legal
     ]
-    data = {"variant": pos.rules.name, "fen": pos.fen(), "turn": _turn(pos), "moves": rows}
-    text = f"{len(rows)} legal moves for {_turn(pos)}: " + " ".join(str(r["pdn"]) for r in rows)
+    data = {"variant": pos.rules.name, "fen": pos.fen(), "turn": _turn(pos)[0], "moves": rows}
+    name, note = _turn(pos)
+    who = f"{name} ({note})" if note else name
+    text = f"{len(rows)} legal moves for {who}: " + " ".join(str(r["pdn"]) for r in rows)
     _emit(args, data, text)
 
 
 def cmd_show(args: argparse.Namespace) -> None:
     """Prints the board as text with the FEN and the colour to move."""
     pos = _position(args)
-    data = {"variant": pos.rules.name, "fen": pos.fen(), "turn": _turn(pos), "board": str(pos)}
-    _emit(args, data, f"{pos}\n{pos.fen()}  ({_turn(pos)} to move)")
+    data = {"variant": pos.rules.name, "fen": pos.fen(), "turn": _turn(pos)[0], "board": str(pos)}
+    name, note = _turn(pos)
+    _emit(args, data, f"{pos}\n{pos.fen()}  ({name} to move{'; ' + note if note else ''})")
 
 
 def cmd_variants(args: argparse.Namespace) -> None:
@@ -198,8 +201,12 @@ def _phrase(rules: Ruleset, name: str, value: Any) -> str:
     return _PHRASES.get((name, value), "") if isinstance(value, str | bool) else ""
 
 
-def _turn(pos: Position) -> str:
-    return pos.rules.colour_names[int(pos.turn)]
+def _turn(pos: Position) -> tuple[str, str]:
+    """Returns the colour to move as the rules call it, and a note giving its FEN letter
+    where the name does not start with it ("B in the FEN": a ruleset that calls Black red)."""
+    name = pos.rules.colour_names[int(pos.turn)]
+    letter = "WB"[int(pos.turn)]
+    return name, "" if name[:1].upper() == letter else f"{letter} in the FEN"
 
 
 def _parser(more: Mapping[str, Command] | None = None) -> argparse.ArgumentParser:

@@ -353,17 +353,43 @@ def _pdn_variant(pdn: PdnGame) -> Ruleset:
     """Returns the ruleset named by the Variant tag, else the GameType tag, else international.
 
     Raises:
-        NotationError: the Variant or GameType tag names no known ruleset.
+        NotationError: the Variant tag names no known ruleset, or without it the GameType
+            tag does not; or the two name rulesets played on different boards.
     """
-    if "Variant" in pdn.tags:
-        try:
-            return get_ruleset(pdn.tags["Variant"])
-        except RulesetError as e:
-            raise NotationError(f"PDN Variant tag: {e}") from None
-    by_number = {str(v): k for k, v in GAME_TYPES.items()}
-    game_type = pdn.tags.get("GameType", "20").split(",")[0].strip()
-    if game_type not in by_number:
+    if "Variant" not in pdn.tags:
+        return _pdn_game_type(pdn)
+    try:
+        variant = get_ruleset(pdn.tags["Variant"])
+    except RulesetError as e:
+        raise NotationError(f"PDN Variant tag: {e}") from None
+    if "GameType" not in pdn.tags or _game_type_number(pdn) not in _BY_NUMBER:
+        return variant  # no number, or one we do not know: the Variant decides
+    numbered = _pdn_game_type(pdn)  # Frysk! and Antidraughts carry their board's number
+    if (numbered.board_size, numbered.board_layout) != (variant.board_size, variant.board_layout):
         raise NotationError(
-            f"unsupported PDN GameType {game_type[:20]!r}; known: {sorted(by_number)}"
+            f"PDN GameType {shown(pdn.tags['GameType'])} ({numbered.name}) and Variant "
+            f"{shown(pdn.tags['Variant'])} ({variant.name}) name different boards"
         )
-    return get_ruleset(by_number[game_type])
+    return variant
+
+
+def _pdn_game_type(pdn: PdnGame) -> Ruleset:
+    """Returns the ruleset the GameType tag numbers (international when there is none).
+
+    Raises:
+        NotationError: the number is no known GameType.
+    """
+    game_type = _game_type_number(pdn)
+    if game_type not in _BY_NUMBER:
+        raise NotationError(
+            f"unsupported PDN GameType {game_type[:20]!r}; known: {sorted(_BY_NUMBER)}"
+        )
+    return get_ruleset(_BY_NUMBER[game_type])
+
+
+_BY_NUMBER = {str(v): k for k, v in GAME_TYPES.items()}
+
+
+def _game_type_number(pdn: PdnGame) -> str:
+    """Returns the number a GameType tag starts with ("20" when there is none)."""
+    return pdn.tags.get("GameType", "20").split(",")[0].strip()

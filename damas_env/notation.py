@@ -127,8 +127,8 @@ def parse_fen(fen: str, board_size: int | Geometry) -> tuple[np.ndarray, Colour]
     Raises:
         TypeError: fen is not a str, or board_size not an int.
         ValueError: board_size is not 8, 10 or 12.
-        NotationError: the string is malformed, not ASCII, or a square is off the board or
-            repeated.
+        NotationError: the string is malformed, not ASCII, a square is off the board or
+            repeated, or the board has no pieces.
     """
     squares = board_geometry(board_size).squares
     text = _ascii_text(fen, "fen").strip('"').rstrip(".")
@@ -155,6 +155,8 @@ def parse_fen(fen: str, board_size: int | Geometry) -> tuple[np.ndarray, Colour]
                 if board[sq] != 0:
                     raise NotationError(f"bad FEN {shown(fen)}: square {sq + 1} is given twice")
                 board[sq] = sign * (2 if king else 1)
+    if not board.any():  # no game is played on it, and no game reaches it
+        raise NotationError(f"bad FEN {shown(fen)}: the board has no pieces")
     return board, Colour.WHITE if parts[0].upper() == "W" else Colour.BLACK
 
 

@@ -646,9 +646,11 @@ _GIVEAWAY = {  # the giveaway forms of the six first variants (Lidraughts' Antid
     f"{r.name}_giveaway": replace(r, name=f"{r.name}_giveaway", giveaway=True)
     for r in (INTERNATIONAL, BRAZILIAN, CANADIAN, ENGLISH, RUSSIAN, POOL)
 }
-_ALIASES = {
+_ALIASES = {  # other names players and programs use (Lidraughts' PDN Variant tags among them)
     "american": "english",
     "checkers": "english",
+    "frysk!": "frysk",
+    "antidraughts": "international_giveaway",
     "american_giveaway": "english_giveaway",
     "checkers_giveaway": "english_giveaway",
 }

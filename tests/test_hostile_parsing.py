@@ -40,6 +40,7 @@ from damas_env.notation import (
     write_pdn,
 )
 from damas_env.rules import Ruleset, get_ruleset
+from damas_env.vector import DraughtsBatchEnv
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -104,7 +105,6 @@ def test_ten_megabytes_of_pdn_parse_in_linear_time(
     # is drawn near the geometric middle (about 32x), so that neither noise on a busy machine
     # nor a quadratic parser can cross it; the floor keeps a tiny t_small from deciding.
     assert t_large < max(GROWTH_LINE * t_small, 3.0)
-
 
 
 def test_read_pdn_splits_and_counts_a_large_text() -> None:
@@ -227,6 +227,64 @@ def test_cli_refuses_an_empty_fen(capsys: pytest.CaptureFixture[str], argv: list
     status = main(argv)
     out, err = capsys.readouterr()
     assert status == 2 and out == "" and "empty FEN" in err
+
+
+# --- a board with no pieces is an error --------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: Position.from_fen("W:W:B", "international"),
+        lambda: Position.from_fen("B:B:W", "english"),
+        lambda: Game("italian", "W:W:B"),
+        lambda: Game.from_pdn('[FEN "W:W:B"]\n*'),
+        lambda: DraughtsBatchEnv(2, "english", fens=["W:W:B"]),
+    ],
+)
+def test_a_board_with_no_pieces_is_refused(call: Callable[[], object]) -> None:
+    with pytest.raises(NotationError, match="no pieces"):
+        call()
+
+
+def test_a_board_with_one_side_left_still_reads() -> None:
+    assert Position.from_fen("W:W:B5", "italian").legal_moves() == []
+
+
+# --- PDN Variant and GameType tags -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("tags", "name"),
+    [
+        ('[Variant "Frysk!"]', "frysk"),
+        ('[GameType "40"]\n[Variant "Frysk!"]', "frysk"),
+        ('[GameType "20"]\n[Variant "Antidraughts"]', "international_giveaway"),
+        ('[GameType "20"]\n[Variant "Breakthrough"]', "breakthrough"),
+        ('[GameType "30"]\n[Variant "turkish"]', "turkish"),
+        ('[GameType "99"]\n[Variant "russian"]', "russian"),  # a number we don't know
+    ],
+)
+def test_pdn_variant_names_players_use(tags: str, name: str) -> None:
+    assert Game.from_pdn(tags + "\n\n*").rules.name == name
+
+
+@pytest.mark.parametrize(
+    "tags",
+    ['[GameType "20"]\n[Variant "turkish"]', '[GameType "21"]\n[Variant "international"]'],
+)
+def test_pdn_game_type_and_variant_must_name_one_board(tags: str) -> None:
+    with pytest.raises(NotationError, match="name different boards"):
+        Game.from_pdn(tags + "\n\n*")
+
+
+def test_cli_names_the_fen_letter_of_a_colour_named_otherwise(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["show", "--variant", "seed002_website_checkers"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "B:W21-32:B1-12  (red to move; B in the FEN)"
+    assert main(["show", "--variant", "english"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "B:W21-32:B1-12  (black to move)"
 
 
 # --- a result ends a game ---------------------------------------------------------
@@ -484,7 +542,7 @@ def test_variant_arg_makes_typed_files_paths(text: str, expected: str | Path) ->
 
 def test_cli_reads_a_typed_rules_file(capsys: pytest.CaptureFixture[str]) -> None:
     status = main(["show", "--variant", "configs/rules/seed002_website_checkers.yaml"])
-    assert status == 0 and "(red to move)" in capsys.readouterr().out
+    assert status == 0 and "(red to move; B in the FEN)" in capsys.readouterr().out
 
 
 # --- Property tests: random and mutated text -----------------------------------------------

@@ -60,6 +60,22 @@ def test_readme_damas_commands_parse(command: str) -> None:
         damas_parser().parse_args(argv)
 
 
+@pytest.mark.parametrize(
+    "command",
+    [c for c in COMMANDS if c.startswith(("damas show", "damas moves", "damas variants"))],
+    ids=lambda c: c[:60],
+)
+def test_readme_rules_commands_run_outside_the_checkout(
+    command: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    """The library's commands need nothing from the checkout: an installed package runs them
+    from any folder (presets by name, not by the checkout's paths)."""
+    from damas_env.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(_argv(command)[1:]) == 0, capsys.readouterr().err
+
+
 def test_readme_files_and_extras_exist() -> None:
     tomllib = pytest.importorskip("tomllib")  # Python 3.11+
     extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
