@@ -2,12 +2,17 @@
 
 The Hub protocol code is exercised with a tiny fake engine (a Python script written here)
 that answers with the first legal move damas_env gives it, or fails in the way its ``mode``
-parameter (or ``crash_after``, or the ``exit-at-start`` argument) asks for.
+parameter (or ``crash_after``, or the ``exit-at-start`` and ``stderr-blob`` arguments) asks
+for.
+
+No test here depends on the machine being quiet: a timeout that a test relies on runs out
+because its engine never answers, and every other limit is a generous guard against a hang.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import re
 import shutil
 import subprocess
 import sys
@@ -21,6 +26,8 @@ import pytest
 from agent_play import RandomHops, play_game
 
 from damas_agents.arena.cli import main as arena_main
+from damas_agents.extras import MissingExtraError
+from damas_agents.players import external
 from damas_agents.players.external import (
     DameAgent,
     HubAgent,
@@ -32,6 +39,7 @@ from damas_agents.players.external import (
     parse_hub_line,
     parse_hub_move,
 )
+from damas_agents.players.peers import OpenSpielCheckersPeer, PydraughtsPeer
 from damas_env import Position, draughts_v0
 from damas_env.encoding import move_to_actions
 
@@ -52,14 +60,22 @@ def play_moves(position: Position, moves: list[str]) -> Position:
 
 def test_missing_openspiel_names_the_package(monkeypatch):
     monkeypatch.setitem(sys.modules, "pyspiel", None)
-    with pytest.raises(ImportError, match="pip install open_spiel"):
+    with pytest.raises(MissingExtraError, match="needs OpenSpiel.*damas-env\\[openspiel\\]"):
         OpenSpielMCTSAgent()
+    with pytest.raises(MissingExtraError, match="needs OpenSpiel.*damas-env\\[openspiel\\]"):
+        OpenSpielCheckersPeer()
 
 
 def test_missing_dame_names_the_package(monkeypatch):
     monkeypatch.setitem(sys.modules, "dame", None)
-    with pytest.raises(ImportError, match="pip install dame-rs"):
+    with pytest.raises(MissingExtraError, match="needs dame-rs.*damas-env\\[dame\\]"):
         DameAgent()
+
+
+def test_missing_pydraughts_names_the_package(monkeypatch):
+    monkeypatch.setitem(sys.modules, "draughts", None)
+    with pytest.raises(MissingExtraError, match="needs pydraughts.*damas-env\\[peers\\]"):
+        PydraughtsPeer("english")
 
 
 def test_the_other_dame_package_is_told_apart(monkeypatch):
@@ -181,8 +197,11 @@ FAKE_ENGINE = textwrap.dedent(
 
     if "exit-at-start" in sys.argv:
         sys.exit("fake engine cannot find its data")
+    if "stderr-blob" in sys.argv:  # five megabytes of stderr without a line break
+        sys.stderr.write("e" * 5_000_000)
+        sys.exit(4)
     PIECES = {"e": 0, "w": 1, "W": 2, "b": -1, "B": -2}
-    params = {"mode": "normal", "variant": "", "crash_after": "1000000"}
+    params = {"mode": "normal", "variant": "", "crash_after": "1000000", "mark": ""}
     position, searches = None, 0
 
     def say(line):
@@ -199,7 +218,7 @@ FAKE_ENGINE = textwrap.dedent(
         command, args = words[0], dict(w.partition("=")[::2] for w in words[1:])
         if command == "hub":
             say(f'id name=fake version=1.0 author="Test Suite" cwd="{os.getcwd()}"')
-            modes = "normal crash silent garbage nomove error slow"
+            modes = "normal crash silent garbage nomove error slow bad-utf8 endless nopong"
             say(f'param name=mode value=normal type=enum values="{modes}"')
             say("wait")
         elif command == "set-param":
@@ -207,6 +226,12 @@ FAKE_ENGINE = textwrap.dedent(
         elif command == "init":
             say("some banner the GUI ignores")
             say("ready")
+        elif command == "new-game" and params["mark"]:  # prepares a while, then says so
+            time.sleep(0.5)
+            with open(params["mark"], "a") as mark:
+                mark.write("new-game done\\n")
+        elif command == "ping" and params["mode"] != "nopong":
+            say("pong")
         elif command == "pos":
             text = args["pos"]
             variant = params["variant"] or ("english" if len(text) == 33 else "international")
@@ -223,10 +248,16 @@ FAKE_ENGINE = textwrap.dedent(
             if mode == "error":
                 say('error message="cannot think today"')
                 continue
+            if mode == "endless":  # output without a line break, for ever
+                while True:
+                    sys.stdout.write("x" * 65536)
+            move = position.legal_moves()[0]
             if mode == "slow":  # thinks until told to stop
                 while sys.stdin.readline().strip() not in ("stop", ""):
                     pass
-            move = position.legal_moves()[0]
+            if mode == "bad-utf8":  # Latin-1, not UTF-8
+                sys.stdout.buffer.write(b"info depth=1 score=0.0 author=L\\xe9on\\n")
+                sys.stdout.flush()
             say("info depth=1 score=0.0 pv=\\"" + hub_move(move) + "\\"")
             if mode == "garbage":
                 say("done move=1-2")
@@ -240,6 +271,11 @@ FAKE_ENGINE = textwrap.dedent(
 )
 
 
+#: A guard against a hang, never a limit a test expects to reach: an engine that answers at all
+#: answers within it, however busy the machine.
+GUARD = 600
+
+
 @pytest.fixture
 def fake_engine(tmp_path):
     script = tmp_path / "fake_hub.py"
@@ -250,7 +286,7 @@ def fake_engine(tmp_path):
 
 @pytest.mark.parametrize("variant", ["international", "english"])
 def test_hub_fake_engine_plays_legal_moves(fake_engine, variant):
-    with HubAgent(fake_engine, depth=1) as agent:
+    with HubAgent(fake_engine, depth=1, timeout=GUARD) as agent:
         assert agent.name == "hub:fake_hub.py"
         env = draughts_v0.env(variant, max_plies=40)
         play_game(env, {"player_0": agent, "player_1": RandomHops(0)})
@@ -260,7 +296,7 @@ def test_hub_fake_engine_plays_legal_moves(fake_engine, variant):
 
 def test_hub_engine_follows_a_multi_capture(fake_engine):
     position = Position.from_fen("W:WK46,38:B41,32,22,13,K5,20", "international")
-    with HubAgent(fake_engine, time=0.1) as agent:
+    with HubAgent(fake_engine, time=0.1, timeout=GUARD) as agent:
         move = agent.choose(position)
     assert move == position.legal_moves()[0] and len(move.captures) == 3
 
@@ -278,7 +314,7 @@ def test_hub_engine_follows_a_multi_capture(fake_engine):
 def test_hub_engine_failures_are_clear(fake_engine, mode, message):
     with (
         HubAgent(
-            fake_engine, mode=mode, time=0.05, timeout=0.2 if mode == "silent" else 10
+            fake_engine, mode=mode, time=0.05, timeout=0.2 if mode == "silent" else GUARD
         ) as agent,
         pytest.raises(HubError, match=message),
     ):
@@ -332,7 +368,10 @@ def test_hub_cwd_must_be_a_directory(fake_engine, tmp_path):
 # --- Hub: a depth cut by the timeout --------------------------------------------------------
 
 
-def test_hub_depth_cut_by_its_timeout_is_reported(fake_engine):
+def test_hub_depth_cut_by_its_timeout_is_reported(fake_engine, monkeypatch):
+    # The "slow" engine thinks until it is sent 'stop', so its timeout always runs out, on a
+    # quiet machine or a busy one; its answer to 'stop' is waited for as long as it takes.
+    monkeypatch.setattr(external, "_STOP_GRACE", GUARD)
     position = Position.start("english")
     with HubAgent(fake_engine, mode="slow", depth=40, timeout=0.2) as agent:
         with pytest.warns(HubWarning, match="did not reach depth 40 within its timeout of 0.2s"):
@@ -345,10 +384,150 @@ def test_hub_depth_cut_by_its_timeout_is_reported(fake_engine):
 
 
 def test_hub_search_within_its_time_is_not_reported(fake_engine):
-    with warnings.catch_warnings(), HubAgent(fake_engine, depth=40) as agent:
+    with warnings.catch_warnings(), HubAgent(fake_engine, depth=40, timeout=GUARD) as agent:
         warnings.simplefilter("error")
         agent.choose(Position.start("english"))
         assert agent.stopped == 0
+
+
+# --- Hub: a new game ------------------------------------------------------------------------
+
+
+def test_hub_reset_waits_until_the_engine_is_ready(fake_engine, tmp_path):
+    # The fake engine takes half a second over 'new-game', then writes the mark: reset must
+    # not return before (its 'pong' comes after), or that work lands in the first move.
+    mark = tmp_path / "mark.txt"
+    with HubAgent(fake_engine, depth=1, timeout=GUARD, mark=str(mark)) as agent:
+        agent.reset()
+        assert mark.read_text() == "new-game done\n"
+        agent.reset()
+        assert mark.read_text() == "new-game done\n" * 2
+        position = Position.start("english")
+        assert agent.choose(position) in position.legal_moves()
+
+
+def test_hub_reset_without_pong_is_a_clear_error(fake_engine):
+    with HubAgent(fake_engine, mode="nopong") as agent:
+        agent.init_timeout = 0.2  # it never answers: the wait always runs out
+        with pytest.raises(HubError, match="no 'pong' within 0.2s after 'new-game' and 'ping'"):
+            agent.reset()
+
+
+# --- Hub: bounded options -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"init_timeout": 1e300}, "option init_timeout must be a number from 0.001 to 3600"),
+        ({"time": -3}, "option time must be a number from 0.001 to 3600, not -3"),
+        ({"time": 5e-324}, "option time must be a number from 0.001 to 3600, not 5e-324"),
+        ({"timeout": float("nan")}, "option timeout must be a number from 0.001 to 3600"),
+        ({"depth": -5}, "option depth must be an integer from 1 to 64, not -5"),
+        ({"depth": "abc"}, "option depth must be an integer from 1 to 64, not 'abc'"),
+        ({"book": "false\nquit"}, "parameter 'book'='false\\nquit' cannot be sent"),
+        ({"name": 'a"b'}, "cannot be sent on a Hub line"),
+        ({"args": 'hub "'}, "cannot split args='hub \"'"),
+    ],
+)
+def test_hub_options_are_checked_before_the_engine_starts(
+    fake_engine, monkeypatch, options, message
+):
+    monkeypatch.setattr(external, "_HubProcess", pytest.fail)
+    with pytest.raises(ValueError, match=re.escape(message)) as error:
+        HubAgent(fake_engine, **options)
+    assert str(error.value).startswith("hub:fake_hub.py")
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        ("init_timeout=1e300", "init_timeout in agent spec"),
+        ("time=-3", "must be a number from 0.001 to 3600, not -3"),
+        ("depth=-5", "must be an integer from 1 to 64, not -5"),
+        ("depth=abc", "must be an integer from 1 to 64, not 'abc'"),
+    ],
+)
+def test_arena_refuses_unbounded_hub_options_in_one_line(fake_engine, capsys, option, message):
+    argv = ["--agents", f"hub:{fake_engine},{option}", "random", "--no-progress"]
+    assert arena_main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("damas arena: error: option"), err
+    assert message in err
+
+
+# --- Hub: engines that say too much ---------------------------------------------------------
+
+KEEPS_TALKING = """\
+import resource, sys
+from damas_agents.players.external import HubAgent, HubError
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+try:
+    HubAgent(sys.argv[1], init_timeout=3)
+except HubError as error:
+    print(error)
+print("grown MiB:", (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) // 1024)
+"""
+
+
+@pytest.mark.skipif(shutil.which("yes") is None, reason="no 'yes' program")
+def test_hub_engine_that_keeps_talking_is_timed_out_in_bounded_memory(tmp_path):
+    # 'yes hub' prints 'hub' lines as fast as it can, and never 'wait': the deadline must
+    # hold while lines keep coming, and the lines must not pile up.
+    script = tmp_path / "keeps_talking.py"
+    script.write_text(KEEPS_TALKING)
+    run = subprocess.run(
+        [sys.executable, str(script), shutil.which("yes")],
+        capture_output=True,
+        text=True,
+        timeout=GUARD,
+    )
+    error, grown = run.stdout.splitlines()
+    assert re.fullmatch(
+        r"hub:yes: no 'wait' within 3s \(it sent \d+ other lines, the last 'hub'\)", error
+    )
+    assert int(grown.split()[-1]) < 64, run.stdout  # it grew by about 30 MB a second
+
+
+def test_hub_line_without_end_is_refused(fake_engine):
+    with (
+        HubAgent(fake_engine, mode="endless", time=0.05, timeout=GUARD) as agent,
+        pytest.raises(HubError, match=r"sent a line longer than 16384 bytes: b'xxxx") as error,
+    ):
+        agent.choose(Position.start("english"))
+    assert "died" not in str(error.value) and len(str(error.value)) < 200
+
+
+def test_hub_stderr_without_line_breaks_is_cut(fake_engine):
+    with pytest.raises(HubError, match="exit code 4") as error:
+        HubAgent(fake_engine, args="hub stderr-blob")  # 5 MB of stderr in one line
+    message = str(error.value)
+    assert f"stderr: {'e' * 300}" in message and len(message) < 1000
+
+
+def test_hub_invalid_utf8_is_reported_as_such(fake_engine):
+    with (
+        HubAgent(fake_engine, mode="bad-utf8", time=0.05, timeout=GUARD) as agent,
+        pytest.raises(HubError) as error,
+    ):
+        agent.choose(Position.start("english"))
+    assert str(error.value) == (
+        "hub:fake_hub.py sent a line that is not UTF-8 text (invalid continuation byte at "
+        "byte 31): b'info depth=1 score=0.0 author=L\\xe9on'"
+    )
+
+
+def test_hub_handshake_keeps_a_bounded_number_of_lines(tmp_path):
+    script = tmp_path / "chatty.py"
+    script.write_text(
+        f"#!{sys.executable}\nimport sys\nsys.stdin.readline()\n"
+        "for i in range(3000):\n    print(f'info line={i}')\n"  # dropped: not id or param
+        "for i in range(1100):\n    print(f'param name=p{i}')\n"
+        "print('wait', flush=True)\nsys.stdin.read()\n"
+    )
+    script.chmod(0o755)
+    with pytest.raises(HubError, match="sent more than 1024 'param' lines before 'wait'"):
+        HubAgent(str(script), init_timeout=GUARD)
 
 
 # --- Hub: the end of an engine --------------------------------------------------------------
@@ -381,7 +560,7 @@ def test_hub_agents_left_open_at_exit_do_not_abort_python(fake_engine, tmp_path,
 
 
 def test_hub_close_is_idempotent_and_restartable(fake_engine):
-    agent = HubAgent(fake_engine, depth=1)
+    agent = HubAgent(fake_engine, depth=1, timeout=GUARD)
     agent.close()
     agent.close()
     position = Position.start("international")
@@ -394,7 +573,7 @@ def test_hub_close_is_idempotent_and_restartable(fake_engine):
 
 @pytest.mark.parametrize("workers", ["1", pytest.param("2", marks=pytest.mark.slow)])
 def test_arena_reports_an_engine_that_dies_mid_game_in_one_line(fake_engine, capsys, workers):
-    spec = f"hub:{fake_engine},depth=1,crash_after=3"
+    spec = f"hub:{fake_engine},depth=1,timeout={GUARD},crash_after=3"
     argv = ["--agents", spec, "random", "--games", "2", "--workers", workers, "--no-progress"]
     assert arena_main(argv) == 2
     err = capsys.readouterr().err
@@ -440,7 +619,7 @@ def test_hub_formats():
 
 @pytest.mark.skipif(shutil.which("dame") is None, reason="pip install dame-rs (the dame program)")
 def test_hub_drives_dame_rs():
-    with HubAgent("dame", depth=2) as agent:
+    with HubAgent("dame", depth=2, timeout=GUARD) as agent:
         env = draughts_v0.env("international", max_plies=20)
         play_game(env, {"player_0": agent, "player_1": RandomHops(0)})
         assert agent.engine_id["name"] == "dame"

@@ -91,7 +91,7 @@ def test_arena_library_refuses_out_of_bounds_numbers(call, message: str) -> None
         ("mcts:sims=1000000000000", "sims in agent spec 'mcts:sims=1000000000000' must be"),
         ("alphabeta:depth=99999999999999999999999", "must be an integer from 1 to 64"),
         ("alphabeta:time=1e400", "must be a finite number, not 1e400"),
-        ("alphabeta:time=1e308", "must be a number above 0 and at most 3600"),
+        ("alphabeta:time=1e308", "must be a number from 0.001 to 3600"),
         ("mcts:sims=2,c=1e999", "must be a finite number, not 1e999"),
         ("mcts:sims=\u0663", "must be an integer from 1 to 100000"),
         ("alphabeta:depth=\u0661", "must be an integer from 1 to 64"),

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import importlib
 import importlib.machinery
 import importlib.util
 import shutil
+import subprocess
+import sys
 
 import pytest
 
+from damas_agents.extras import MissingExtraError
 from damas_agents.players.base import Agent, play_hop
 from damas_agents.players.specs import KINDS, make_agent, parse_spec
 from damas_env import draughts_v0
@@ -59,7 +63,7 @@ def test_parse_spec_types_the_options(spec: str, expected: tuple[str, dict]) -> 
         ("alphabeta:depht=3", "unknown option 'depht'"),
         ("alphabeta:depth=3.5", "must be an integer from 1 to 64"),
         ("alphabeta:depth=0", "must be an integer from 1 to 64"),
-        ("alphabeta:time=fast", "must be a number above 0"),
+        ("alphabeta:time=fast", "must be a number from 0.001 to 3600"),
         ("alphabeta:depth", "expected option=value"),
         ("alphabeta:depth=2,depth=3", "given twice"),
         ("mcts:sims=-5", "must be an integer from 1 to 100000"),
@@ -150,10 +154,10 @@ def test_the_seed_reaches_seeded_agents() -> None:
         ("alphabeta:depth=99999999999999999999999", "depth .* must be an integer from 1 to 64"),
         ("alphabeta:nodes=10000000000", "nodes .* must be an integer from 1 to 1000000000"),
         ("alphabeta:time=1e400", "time .* must be a finite number, not 1e400"),
-        ("alphabeta:time=1e308", "time .* at most 3600"),
-        ("alphabeta:time=nan", "time .* must be a number above 0"),
+        ("alphabeta:time=1e308", "time .* from 0.001 to 3600"),
+        ("alphabeta:time=nan", "time .* must be a number from 0.001 to 3600"),
         ("mcts:sims=2,c=1e999", "c .* must be a finite number"),
-        ("mcts:sims=2,c=1000", "c .* at most 100"),
+        ("mcts:sims=2,c=1000", "c .* from 0.001 to 100"),
         ("mcts:sims=\u0663", "sims .* must be an integer"),
         ("alphabeta:depth=\u0661", "depth .* must be an integer"),
         ("mcts:sims=\uff13", "sims .* must be an integer"),
@@ -161,6 +165,21 @@ def test_the_seed_reaches_seeded_agents() -> None:
         ("dame:depth=65", "depth .* from 1 to 64"),
         ("checkpoint:x.pt,sims=100001", "sims .* from 1 to 100000"),
         ("hub:scan,level=1e999", "level .* must be a finite number"),
+        # A Hub engine's budgets are bounded as every other agent's.
+        ("hub:yes,init_timeout=1e300", "init_timeout .* a number from 0.001 to 3600, not 1e\\+300"),
+        ("hub:scan,time=-3", "time .* a number from 0.001 to 3600, not -3"),
+        ("hub:scan,depth=-5", "depth .* an integer from 1 to 64, not -5"),
+        ("hub:scan,depth=abc", "depth .* an integer from 1 to 64, not 'abc'"),
+        ("hub:scan,depth=2.5", "depth .* an integer from 1 to 64, not 2.5"),
+        ("hub:scan,timeout=0", "timeout .* a number from 0.001 to 3600, not 0"),
+        ("hub:scan,timeout=true", "timeout .* a number from 0.001 to 3600, not True"),
+        ("hub:scan,init_timeout=nan", "init_timeout .* a number from 0.001 to 3600, not 'nan'"),
+        # A float budget has a least value: a denormal number of seconds means no time.
+        ("alphabeta:time=5e-324", "time .* a number from 0.001 to 3600, not 5e-324"),
+        ("checkpoint:x.pt,time=0.0009", "time .* a number from 0.001 to 3600, not 0.0009"),
+        ("pretrained:english,time=1e-300", "time .* a number from 0.001 to 3600"),
+        ("hub:scan,time=5e-324", "time .* a number from 0.001 to 3600, not 5e-324"),
+        ("mcts:sims=2,c=5e-324", "c .* a number from 0.001 to 100, not 5e-324"),
         ("alphabeta:depth=" + "9" * 5000, "longer than 4096 characters"),
         ("alphabeta:depth=" + "9" * 4000, "must be an integer from 1 to 64"),
     ],
@@ -178,7 +197,52 @@ def test_budgets_at_their_bounds_are_accepted() -> None:
     )
     assert parse_spec("mcts:sims=100000,c=100") == ("mcts", {"sims": 100_000, "c": 100.0})
     assert parse_spec("hub:scan,name=\u0663") == ("hub", {"path": "scan", "name": "\u0663"})
+    assert parse_spec("alphabeta:time=0.001") == ("alphabeta", {"time": 0.001})
+    assert parse_spec("mcts:sims=1,c=0.001") == ("mcts", {"sims": 1, "c": 0.001})
+    hub = "hub:scan,depth=64,timeout=3600,init_timeout=0.001,threads=1"
+    assert parse_spec(hub) == (
+        "hub",
+        {"path": "scan", "depth": 64, "timeout": 3600.0, "init_timeout": 0.001, "threads": 1},
+    )
+    assert parse_spec("hub:scan,time=1")[1]["time"] == 1.0  # an int given for seconds
 
 
 def test_a_quadratic_regex_input_stays_fast() -> None:
     parse_spec("hub:scan,x=" + "1" * 4000 + "x")  # text, not a number: no backtracking blow-up
+
+
+# --- Kinds that need PyTorch, without it --------------------------------------------------
+
+NO_TORCH = """\
+import sys
+sys.modules["torch"] = None  # as if PyTorch were not installed
+from damas_agents.arena.cli import main
+for spec in ("pretrained:english", "checkpoint:runs/x.pt,sims=2"):
+    print("status", main(["--variant", "english", "--agents", spec, "random", "--no-progress"]))
+print("torch imported:", sys.modules["torch"] is not None)
+"""
+
+
+def test_torch_agents_without_torch_name_the_extra_in_one_line(tmp_path) -> None:
+    run = subprocess.run(
+        [sys.executable, "-c", NO_TORCH], capture_output=True, text=True, timeout=600, cwd=tmp_path
+    )
+    assert run.stdout.splitlines() == ["status 2", "status 2", "torch imported: False"], run
+    lines = run.stderr.splitlines()
+    assert lines == [
+        "damas arena: error: agent 'pretrained:english' needs PyTorch, which is not installed: "
+        "pip install 'damas-env[train]'",
+        "damas arena: error: agent 'checkpoint:runs/x.pt,sims=2' needs PyTorch, which is not "
+        "installed: pip install 'damas-env[train]'",
+    ], run.stderr
+
+
+def test_make_agent_checks_torch_before_importing_its_module(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "torch", None)
+    monkeypatch.setattr(importlib, "import_module", pytest.fail)  # nothing is imported
+    for spec in ("pretrained:international,depth=2", "checkpoint:a.pt"):
+        with pytest.raises(MissingExtraError, match=r"needs PyTorch.*damas-env\[train\]"):
+            make_agent(spec)
+    assert {name for name, kind in KINDS.items() if kind.needs} == {"checkpoint", "pretrained"}

@@ -3,13 +3,14 @@
 ==========================  ==================  ===========================================
 Agent                       Variant             Needs
 ==========================  ==================  ===========================================
-``openspiel-mcts:sims=N``   English             ``pip install open_spiel``
-``dame:depth=N``            International       ``pip install dame-rs`` (imports as ``dame``)
+``openspiel-mcts:sims=N``   English             ``pip install 'damas-env[openspiel]'``
+``dame:depth=N``            International       ``pip install 'damas-env[dame]'`` (dame-rs)
 ``hub:PATH``                the engine's        any engine speaking Hub protocol version 2
 ==========================  ==================  ===========================================
 
 Each engine is optional: constructing an agent whose package or program is missing raises
-an ImportError (or FileNotFoundError) that says what to install. The arena plays *our*
+an ImportError (:class:`damas_agents.extras.MissingExtraError`, or FileNotFoundError) that
+says what to install. The arena plays *our*
 rules; an engine only proposes moves, and a proposal that is not legal here is an error
 (or, for OpenSpiel past its own end of game, a documented fallback).
 
@@ -21,7 +22,6 @@ moves come back as our :class:`damas_env.Move` found among ``position.legal_move
 from __future__ import annotations
 
 import contextlib
-import importlib
 import os
 import queue
 import re
@@ -33,8 +33,8 @@ import time
 import warnings
 import weakref
 from collections import deque
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Collection, Iterator, Sequence
+from typing import Any, BinaryIO
 
 import numpy as np
 
@@ -45,8 +45,10 @@ from damas_env.notation import parse_move
 from damas_env.rules import Ruleset, get_ruleset
 from damas_env.turn import HOP_ILLEGAL, Turn
 
+from ..extras import require_module
 from .base import MoveAgent, Observation
 from .peers import OpenSpielCheckersPeer, PeerMove, openspiel_decode
+from .specs import KINDS, check_option
 
 __all__ = [
     "OpenSpielMCTSAgent",
@@ -75,14 +77,6 @@ _MOVE_SWITCHES = (
 class EngineError(RuntimeError):
     """Raised when an external engine fails while playing: it dies, falls silent, or proposes
     a move that is not legal here. The command lines report it in one line (exit status 2)."""
-
-
-def _optional(module: str, install: str, user: str) -> Any:
-    """Imports an optional engine module, or raises an ImportError naming what to install."""
-    try:
-        return importlib.import_module(module)
-    except ImportError as exc:
-        raise ImportError(f"{user} needs {install}") from exc
 
 
 def _check_rules(rules: Ruleset, engine_rules: str, user: str) -> None:
@@ -144,9 +138,8 @@ class OpenSpielMCTSAgent:
     """
 
     def __init__(self, sims: int = 1000, seed: int | None = None, uct_c: float = 2.0) -> None:
-        install = "OpenSpiel: pip install open_spiel"
-        self._pyspiel = _optional("pyspiel", install, "OpenSpielMCTSAgent")
-        self._mcts = _optional("open_spiel.python.algorithms.mcts", install, "OpenSpielMCTSAgent")
+        self._pyspiel = require_module("pyspiel", "OpenSpielMCTSAgent")
+        self._mcts = require_module("open_spiel.python.algorithms.mcts", "OpenSpielMCTSAgent")
         self.sims, self.seed, self.uct_c = sims, seed, uct_c
         self.name = f"openspiel-mcts:sims={sims}"
         self._game = self._pyspiel.load_game("checkers")
@@ -304,7 +297,7 @@ def _moves_between(start: Position, goal: Position, max_plies: int) -> list[Move
 
 def _dame() -> Any:
     """Imports dame-rs (module ``dame``), telling it apart from PyPI's unrelated ``dame``."""
-    dame = _optional("dame", "dame-rs: pip install dame-rs", "DameAgent")
+    dame = require_module("dame", "DameAgent")
     if not hasattr(dame, "Engine"):
         raise ImportError(
             "DameAgent needs dame-rs (pip install dame-rs); the installed 'dame' module is "
@@ -451,38 +444,47 @@ class _SilentError(HubError):
 _STOP_GRACE = 2.0  # seconds an engine sent 'stop' has to answer with its move so far
 _QUIT_GRACE = 1.0  # seconds an engine sent 'quit' has to exit before it is killed
 
+# What is kept of an engine's output, so that no engine can fill the memory: a Hub line is a
+# few hundred bytes, and the reader waits (and the engine with it) while lines queue unread.
+_MAX_LINE = 16384  # bytes of one line; a longer line on stdout is an error
+_MAX_QUEUED = 256  # lines read but not yet taken
+_MAX_KEPT = 1024  # 'id' and 'param' lines kept from the handshake
+_STDERR_LINES, _STDERR_CHARS = 20, 300  # the end of stderr shown when an engine dies
+
+_Line = tuple[str, dict[str, str]]
+
 
 class _HubProcess:
     """A running Hub engine: its pipes, the daemon threads that read them, and its end.
 
     Each reader thread owns its pipe and closes it when the pipe ends; no other thread ever
     closes a stream that a thread may be blocked reading (at interpreter exit, that aborts
-    Python: ``Fatal Python error: _enter_buffered_busy``).
+    Python: ``Fatal Python error: _enter_buffered_busy``). The output read is bounded: lines
+    of at most ``_MAX_LINE`` bytes, at most ``_MAX_QUEUED`` waiting (the reader then waits,
+    and the engine with it), the last ``_STDERR_LINES`` of stderr. A line that is too long or
+    not UTF-8 ends the reading of stdout: it is the error reported, not the engine's death.
     """
 
     def __init__(self, argv: list[str], cwd: str | None, name: str) -> None:
         self.name = name
         try:
             self.process = subprocess.Popen(
-                argv,
-                cwd=cwd,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-                bufsize=1,
+                argv, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
             )
         except OSError as exc:
             raise HubError(f"{name}: cannot start {shlex.join(argv)}: {exc}") from None
-        self.lines: queue.Queue[str | None] = queue.Queue()
-        self.stderr: deque[str] = deque(maxlen=20)
-        pipes = (
-            (self.process.stdout, self.lines.put, True),
-            (self.process.stderr, self.stderr.append, False),
+        self.lines: queue.Queue[str | None] = queue.Queue(maxsize=_MAX_QUEUED)
+        self.stderr: deque[str] = deque(maxlen=_STDERR_LINES)
+        self.fault: str | None = None
+        """Why stdout stopped being read before it ended (a line too long, or not UTF-8)."""
+        self._closing = threading.Event()
+        readers = (
+            (self._read_stdout, self.process.stdout),
+            (self._read_stderr, self.process.stderr),
         )
         self.readers = [
-            threading.Thread(target=_pump, args=pipe, daemon=True, name=f"{name} reader {i}")
-            for i, pipe in enumerate(pipes)
+            threading.Thread(target=read, args=(pipe,), daemon=True, name=f"{name} reader {i}")
+            for i, (read, pipe) in enumerate(readers)
         ]
         for thread in self.readers:
             thread.start()
@@ -496,51 +498,85 @@ class _HubProcess:
         stdin = self.process.stdin
         try:
             assert stdin is not None
-            stdin.write(line + "\n")
+            stdin.write(line.encode("utf-8", "surrogateescape") + b"\n")
             stdin.flush()
         except (OSError, ValueError):
             raise self.died(f"while sending {line!r}") from None
 
     def expect(
-        self, command: str, timeout: float
-    ) -> tuple[dict[str, str], list[tuple[str, dict[str, str]]]]:
-        """Returns the arguments of the next `command` line and the lines read before it.
+        self, command: str, timeout: float, keep: Collection[str] = ()
+    ) -> tuple[dict[str, str], list[_Line]]:
+        """Returns the arguments of the next `command` line and the lines read before it
+        whose command is in `keep` (others are read and dropped).
+
+        The deadline holds however many lines come: an engine that keeps talking without
+        saying `command` is as silent as one that says nothing.
 
         Raises:
-            HubError: the engine died or reported an error (_SilentError: no line in time).
+            HubError: the engine died, reported an error, sent a line that is not Hub text,
+                or more than ``_MAX_KEPT`` lines to keep (_SilentError: no `command` in time).
         """
         deadline = time.monotonic() + timeout
-        before: list[tuple[str, dict[str, str]]] = []
+        kept: list[_Line] = []
+        dropped, last = 0, ""
         while True:
-            try:
-                line = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
-            except queue.Empty:
-                raise _SilentError(f"{self.name}: no '{command}' within {timeout:g}s") from None
+            line = self._next(deadline)
             if line is None:
                 raise self.died(f"while waiting for '{command}'")
+            if isinstance(line, _Timeout):
+                said = (
+                    f" (it sent {dropped} other lines, the last {shown(last)})" if dropped else ""
+                )
+                raise _SilentError(f"{self.name}: no '{command}' within {timeout:g}s{said}")
             name, args = parse_hub_line(line)
             if name == command:
-                return args, before
+                return args, kept
             if name == "error":
                 raise HubError(f"{self.name} reported an error: {args.get('message', line)}")
-            before.append((name, args))
+            if name not in keep:
+                dropped, last = dropped + 1, line
+            elif len(kept) < _MAX_KEPT:
+                kept.append((name, args))
+            else:
+                raise HubError(
+                    f"{self.name} sent more than {_MAX_KEPT} '{name}' lines before '{command}'"
+                )
+
+    def _next(self, deadline: float) -> str | None | _Timeout:
+        """Returns the next line (None: stdout has ended), or _TIMEOUT once past the deadline,
+        even while lines keep coming."""
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return _TIMEOUT
+        try:
+            return self.lines.get(timeout=left)
+        except queue.Empty:
+            return _TIMEOUT
 
     def drain(self) -> None:
-        """Drops lines left from an earlier search (keeping the end-of-output mark)."""
-        with contextlib.suppress(queue.Empty):
-            while True:
-                if self.lines.get_nowait() is None:
-                    self.lines.put(None)
-                    return
+        """Drops the lines waiting from an earlier search (keeping the end-of-output mark);
+        at most as many as wait now, so an engine that keeps talking cannot hold it."""
+        for _ in range(self.lines.qsize()):
+            try:
+                line = self.lines.get_nowait()
+            except queue.Empty:
+                return
+            if line is None:
+                self.lines.put(None)  # the reader has ended: there is room, and no other writer
+                return
 
     def died(self, when: str) -> HubError:
-        """Returns the error for an engine that died, with its exit code and last stderr."""
+        """Returns the error for an engine whose output ended: the line that ended its
+        reading, or its death with its exit code and last stderr."""
+        if self.fault is not None:
+            return HubError(f"{self.name} {self.fault}")
         code = None
         with contextlib.suppress(subprocess.TimeoutExpired):
             code = self.process.wait(timeout=1.0)
         for thread in self.readers:
             thread.join(timeout=1.0)  # let stderr's last lines in
-        tail = "; stderr: " + " | ".join(self.stderr) if self.stderr else ""
+        shown_lines = tuple(self.stderr)  # the stderr reader may still append
+        tail = "; stderr: " + " | ".join(shown_lines) if shown_lines else ""
         return HubError(f"{self.name}: the engine died {when} (exit code {code}){tail}")
 
     def close(self) -> None:
@@ -548,10 +584,11 @@ class _HubProcess:
         the reader threads a second to see their pipes end (and close them). A pipe
         that a child of the engine keeps open is left to its daemon thread, never closed
         under it."""
+        self._closing.set()  # a reader waiting for room in the queue gives up
         stdin = self.process.stdin
         with contextlib.suppress(OSError, ValueError):
             if stdin is not None and self.is_running():
-                stdin.write("quit\n")
+                stdin.write(b"quit\n")
                 stdin.flush()
         with contextlib.suppress(OSError, ValueError):
             if stdin is not None:
@@ -565,15 +602,101 @@ class _HubProcess:
         for thread in self.readers:
             thread.join(timeout=max(0.0, deadline - time.monotonic()))
 
+    # --- The reader threads -----------------------------------------------------------------
 
-def _pump(stream: Any, sink: Callable[[Any], None], mark_end: bool) -> None:
-    """Feeds a pipe's lines to a sink until the pipe ends (then None, if mark_end), and
-    closes the pipe: this thread is its only reader, so it is the one to close it."""
-    with contextlib.suppress(OSError, ValueError), stream:
-        for line in stream:
-            sink(line.rstrip("\r\n"))
-    if mark_end:
-        sink(None)
+    def _read_stdout(self, stream: BinaryIO) -> None:
+        """Queues stdout's lines as text until it ends (then None), or until a line that is
+        too long or not UTF-8 (recorded as the fault, then None); closes the pipe."""
+        with contextlib.suppress(OSError, ValueError), stream:
+            try:
+                for line, whole in _lines(stream, _MAX_LINE):
+                    if not self._put(_hub_text(line, whole)):
+                        return  # closed: nobody reads on
+            except _NotHubTextError as exc:
+                self.fault = str(exc)
+        self._put(None)
+
+    def _read_stderr(self, stream: BinaryIO) -> None:
+        """Keeps the start of stderr's last lines, for error messages; closes the pipe."""
+        with contextlib.suppress(OSError, ValueError), stream:
+            for line, _ in _lines(stream, _MAX_LINE):
+                self.stderr.append(line[:_STDERR_CHARS].decode("utf-8", "replace"))
+
+    def _put(self, line: str | None) -> bool:
+        """Queues a line, waiting for room until the engine is closed (then returns False)."""
+        while not self._closing.is_set():
+            with contextlib.suppress(queue.Full):
+                self.lines.put(line, timeout=0.1)
+                return True
+        return False
+
+
+class _Timeout:
+    """The mark of a deadline passed (a type of its own, so that mypy tells it from a line)."""
+
+
+_TIMEOUT = _Timeout()
+
+
+def _lines(stream: BinaryIO, limit: int) -> Iterator[tuple[bytes, bool]]:
+    """Yields a binary stream's lines without their ends, each with whether it is whole: a
+    line longer than `limit` bytes yields its first `limit` bytes (False), then its rest is
+    read and dropped, never held."""
+    while chunk := stream.readline(limit + 1):
+        if len(chunk) <= limit or chunk.endswith(b"\n"):
+            yield chunk.rstrip(b"\r\n"), True
+            continue
+        yield chunk[:limit], False
+        while chunk and not chunk.endswith(b"\n"):
+            chunk = stream.readline(limit + 1)
+
+
+class _NotHubTextError(Exception):
+    """An engine's line is too long, or not UTF-8 (not a ValueError: the reader suppresses
+    those, which a closed pipe raises)."""
+
+
+def _hub_text(line: bytes, whole: bool) -> str:
+    """Returns an engine's line as text.
+
+    Raises:
+        _NotHubTextError: the line was cut at ``_MAX_LINE`` bytes, or is not UTF-8.
+    """
+    if not whole:
+        raise _NotHubTextError(f"sent a line longer than {_MAX_LINE} bytes: {shown(line)}")
+    try:
+        return line.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise _NotHubTextError(
+            f"sent a line that is not UTF-8 text ({exc.reason} at byte {exc.start}): {shown(line)}"
+        ) from None
+
+
+def _hub_option(agent: str, options: dict[str, Any], key: str, default: float | None) -> Any:
+    """Pops a numeric option of a Hub agent, checked against the bounds its spec has."""
+    if key not in options:
+        return default
+    return check_option(f"{agent} option {key}", options.pop(key), KINDS["hub"].options[key])
+
+
+_UNSENDABLE = re.compile(r'["\x00-\x1f\x7f]')  # a quote or a control character (line breaks)
+
+
+def _check_param(agent: str, name: str, value: object) -> None:
+    """Raises ValueError unless an engine parameter fits on one Hub line."""
+    if not name or _UNSENDABLE.search(name) or _UNSENDABLE.search(_hub_value(value).strip('"')):
+        raise ValueError(
+            f"{agent}: engine parameter {shown(name)}={shown(value)} cannot be sent on a Hub "
+            "line (it needs a name, and no quote, line break or other control character)"
+        )
+
+
+def _engine_args(agent: str, args: object) -> list[str]:
+    """Returns a Hub engine's command-line arguments, split like a shell's words."""
+    try:
+        return shlex.split(str(args))
+    except ValueError as exc:
+        raise ValueError(f"{agent}: cannot split args={shown(args)}: {exc}") from None
 
 
 def _engine_dir(cwd: object) -> str | None:
@@ -625,6 +748,10 @@ class HubAgent(MoveAgent):
     for with a timeout; an engine that dies, falls silent or answers with a move that is not
     legal here raises :class:`HubError` with what it said.
 
+    :meth:`reset` tells the engine a new game starts (``new-game``) and waits until it has
+    done with it (``ping`` ... ``pong``), so that neither its start nor its preparing for a
+    game is counted in the first move's thinking time.
+
     The search is bounded in time even at a fixed depth. After ``time + timeout`` seconds
     (``timeout`` alone with ``depth``) the engine is sent ``stop`` and has two seconds to
     answer; its move so far is played, but the cut is reported: a :class:`HubWarning` (once
@@ -636,10 +763,12 @@ class HubAgent(MoveAgent):
 
     Args:
         path: the engine's executable: a name on PATH, or a path (from ``cwd`` if given).
-        **options: ``depth`` (``level depth=``) or ``time`` (seconds, ``level move-time=``;
-            1 if neither is given); ``timeout``: seconds to wait for a move beyond the move
-            time before sending ``stop`` (default 10); ``init_timeout``: seconds to wait for
-            ``wait`` and ``ready`` at start-up (default 60); ``cwd``: the directory to start
+        **options: ``depth`` (``level depth=``, 1 to 64) or ``time`` (seconds,
+            ``level move-time=``; 1 if neither is given); ``timeout``: seconds to wait for a
+            move beyond the move time before sending ``stop`` (default 10); ``init_timeout``:
+            seconds to wait for ``wait`` and ``ready`` at start-up, and for ``pong`` after
+            ``new-game`` (default 60); every number of seconds is from 0.001 to 3600 (the
+            bounds of :mod:`damas_agents.players.specs`); ``cwd``: the directory to start
             the engine in, where it finds its data (it must exist; default ours);
             ``args``: command-line arguments (default ``"hub"``; split like a shell's words
             but never run by a shell); anything else is an engine parameter sent as
@@ -647,6 +776,8 @@ class HubAgent(MoveAgent):
 
     Raises:
         FileNotFoundError: no such engine. NotADirectoryError: ``cwd`` is not a directory.
+        ValueError: a number out of its bounds, or a parameter that cannot be sent on one
+            Hub line.
         HubError: the engine cannot start, dies, stays silent or reports an error during
             the handshake.
     """
@@ -657,11 +788,14 @@ class HubAgent(MoveAgent):
         self.cwd = _engine_dir(options.pop("cwd", None))
         self.path = _find_engine(str(path), self.cwd)
         self.name = f"hub:{os.path.basename(path)}"
-        self.args = shlex.split(str(options.pop("args", "hub")))
-        self.depth = int(options.pop("depth")) if "depth" in options else None
-        self.move_time = float(options.pop("time", 1.0 if self.depth is None else 0.0))
-        self.timeout = float(options.pop("timeout", 10.0))
-        self.init_timeout = float(options.pop("init_timeout", 60.0))
+        self.args = _engine_args(self.name, options.pop("args", "hub"))
+        depth = _hub_option(self.name, options, "depth", None)
+        self.depth = None if depth is None else int(depth)
+        self.move_time = _hub_option(self.name, options, "time", 1.0 if depth is None else 0.0)
+        self.timeout = _hub_option(self.name, options, "timeout", 10.0)
+        self.init_timeout = _hub_option(self.name, options, "init_timeout", 60.0)
+        for name, value in options.items():
+            _check_param(self.name, name, value)
         self.params = options
         self.engine_id: dict[str, str] = {}
         self.engine_params: dict[str, dict[str, str]] = {}
@@ -674,10 +808,25 @@ class HubAgent(MoveAgent):
     # --- Agent ------------------------------------------------------------------------------
 
     def reset(self) -> None:
-        """Forgets the move in progress; tells a running engine a new game starts."""
+        """Forgets the move in progress; tells a running engine a new game starts, and waits
+        until it is ready for it (``ping`` ... ``pong``), lines left over read and dropped.
+
+        Raises:
+            HubError: the engine dies, reports an error or does not answer ``pong`` within
+                ``init_timeout`` seconds.
+        """
         super().reset()
-        if self._engine is not None and self._engine.is_running():
-            self._engine.send("new-game")
+        engine = self._engine
+        if engine is None or not engine.is_running():
+            return  # the next move says what became of it
+        engine.send("new-game")
+        engine.send("ping")
+        try:
+            engine.expect("pong", self.init_timeout)
+        except _SilentError as exc:
+            raise HubError(
+                f"{exc} after 'new-game' and 'ping' (a Hub engine answers 'pong')"
+            ) from None
 
     def choose(self, position: Position) -> Move:
         """Returns the engine's move for a position, as our legal move."""
@@ -761,7 +910,7 @@ class HubAgent(MoveAgent):
     def _handshake(self, engine: _HubProcess) -> None:
         """Runs Hub's start-up: ``hub`` ... ``wait``, the parameters, ``init`` ... ``ready``."""
         engine.send("hub")
-        _, before = engine.expect("wait", self.init_timeout)
+        _, before = engine.expect("wait", self.init_timeout, keep=("id", "param"))
         for command, args in before:
             if command == "id":
                 self.engine_id.update(args)

@@ -27,11 +27,9 @@ FEN strings are read and written by :mod:`damas_env.notation`, the one home for 
 
 from __future__ import annotations
 
-import importlib
 import re
 from dataclasses import dataclass
 from functools import cache
-from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -40,6 +38,8 @@ from damas_env.engine import Colour
 from damas_env.geometry import Geometry, geometry
 from damas_env.notation import format_fen, parse_fen
 from damas_env.rules import get_ruleset
+
+from ..extras import require_module
 
 PeerMove = tuple[int, int, frozenset[int]]
 """A complete move: origin square, destination square, and the set of captured squares."""
@@ -96,18 +96,6 @@ def _key(move: PeerMove) -> PeerMove:
     """Returns a move with plain int squares (callers may pass numpy integers)."""
     origin, destination, captured = move
     return int(origin), int(destination), frozenset(int(sq) for sq in captured)
-
-
-def _require(module: str, package: str, user: str) -> ModuleType:
-    """Imports an optional engine, naming the pip package to install if it is missing.
-
-    Raises:
-        ImportError: the package is not installed.
-    """
-    try:
-        return importlib.import_module(module)
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError(f"{user} needs the {package} package: pip install {package}") from exc
 
 
 # ---------------------------------------------------------------------------------------------
@@ -229,7 +217,7 @@ class PydraughtsPeer:
             raise ValueError(
                 f"unknown variant {variant!r}; expected one of {sorted(_PYDRAUGHTS_VARIANTS)}"
             )
-        self._draughts = _require("draughts", "pydraughts", "PydraughtsPeer")
+        self._draughts = require_module("draughts", "PydraughtsPeer")
         self.variant = variant
         self._geometry, self._to_ours = _numbering(variant)
         self._to_pd = {ours: pd for pd, ours in self._to_ours.items()}
@@ -423,7 +411,7 @@ class OpenSpielCheckersPeer:
         Raises:
             ImportError: OpenSpiel is not installed.
         """
-        pyspiel = _require("pyspiel", "open_spiel", "OpenSpielCheckersPeer")
+        pyspiel = require_module("pyspiel", "OpenSpielCheckersPeer")
         self._game = pyspiel.load_game("checkers")
         self._state = self._game.new_initial_state()
         self._side = "B"

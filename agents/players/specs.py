@@ -14,17 +14,22 @@
 The grammar is ``kind[:item[,item...]]``; an item is ``option=value`` or, for ``hub`` and
 ``checkpoint``, the path (first). Values become ints or floats where they look like numbers
 (ASCII digits only; a float must be finite). A budget is bounded, so a spec cannot ask for a
-search that never ends:
+search that never ends, nor one too short to mean anything:
 
-==========  ==================================================  =====================
-option      meaning                                             accepted
-==========  ==================================================  =====================
-``depth``   plies of alpha-beta or dame-rs search               1 to 64 (MAX_DEPTH)
-``nodes``   positions alpha-beta may visit per move             1 to 10**9 (MAX_NODES)
-``time``    seconds alpha-beta may think per move               > 0, <= 3600
-``sims``    simulations per decision (MCTS, PUCT)               1 to 100000 (MAX_SIMS)
-``c``       UCT exploration constant                            > 0, <= 100 (MAX_C)
-==========  ==================================================  =====================
+================  ============================================  ==========================
+option            meaning                                       accepted
+================  ============================================  ==========================
+``depth``         plies of search (alpha-beta, dame-rs, Hub)    1 to 64 (MAX_DEPTH)
+``nodes``         positions alpha-beta may visit per move       1 to 10**9 (MAX_NODES)
+``time``          seconds to think per move                     0.001 to 3600 (MIN_SECONDS,
+                                                                MAX_SECONDS)
+``sims``          simulations per decision (MCTS, PUCT)         1 to 100000 (MAX_SIMS)
+``c``             UCT exploration constant                      0.001 to 100 (MIN_C, MAX_C)
+``timeout``       seconds a Hub engine's move may run over      0.001 to 3600
+``init_timeout``  seconds a Hub engine may take to start        0.001 to 3600
+================  ============================================  ==========================
+
+A Hub engine's other options (``hub:scan,variant=normal``) are its own parameters, passed on.
 
     >>> parse_spec("alphabeta:depth=4,time=0.5")
     ('alphabeta', {'depth': 4, 'time': 0.5})
@@ -32,7 +37,8 @@ option      meaning                                             accepted
     ('hub', {'path': '/opt/scan/scan', 'book': False})
 
 The agent modules are imported only when :func:`make_agent` builds one, so a spec can be
-checked without the optional engines installed.
+checked without the optional engines installed; a kind whose package is missing (PyTorch for
+``checkpoint`` and ``pretrained``) is refused in one line that names the extra to install.
 """
 
 from __future__ import annotations
@@ -47,6 +53,7 @@ from typing import Any
 from damas_env.checks import shown
 from damas_env.rules import Ruleset, get_ruleset
 
+from ..extras import require
 from .alphabeta import MAX_DEPTH
 from .base import Agent
 
@@ -58,7 +65,10 @@ __all__ = [
     "MAX_SECONDS",
     "MAX_SIMS",
     "MAX_SPEC_CHARS",
+    "MIN_C",
+    "MIN_SECONDS",
     "Option",
+    "check_option",
     "check_plays",
     "parse_spec",
     "make_agent",
@@ -74,13 +84,19 @@ MAX_SECONDS = 3600.0
 MAX_SIMS = 100_000
 MAX_C = 100.0
 
+#: Least values of the float options: a millisecond is the shortest time a search, or an
+#: engine's answer, can be given (a tinier number, down to 5e-324, only means "no time").
+MIN_SECONDS = 0.001
+MIN_C = 0.001
+
 
 @dataclass(frozen=True)
 class Option:
-    """A numeric option of a kind: its type and its largest value (the least is above 0)."""
+    """A numeric option of a kind: its type, its largest value and its least (1 for ints)."""
 
     type: type
     high: float
+    low: float = 1
 
 
 @dataclass(frozen=True)
@@ -108,20 +124,26 @@ class Kind:
     seeded: bool = True
     """The constructor takes ``seed=``."""
 
+    needs: tuple[str, ...] = ()
+    """Optional packages (import names) the kind needs, checked before its module is
+    imported (see :mod:`damas_agents.extras`)."""
+
 
 _DEPTH, _SIMS = Option(int, MAX_DEPTH), Option(int, MAX_SIMS)
+_NODES = Option(int, MAX_NODES)
+_SECONDS = Option(float, MAX_SECONDS, MIN_SECONDS)
 
 KINDS: dict[str, Kind] = {
     "random": Kind("damas_agents.players.classic:RandomAgent", usage="random"),
     "greedy": Kind("damas_agents.players.classic:GreedyAgent", usage="greedy"),
     "alphabeta": Kind(
         "damas_agents.players.classic:AlphaBetaAgent",
-        {"depth": _DEPTH, "nodes": Option(int, MAX_NODES), "time": Option(float, MAX_SECONDS)},
+        {"depth": _DEPTH, "nodes": _NODES, "time": _SECONDS},
         usage="alphabeta:depth=N|nodes=N|time=S",
     ),
     "mcts": Kind(
         "damas_agents.players.tree:MCTSAgent",
-        {"sims": _SIMS, "c": Option(float, MAX_C)},
+        {"sims": _SIMS, "c": Option(float, MAX_C, MIN_C)},
         usage="mcts:sims=N[,c=X]",
     ),
     "openspiel-mcts": Kind(
@@ -137,28 +159,26 @@ KINDS: dict[str, Kind] = {
     ),
     "hub": Kind(
         "damas_agents.players.external:HubAgent",
-        usage="hub:PATH[,depth=N|time=S][,timeout=S][,cwd=DIR][,option=value...]",
+        {"depth": _DEPTH, "time": _SECONDS, "timeout": _SECONDS, "init_timeout": _SECONDS},
+        usage="hub:PATH[,depth=N|time=S][,timeout=S][,init_timeout=S][,cwd=DIR][,option=value...]",
         path=True,
         open_options=True,
         seeded=False,
     ),
     "checkpoint": Kind(
         "damas_agents.training.checkpoint:load_agent",
-        {
-            "sims": _SIMS,
-            "depth": _DEPTH,
-            "nodes": Option(int, MAX_NODES),
-            "time": Option(float, MAX_SECONDS),
-        },
+        {"sims": _SIMS, "depth": _DEPTH, "nodes": _NODES, "time": _SECONDS},
         usage="checkpoint:PATH[,sims=N|depth=N|nodes=N|time=S]",
         path=True,
+        needs=("torch",),
     ),
     "pretrained": Kind(
         "damas_agents.training.checkpoint:load_pretrained",
-        {"depth": _DEPTH, "nodes": Option(int, MAX_NODES), "time": Option(float, MAX_SECONDS)},
+        {"depth": _DEPTH, "nodes": _NODES, "time": _SECONDS},
         usage="pretrained:english|international[,depth=N|nodes=N|time=S]",
         path=True,
         first="name",
+        needs=("torch",),
     ),
 }
 
@@ -242,21 +262,37 @@ def _typed(text: str) -> Value:
 
 def _checked(spec: str, key: str, value: Value, option: Option) -> Value:
     """Returns a numeric option converted to its type, or raises if it is out of its bounds."""
-    is_int = isinstance(value, int) and not isinstance(value, bool)
-    is_number = is_int or (option.type is float and isinstance(value, float))
-    if not (is_number and 0 < float(value) <= option.high):
-        raise ValueError(
-            f"option {key} in agent spec {shown(spec)} must be {_bounds(option)}, not "
-            f"{shown(value)}"
-        )
-    return option.type(value)
+    return check_option(f"option {key} in agent spec {shown(spec)}", value, option)
+
+
+def check_option(name: str, value: object, option: Option) -> int | float:
+    """Returns a numeric option converted to its type (an int, or a float that an int may
+    give), checked against its bounds.
+
+    Args:
+        name: what the value is, as the message's subject (``"option depth in agent spec
+            'hub:scan,depth=0'"``).
+
+    Raises:
+        ValueError: not a number of the option's type (a bool is none), NaN, or out of its
+            bounds; says what is accepted.
+    """
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or (option.type is int and not isinstance(value, int))
+        or not option.low <= value <= option.high  # NaN fails it too
+    ):
+        raise ValueError(f"{name} must be {_bounds(option)}, not {shown(value)}")
+    number: int | float = option.type(value)
+    return number
 
 
 def _bounds(option: Option) -> str:
     """Returns the values an option accepts, in words."""
     if option.type is int:
-        return f"an integer from 1 to {option.high}"
-    return f"a number above 0 and at most {option.high:g}"
+        return f"an integer from {int(option.low)} to {int(option.high)}"
+    return f"a number from {option.low:g} to {option.high:g}"
 
 
 def _accepted() -> str:
@@ -277,10 +313,13 @@ def make_agent(spec: str, seed: int | None = None, rules: Ruleset | str | None =
             `rules`.
         CheckpointError: ``checkpoint:PATH`` names no usable checkpoint
             (:class:`damas_agents.training.checkpoint.CheckpointError`).
-        ImportError: the agent's module, or the external engine it drives, is missing.
+        ImportError: the agent's module, or the external engine it drives, is missing
+            (:class:`damas_agents.extras.MissingExtraError` names the extra to install).
     """
     kind_name, options = parse_spec(spec)
     kind = KINDS[kind_name]
+    for module in kind.needs:  # before the import: one line naming the extra, no traceback
+        require(module, f"agent {shown(spec)}")
     build = _target(kind_name, kind)
     kwargs: dict[str, Any] = dict(options)
     if kind.seeded:
