@@ -5,10 +5,12 @@ from __future__ import annotations
 import importlib.util
 import json
 import math
+import os
 import pickle
 import subprocess
 import sys
 import time
+from collections import Counter
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -55,6 +57,25 @@ class StubRandom:
 
     def act(self, observation: Any, position: Any = None, hops: Any = ()) -> int:
         return int(self.rng.choice(np.flatnonzero(observation["action_mask"])))
+
+
+class StubLogged(StubRandom):
+    """A StubRandom that writes "built PID" and "closed PID" lines to a log file."""
+
+    name = "stub-logged"
+
+    def __init__(self, seed: int | None = None, log: Path | None = None) -> None:
+        super().__init__(seed)
+        self.log = log
+        self._write("built")
+
+    def close(self) -> None:
+        self._write("closed")
+
+    def _write(self, event: str) -> None:
+        if self.log is not None:
+            with self.log.open("a") as file:
+                file.write(f"{event} {os.getpid()}\n")
 
 
 class StubFirst(StubRandom):
@@ -121,21 +142,24 @@ def test_score_stats_on_synthetic_results() -> None:
     assert (s.games, s.wins, s.draws, s.losses) == (100, 60, 20, 20)
 
 
-def test_perfect_scores_have_finite_elo_and_a_wilson_interval() -> None:
+def test_perfect_scores_have_a_wilson_interval_open_at_one_end() -> None:
     wins, losses = score_stats(10, 0, 0), score_stats(0, 0, 10)
     assert wins.score == 1.0 and wins.interval == "wilson"
     assert wins.score_ci == pytest.approx((10 / (10 + 1.959964**2), 1.0))
-    assert wins.elo == pytest.approx(400 * math.log10(19))  # scored as 9.5/10
+    assert wins.elo == pytest.approx(400 * math.log10(19))  # scored as 9.5/10, for logs
     assert losses.elo == pytest.approx(-wins.elo) and losses.score_ci[0] == 0.0
-    assert wins.elo_ci[1] == wins.elo and math.isfinite(losses.elo_ci[0])
+    assert wins.elo_ci[1] == math.inf and losses.elo_ci[0] == -math.inf
+    assert wins.elo_ci[0] == pytest.approx(-losses.elo_ci[1]) and math.isfinite(wins.elo_ci[0])
     draws = score_stats(0, 10, 0)
     assert draws.elo == 0.0 and draws.score_ci == pytest.approx((0.236593, 0.763407), abs=1e-6)
-    json.dumps(wins.__dict__)  # no infinities or NaN
+    for stats in (wins, losses, draws):
+        json.dumps(stats.to_dict(), allow_nan=False)  # no infinities or NaN
 
 
 def test_a_whitewash_reports_an_elo_bound_not_an_interval() -> None:
     """Every game won (lost): the text says "Elo >" ("Elo <") the interval's end and that it
-    is a bound; the JSON says which bound; an ordinary score keeps its interval."""
+    is a bound; the JSON says which bound, with no estimate; an ordinary score keeps its
+    interval."""
     wins, losses, mixed = score_stats(20, 0, 0), score_stats(0, 0, 20), score_stats(5, 10, 5)
     assert (wins.elo_bound, losses.elo_bound, mixed.elo_bound) == ("lower", "upper", None)
     assert (
@@ -146,10 +170,41 @@ def test_a_whitewash_reports_an_elo_bound_not_an_interval() -> None:
         f"Elo < {losses.elo_ci[1]:+.0f} (95% bound: every game lost"
     )
     assert mixed.elo_text() == "Elo +0  95% CI [-111, +111]"
+    assert wins.to_dict()["elo"] is None and wins.to_dict()["elo_ci"] == [wins.elo_ci[0], None]
+    assert losses.to_dict()["elo_ci"] == [None, losses.elo_ci[1]]
     match = play_match("alphabeta:depth=2", "random", "english", games=2, seed=0, progress=False)
     assert match.stats.score == 1.0
-    assert match.to_dict()["elo_bound"] == "lower"
+    data = json.loads(json.dumps(match.to_dict(), allow_nan=False))
+    assert data["elo_bound"] == "lower" and data["elo"] is None and data["elo_ci"][1] is None
     assert "Elo > " in match.summary() and "95% CI [" not in match.summary().split("\n")[3]
+
+
+@pytest.mark.parametrize(
+    ("results", "text", "elo_ci"),
+    [
+        ((38, 2, 0), "Elo +636  95% CI [+482, +inf)", [481.815, None]),
+        ((9, 1, 0), "Elo +512  95% CI [+311, +inf)", [311.101, None]),
+        ((0, 2, 38), "Elo -636  95% CI (-inf, -482]", [None, -481.815]),
+        ((1, 0, 1), "Elo +0  95% CI (-inf, +inf)", [None, None]),
+        ((36, 4, 0), "Elo +512  95% CI [+389, +981]", [388.591, 980.9997]),
+    ],
+)
+def test_an_interval_that_reaches_a_score_of_0_or_1_has_an_open_end(
+    results: tuple[int, int, int], text: str, elo_ci: list[float | None]
+) -> None:
+    """Near a perfect score the normal interval reaches past 1: the Elo interval then has no
+    upper end, written "+inf)" and null in the JSON, never the Elo of a clamped score (which
+    once printed [+311, +512] for a score of 9.5/10, the upper end equal to the estimate)."""
+    stats = score_stats(*results)
+    assert stats.elo_text() == text and stats.elo_bound is None
+    data = stats.to_dict()
+    assert [None if end is None else round(end, 3) for end in data["elo_ci"]] == [
+        None if end is None else pytest.approx(end, abs=1e-3) for end in elo_ci
+    ]
+    assert data["elo"] == stats.elo
+    json.dumps(data, allow_nan=False)
+    low, high = stats.elo_ci
+    assert low < stats.elo < high  # the estimate lies inside its interval
 
 
 def test_elo_difference_is_odd_and_clamped() -> None:
@@ -215,16 +270,25 @@ def test_each_opening_is_played_with_both_colours() -> None:
 # --- Matches --------------------------------------------------------------------------------
 
 
-def test_a_match_is_reproducible_and_the_same_with_two_workers() -> None:
+def test_a_match_is_reproducible_and_the_same_with_two_workers(tmp_path: Path) -> None:
+    """Each process builds its agents once and reuses them (the games it plays differ from
+    run to run), yet every game is the same; a worker closes its agents when it exits."""
     a = "random" if HAS_CLASSIC else partial(StubRandom)  # a spec, built in each worker
-    b = partial(StubRandom)  # a picklable factory
+    b = partial(StubLogged, log=tmp_path / "agents.log")  # a picklable factory
     one = play_match(a, b, "english", games=6, seed=5, progress=False)
     again = play_match(a, b, "english", games=6, seed=5, progress=False)
+    (tmp_path / "agents.log").unlink()
     two = play_match(a, b, "english", games=6, seed=5, workers=2, progress=False)
     assert one.records == again.records == two.records  # the times differ, and do not count
+    log = Counter(
+        tuple(line.split()) for line in (tmp_path / "agents.log").read_text().split("\n") if line
+    )
+    pids = {pid for _, pid in log}
+    assert 2 <= len(pids) <= 3  # this process (the name) and the workers that played
+    assert all(log["built", pid] == 1 == log["closed", pid] for pid in pids), log
     assert all(t.moves > 0 for r in two.records for t in r.times)  # they came back from workers
     assert play_match(a, b, "english", games=6, seed=6, progress=False).records != one.records
-    assert (one.agent_a, one.agent_b) == ("random", "stub-random") or not HAS_CLASSIC
+    assert (one.agent_a, one.agent_b) == ("random", "stub-logged") or not HAS_CLASSIC
 
 
 def test_pdn_reads_back_to_the_same_final_positions() -> None:

@@ -18,9 +18,16 @@ Fair play:
   English checkers use the ACF three-move deck (:mod:`damas_agents.arena.ballots`, 156 ballots,
   in an order shuffled by the seed); other rulesets use 2-4 random opening plies drawn from the
   seed (distinct where possible).
-- Agents given as spec strings (or factories) are built afresh for every game with a seed
-  drawn from (match seed, game number, side), so a match is reproducible from its seed and
-  the same with any number of worker processes.
+- Each game has a seed for each side, drawn from (match seed, game number, side). Agents
+  given as spec strings (or factories) are built once in each process that plays (a Hub
+  engine starts and shakes hands once there, a checkpoint is read once) and reused game after
+  game: before each game their random streams restart from that game's seed, then
+  ``reset()`` is called. A game is played as by an agent built for it, so a match is
+  reproducible from its seed and the same with any number of worker processes. A factory's
+  agent whose streams the arena cannot restart (no ``reseed(seed)`` method, ``seed``
+  attribute or ``rng`` generator; see ``_reseed``) is built for each game instead. The agents
+  are closed (engines quit) when the match ends. Agents given as instances are used as they
+  are, and left open.
 
 Statistics (:func:`score_stats`), for agent A over n games with W wins, D draws, L losses:
 
@@ -29,20 +36,26 @@ Statistics (:func:`score_stats`), for agent A over n games with W wins, D draws,
   scores (1, ½, 0) — draws narrow it, as they should. When every game had the same result
   (σ = 0) that interval is a point, so the Wilson score interval for s over n games is used
   instead; bounds are clipped to [0, 1];
-- Elo difference ``-400 log10(1/s - 1)``, and its interval from the score interval's bounds.
-  A score of 0 or 1 has no finite Elo: scores are clamped to [1/(2n), 1 - 1/(2n)] (half a
-  point from a whitewash), so a perfect score reports the Elo a score of n - ½ would,
-  a lower bound of the true gap. The text then says so (``Elo > +442 (95% bound: every game
-  won...``, from the interval's end) and the JSON has ``elo_bound`` "lower" ("upper" when
-  every game was lost; null otherwise).
+- Elo difference ``-400 log10(1/s - 1)``, and its interval from the score interval's ends.
+  A score of 0 or 1 has no finite Elo. Where the score's interval reaches 1 (0) the Elo
+  interval has no upper (lower) end: ``elo_ci`` holds ``+inf`` (``-inf``), the text writes
+  ``Elo +636  95% CI [+482, +inf)`` and the JSON's ``elo_ci`` has null there. That happens
+  near a perfect score too (38 wins and 2 draws in 40 games), wherever the normal interval
+  reaches past 1.
+- When every game was won there is no estimate, only a bound: the text says
+  ``Elo > +442 (95% bound: every game won, so no estimate)`` (the interval's lower end), the
+  JSON has ``elo`` null and ``elo_bound`` "lower" ("upper" when every game was lost; null
+  otherwise). ``ScoreStats.elo`` then holds the Elo of a score of n - ½ (the score clamped
+  to [1/(2n), 1 - 1/(2n)]), a number for logs and ladders that need one.
 - Round robins rank agents by a least-squares fit of the pairwise Elo differences
   (R_i = mean over j of Elo(i vs j), the first agent anchored at 0).
 
 Thinking time (:class:`MoveTimes`): the wall-clock seconds each side spends choosing a move
 (every hop of it, the env's stepping excluded; the opening's plies are not timed). A match
 reports each agent's mean over its moves (total seconds / moves, all games together) and
-its longest move. Each process first asks a throwaway agent of every spec or factory for one
-hop, so that compiling kernels is not counted. Times are measurements, not results: records
+its longest move. Building an agent, its ``reset()`` between games, and its first hop in a
+process (asked from the start position before its first game: compiling kernels, an
+engine's first search) are not thinking time. Times are measurements, not results: records
 that differ only in them compare equal, so a replayed match still equals the original.
 
 Limits, so that a typo cannot fill the memory or run for ever: one call plays at most
@@ -55,10 +68,11 @@ from __future__ import annotations
 
 import math
 import multiprocessing
+import multiprocessing.util
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from statistics import NormalDist
@@ -131,7 +145,11 @@ class ScoreStats:
     score: float
     score_ci: tuple[float, float]
     elo: float
+    """The Elo difference; for a whitewash, the Elo a score of n - ½ would give (see
+    :attr:`elo_bound`)."""
     elo_ci: tuple[float, float]
+    """The 95% interval of the Elo difference: ``-inf`` or ``+inf`` where the score's
+    interval reaches 0 or 1 (then there is no bound on that side)."""
     interval: str
     """How score_ci was computed: "normal" (per-game variance) or "wilson" (σ = 0)."""
 
@@ -147,12 +165,31 @@ class ScoreStats:
         return None
 
     def elo_text(self) -> str:
-        """Returns the Elo difference with its 95% interval, or the bound a whitewash gives."""
+        """Returns the Elo difference with its 95% interval (an open end written ``+inf)``),
+        or the bound a whitewash gives."""
         if self.elo_bound == "upper":
             return f"Elo < {self.elo_ci[1]:+.0f} (95% bound: every game lost, so no estimate)"
         if self.elo_bound == "lower":
             return f"Elo > {self.elo_ci[0]:+.0f} (95% bound: every game won, so no estimate)"
-        return f"Elo {self.elo:+.0f}  95% CI [{self.elo_ci[0]:+.0f}, {self.elo_ci[1]:+.0f}]"
+        low, high = self.elo_ci
+        opening, closing = "(" if low == -math.inf else "[", ")" if high == math.inf else "]"
+        return f"Elo {self.elo:+.0f}  95% CI {opening}{low:+.0f}, {high:+.0f}{closing}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """Returns the statistics as JSON-ready values: an interval's open end is null, and
+        so is ``elo`` when there is no estimate (``elo_bound`` says which bound there is)."""
+        return {
+            "games": self.games,
+            "wins": self.wins,
+            "draws": self.draws,
+            "losses": self.losses,
+            "score": self.score,
+            "score_ci": list(self.score_ci),
+            "score_ci_method": self.interval,
+            "elo": None if self.elo_bound else self.elo,
+            "elo_ci": [end if math.isfinite(end) else None for end in self.elo_ci],
+            "elo_bound": self.elo_bound,
+        }
 
 
 def score_stats(wins: int, draws: int, losses: int, z: float = Z95) -> ScoreStats:
@@ -162,7 +199,9 @@ def score_stats(wins: int, draws: int, losses: int, z: float = Z95) -> ScoreStat
         ValueError: a count is negative or there are no games.
     """
     if min(wins, draws, losses) < 0 or wins + draws + losses == 0:
-        raise ValueError(f"need non-negative results and at least one game, not {wins, draws}")
+        raise ValueError(
+            f"need non-negative results and at least one game, not {wins, draws, losses}"
+        )
     n = wins + draws + losses
     score = (wins + draws / 2) / n
     variance = (wins * (1 - score) ** 2 + draws * (0.5 - score) ** 2 + losses * score**2) / n
@@ -172,7 +211,7 @@ def score_stats(wins: int, draws: int, losses: int, z: float = Z95) -> ScoreStat
     else:
         low, high = _wilson(score, n, z)
         method = "wilson"
-    elo_ci = (elo_difference(low, n), elo_difference(high, n))
+    elo_ci = (_elo(low), _elo(high))  # unclamped: an end at a score of 0 or 1 is infinite
     return ScoreStats(
         n, wins, draws, losses, score, (low, high), elo_difference(score, n), elo_ci, method
     )
@@ -191,10 +230,16 @@ def _wilson(p: float, n: int, z: float) -> tuple[float, float]:
 def elo_difference(score: float, games: int) -> float:
     """Returns ``-400 log10(1/s - 1)``, with s clamped to [1/(2n), 1 - 1/(2n)] over n games."""
     eps = 1 / (2 * games)
-    s = min(max(score, eps), 1 - eps)
-    if s == 0.5:
+    return _elo(min(max(score, eps), 1 - eps))
+
+
+def _elo(score: float) -> float:
+    """Returns ``-400 log10(1/s - 1)``: -inf at a score of 0, +inf at 1."""
+    if score <= 0 or score >= 1:
+        return math.copysign(math.inf, score - 0.5)
+    if score == 0.5:
         return 0.0
-    return -400 * math.log10(1 / s - 1)
+    return -400 * math.log10(1 / score - 1)
 
 
 # --- Openings -------------------------------------------------------------------------------
@@ -394,6 +439,9 @@ class _Job:
 
     index: int
     sources: tuple[AgentSource, AgentSource]
+    keys: tuple[int, int]
+    """The agents' places among the call's agents (0 and 1 in a match, i and j in a round
+    robin): a process builds one agent per key and reuses it (:class:`_Players`)."""
     names: tuple[str, str]
     seeds: tuple[int, int]
     a_first: bool
@@ -404,7 +452,6 @@ class _Job:
 
 
 _ENVS: dict[tuple[Ruleset, int | None], raw_env] = {}  # one env per process and ruleset
-_WARM: set[Any] = set()  # the agent sources this process has warmed up
 
 
 def _env_for(job: _Job) -> raw_env:
@@ -418,26 +465,133 @@ def _env_for(job: _Job) -> raw_env:
     return _ENVS[key]
 
 
-def _warm_up(source: AgentSource, env: raw_env) -> None:
-    """Asks a throwaway agent of a spec or factory for one hop, once per process, so that
-    compiling its kernels (numba: up to seconds) is not counted as thinking time in a game.
-    The game's agents are built afresh, so the results do not change."""
-    if _is_instance(source) or not isinstance(source, Hashable) or source in _WARM:
-        return
-    _WARM.add(source)
+class _Players:
+    """The agents one process plays with: each built once, then reused game after game.
+
+    An agent is known by its key (:attr:`_Job.keys`). The first game that needs it builds it
+    from its spec or factory and asks it for one hop from the start position, so that a
+    one-time cost (compiling kernels, allocating tables, an engine's first search) is not
+    thinking time. Before every game its random streams restart from the game's seed
+    (:func:`_reseed`), so it plays as an agent built for that game would, and a match does
+    not depend on which process played which game. A factory's agent that :func:`_reseed`
+    does not know how to reseed is built for each game instead (and a throwaway one warms
+    up). Agents given as instances are the caller's: used as they are, never closed.
+    """
+
+    def __init__(self) -> None:
+        self._kept: dict[int, Agent] = {}
+        self._once: list[Agent] = []  # built for one game: closed by release()
+        self._warm: set[int] = set()
+
+    def take(self, key: int, source: AgentSource, seed: int, env: raw_env | None = None) -> Agent:
+        """Returns agent `key` seeded for a game (`reset()` then starts the game); warmed up
+        on `env` the first time one is given."""
+        if _is_instance(source):
+            return source  # type: ignore[return-value]
+        agent = self._kept.get(key)
+        if agent is None:
+            agent = _build(source, seed)
+            if isinstance(source, str) or _reseed(agent, seed):  # every kind a spec names
+                self._kept[key] = agent  # is reseeded or has no random stream (tested)
+            else:
+                self._once.append(agent)
+        if env is not None and key not in self._warm:
+            self._warm.add(key)
+            kept = self._kept.get(key) is agent
+            _warm_up(agent if kept else self._throwaway(source, seed), env)
+        _reseed(agent, seed)  # what the warm-up hop and earlier games drew is forgotten
+        return agent
+
+    def _throwaway(self, source: AgentSource, seed: int) -> Agent:
+        agent = _build(source, seed)
+        self._once.append(agent)
+        return agent
+
+    def release(self, *agents: Agent) -> None:
+        """Closes the agents built for one game only (kept ones stay open)."""
+        for agent in agents:
+            if any(agent is once for once in self._once):
+                self._once = [once for once in self._once if once is not agent]
+                _close(agent)
+
+    def close(self) -> None:
+        """Closes every agent built here (ends engine processes); the next game rebuilds."""
+        agents = [*self._kept.values(), *self._once]
+        self._kept, self._once, self._warm = {}, [], set()
+        for agent in agents:
+            _close(agent)
+
+    def __enter__(self) -> _Players:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _warm_up(agent: Agent, env: raw_env) -> None:
+    """Asks an agent for one hop from the start position (see :class:`_Players`)."""
     env.reset()
-    play_hop(_build(source, 0), env)
+    play_hop(agent, env)
 
 
-def _run_job(job: _Job) -> GameRecord:
-    """Plays one scheduled game and returns its record."""
+def _reseed(agent: Agent, seed: int) -> bool:
+    """Restarts an agent's random streams from a seed, as building it with that seed would;
+    returns False if it knows of none.
+
+    The agents' conventions: a ``reseed(seed)`` method; a ``seed`` attribute that ``reset()``
+    restarts the streams from (MCTS, OpenSpiel's MCTS); a ``np.random.Generator`` in ``rng``
+    (random, greedy, alpha-beta) or ``search.rng`` (a network's PUCT search).
+    """
+    reseed = getattr(agent, "reseed", None)
+    if callable(reseed):
+        reseed(seed)
+        return True
+    known = hasattr(agent, "seed")
+    if known:
+        agent.seed = seed  # type: ignore[attr-defined]
+    for owner in (agent, getattr(agent, "search", None)):
+        if isinstance(getattr(owner, "rng", None), np.random.Generator):
+            owner.rng = np.random.default_rng(seed)  # type: ignore[union-attr]
+            known = True
+    return known
+
+
+def _close(agent: object) -> None:
+    """Closes an agent that holds a resource (an external engine's process)."""
+    close = getattr(agent, "close", None)
+    if callable(close):
+        close()
+
+
+_WORKER_PLAYERS: list[_Players] = []  # a worker process's agents (one _Players)
+
+
+def _worker_players() -> _Players:
+    """Returns this worker process's agents, closed when the process exits."""
+    if not _WORKER_PLAYERS:
+        _WORKER_PLAYERS.append(_Players())
+        multiprocessing.util.Finalize(None, _WORKER_PLAYERS[0].close, exitpriority=10)
+    return _WORKER_PLAYERS[0]
+
+
+def _run_in_worker(job: _Job) -> GameRecord:
+    """Plays one scheduled game in a worker process, with the worker's agents."""
+    return _run_job(job, _worker_players())
+
+
+def _run_job(job: _Job, players: _Players) -> GameRecord:
+    """Plays one scheduled game with the process's agents and returns its record."""
     env = _env_for(job)
-    for source in job.sources:
-        _warm_up(source, env)
-    a, b = (_build(source, seed) for source, seed in zip(job.sources, job.seeds, strict=True))
+    a, b = (
+        players.take(key, source, seed, env)
+        for key, source, seed in zip(job.keys, job.sources, job.seeds, strict=True)
+    )
     order = (0, 1) if job.a_first else (1, 0)
-    players = dict(zip(env.possible_agents, ((a, b)[i] for i in order), strict=True))
-    game, times = _play(env, players, job.opening)
+    by_env_name = dict(zip(env.possible_agents, ((a, b)[i] for i in order), strict=True))
+    try:
+        game, times = _play(env, by_env_name, job.opening)
+    finally:
+        players.release(a, b)
     a_name, b_name = env.possible_agents if job.a_first else env.possible_agents[::-1]
     reason = Reason(env.infos["player_0"]["reason"]).label
     reward = float(env.rewards["player_0" if job.a_first else "player_1"])
@@ -469,18 +623,19 @@ def _run_job(job: _Job) -> GameRecord:
 
 
 def _build(source: AgentSource, seed: int) -> Agent:
-    """Returns a fresh agent for one game (specs and factories) or the agent given."""
+    """Returns a new agent of a spec or factory, seeded."""
     if isinstance(source, str):
         return make_agent(source, seed=seed)
-    if isinstance(source, Agent) and not isinstance(source, type):
-        return source
-    return source(seed=seed)
+    return source(seed=seed)  # type: ignore[operator]
 
 
-def _name(source: AgentSource) -> str:
+def _name(source: AgentSource, key: int, players: _Players) -> str:
+    """Returns an agent's name: its spec, or the name of the agent (built once, kept)."""
     if isinstance(source, str):
         return source
-    return str(_build(source, 0).name)
+    agent = players.take(key, source, 0)
+    players.release(agent)
+    return str(agent.name)
 
 
 def _derive(*numbers: int) -> int:
@@ -490,6 +645,7 @@ def _derive(*numbers: int) -> int:
 
 def _schedule(
     sources: tuple[AgentSource, AgentSource],
+    keys: tuple[int, int],
     names: tuple[str, str],
     rules: Ruleset,
     games: int,
@@ -503,6 +659,7 @@ def _schedule(
         _Job(
             index=i,
             sources=sources,
+            keys=keys,
             names=names,
             seeds=(_derive(seed, i, 0), _derive(seed, i, 1)),
             a_first=i % 2 == 0,
@@ -515,8 +672,9 @@ def _schedule(
     ]
 
 
-def _run(jobs: Sequence[_Job], workers: int, progress: bool) -> list[GameRecord]:
-    """Plays every job, here or in `workers` processes; returns the records in job order."""
+def _run(jobs: Sequence[_Job], workers: int, progress: bool, players: _Players) -> list[GameRecord]:
+    """Plays every job, here (with `players`) or in `workers` processes (each with its own
+    agents); returns the records in job order."""
     if workers > 1 and any(_is_instance(s) for job in jobs for s in job.sources):
         raise ValueError(
             "workers > 1 builds agents in each process: pass spec strings or picklable "
@@ -525,11 +683,12 @@ def _run(jobs: Sequence[_Job], workers: int, progress: bool) -> list[GameRecord]
     bar = _Progress(len(jobs), progress)
     try:
         if workers <= 1:
-            return [_counted(bar, _run_job(job)) for job in jobs]
+            return [_counted(bar, _run_job(job, players)) for job in jobs]
+        players.close()  # the workers build their own: none idles here meanwhile
         # spawn, not fork: numba's thread pools and torch (learned agents) do not survive fork.
         context = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(min(workers, len(jobs)), mp_context=context) as pool:
-            futures = [pool.submit(_run_job, job) for job in jobs]
+            futures = [pool.submit(_run_in_worker, job) for job in jobs]
             try:
                 for future in as_completed(futures):
                     _counted(bar, future.result())
@@ -645,23 +804,14 @@ class MatchResult:
         return "\n".join(r.pdn for r in self.records)
 
     def to_dict(self, records: bool = True) -> dict[str, Any]:
-        """Returns the match as JSON-ready values: counts, score, Elo, per-opening results."""
-        s = self.stats
+        """Returns the match as JSON-ready values: counts, score, Elo (see
+        :meth:`ScoreStats.to_dict`), per-opening results."""
         data: dict[str, Any] = {
             "variant": self.variant,
             "agent_a": self.agent_a,
             "agent_b": self.agent_b,
             "seed": self.seed,
-            "games": s.games,
-            "wins": s.wins,
-            "draws": s.draws,
-            "losses": s.losses,
-            "score": s.score,
-            "score_ci": list(s.score_ci),
-            "score_ci_method": s.interval,
-            "elo": s.elo,
-            "elo_ci": list(s.elo_ci),
-            "elo_bound": s.elo_bound,
+            **self.stats.to_dict(),
             "average_plies": self.average_plies,
             "seconds_per_move": {name: t.to_dict() for name, t in self._named_times().items()},
             "reasons": self.reasons(),
@@ -726,18 +876,18 @@ def play_match(
             bounds (:data:`MAX_GAMES`, :data:`MAX_SEED`, :data:`MAX_WORKERS`,
             :data:`MAX_PLIES`).
     """
-    rules, names = _checked(variant, (agent_a, agent_b), (games, workers, max_plies, seed))
-    jobs = _schedule((agent_a, agent_b), (names[0], names[1]), rules, games, seed, max_plies)
-    return MatchResult(names[0], names[1], rules.name, seed, _run(jobs, workers, progress))
+    rules = _checked(variant, (games, workers, max_plies, seed))
+    with _Players() as players:  # this process's agents, closed at the end
+        a, b = _names((agent_a, agent_b), players)
+        jobs = _schedule((agent_a, agent_b), (0, 1), (a, b), rules, games, seed, max_plies)
+        records = _run(jobs, workers, progress, players)
+    return MatchResult(a, b, rules.name, seed, records)
 
 
 def _checked(
-    variant: str | Ruleset,
-    sources: Sequence[AgentSource],
-    budget: tuple[int, int, int | None, int],
-    pairs: int = 1,
-) -> tuple[Ruleset, list[str]]:
-    """Returns the ruleset and unique agent names once the arguments are within the limits.
+    variant: str | Ruleset, budget: tuple[int, int, int | None, int], pairs: int = 1
+) -> Ruleset:
+    """Returns the ruleset once the arguments are within the limits.
 
     Args:
         budget: (games per pair, workers, max_plies, seed).
@@ -745,7 +895,7 @@ def _checked(
 
     Raises:
         TypeError: games, workers, max_plies or seed is not an int.
-        ValueError: one of them is out of its bounds, or the variant or a spec is bad.
+        ValueError: one of them is out of its bounds, or the variant is bad.
     """
     games, workers, max_plies, seed = budget
     rules = get_ruleset(variant)
@@ -755,7 +905,16 @@ def _checked(
     if max_plies is not None:
         checked_int("max_plies", max_plies, 1, MAX_PLIES)
     checked_int("seed", seed, 0, MAX_SEED)
-    return rules, _unique([_name(s) for s in sources])
+    return rules
+
+
+def _names(sources: Sequence[AgentSource], players: _Players) -> list[str]:
+    """Returns the agents' names, repeats numbered (see :func:`_name`).
+
+    Raises:
+        ValueError: a spec is bad.
+    """
+    return _unique([_name(source, key, players) for key, source in enumerate(sources)])
 
 
 def _unique(names: list[str]) -> list[str]:
@@ -875,16 +1034,24 @@ def round_robin(
     if not 2 <= len(agents) <= MAX_AGENTS:
         raise ValueError(f"a round robin needs 2 to {MAX_AGENTS} agents, not {len(agents)}")
     pairs = [(i, j) for i in range(len(agents)) for j in range(i + 1, len(agents))]
-    rules, names = _checked(variant, agents, (games, workers, max_plies, seed), len(pairs))
+    rules = _checked(variant, (games, workers, max_plies, seed), len(pairs))
     seeds = {(i, j): _derive(seed, i, j) for i, j in pairs}
-    jobs = [
-        job
-        for i, j in pairs
-        for job in _schedule(
-            (agents[i], agents[j]), (names[i], names[j]), rules, games, seeds[i, j], max_plies
-        )
-    ]
-    records = _run(jobs, workers, progress)
+    with _Players() as players:  # this process's agents, closed at the end
+        names = _names(agents, players)
+        jobs = [
+            job
+            for i, j in pairs
+            for job in _schedule(
+                (agents[i], agents[j]),
+                (i, j),
+                (names[i], names[j]),
+                rules,
+                games,
+                seeds[i, j],
+                max_plies,
+            )
+        ]
+        records = _run(jobs, workers, progress, players)
     matches = {
         (i, j): MatchResult(
             names[i], names[j], rules.name, seeds[i, j], records[k * games :][:games]
