@@ -29,8 +29,12 @@ alpha-beta pruning. The rules are the engine's: moves come only from
   search's lines), as it ignores the game's draw counters and repetitions before the root.
 
 Limits: depth; nodes (a budget checked at every node: the search aborts when it is spent);
-time. Compiled code cannot read the clock, so time becomes a node budget for each iteration
-from the speed measured so far; the result is always the deepest completed iteration.
+time. Compiled code cannot read the clock, so time becomes node budgets: each Searcher
+measures its own speed (:class:`NodeRate`, corrected after every compiled call), and the
+Python driver reads the clock between calls. A call cut short while a fifth of the time is
+still left (the speed was underestimated) runs again with the budget of the time left, the
+table keeping its work; a new iteration starts until 0.6 of the time is spent. The result is
+the deepest completed iteration, or the better root move a cut-short iteration had found.
 
 Arrays (:class:`Tables`), S squares, M rows per move list, P = MAX_PLY::
 
@@ -50,8 +54,9 @@ Arrays (:class:`Tables`), S squares, M rows per move list, P = MAX_PLY::
 
 from __future__ import annotations
 
+import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -84,6 +89,7 @@ from .nnue import NetWeights, empty_weights, full_accumulator, move_accumulator,
 __all__ = [
     "MATE",
     "MAX_DEPTH",
+    "NodeRate",
     "SearchResult",
     "Searcher",
     "piece_square_table",
@@ -98,6 +104,11 @@ MAX_DEPTH = 64  # nominal depth of iterative deepening
 QS_PLIES = 48  # capture plies searched past the nominal depth (MAX_DEPTH + QS_PLIES < MAX_PLY)
 MATE_BOUND = MATE - MAX_PLY  # scores beyond this are wins or losses with a distance
 MAX_NODES = 1 << 62  # a node budget that never runs out
+
+# Time limits (shares of the time given to a move).
+BUDGET_SHARE = 0.9  # of the time left, as the node budget of a call: the driver's margin
+DEEPEN_BEFORE = 0.6  # no new iteration starts once this share of the time is spent
+RESUME_LEFT = 0.2  # a call cut short by its budget runs again if this share is still left
 
 # Evaluation weights, in centi-men (material: kernels.piece_values).
 ADVANCE_MAX = 24  # a man one step from crowning; grows with the square of the rows advanced
@@ -518,7 +529,9 @@ class SearchResult:
     """What one search found.
 
     Attributes:
-        move: the move chosen (ties at the best score broken by the caller's rng).
+        move: the move chosen (ties at the best score broken by the caller's rng): the
+            deepest completed iteration's, or a better one that the next iteration had found
+            before a limit cut it short.
         score: its score in centi-men for the side to move; beyond ``MATE - 128`` a forced
             win (``MATE - plies``), below ``-(MATE - 128)`` a forced loss.
         depth: the nominal depth of the deepest completed iteration (0: none completed).
@@ -544,26 +557,131 @@ class SearchResult:
 
 @dataclass
 class _Iteration:
-    """A completed iteration: its depth, best score and the root moves scoring it."""
+    """An iteration's result: its depth, best score and the root moves scoring it; complete,
+    or cut short after finding a move better than the previous iteration's best."""
 
     depth: int
     score: int
     ties: list[int]
+    complete: bool = True
+
+
+class NodeRate:
+    """One searcher's estimate of its speed in nodes per second: it turns time into node budgets.
+
+    Every compiled call corrects it with the nodes it visited and the time it took: a moving
+    average of the logarithm, each call weighing ``WEIGHT`` (less for a call of fewer than
+    ``FULL_WEIGHT_NODES`` nodes, which times the call more than the search). So one slow call
+    (the process descheduled, a page fault storm) moves it by a bounded factor, and the calls
+    after it bring it back. It stays within ``[FLOOR, CEILING]``.
+
+    Attributes:
+        value: the estimate, in nodes per second.
+    """
+
+    START = 200_000.0  # a slow machine's speed: a fresh searcher's first budgets rather run short
+    FLOOR = 10_000.0
+    CEILING = 50_000_000.0
+    WEIGHT = 0.3
+    FULL_WEIGHT_NODES = 2_000
+
+    def __init__(self, value: float = START) -> None:
+        self.value = min(max(value, self.FLOOR), self.CEILING)
+
+    def update(self, nodes: int, seconds: float) -> None:
+        """Corrects the estimate with a call that visited `nodes` nodes in `seconds`."""
+        if nodes <= 0 or not 0 < seconds < math.inf:
+            return
+        measured = min(max(nodes / seconds, self.FLOOR), self.CEILING)
+        weight = self.WEIGHT * min(1.0, nodes / self.FULL_WEIGHT_NODES)
+        self.value = math.exp((1 - weight) * math.log(self.value) + weight * math.log(measured))
+
+
+@dataclass
+class _Limits:
+    """The limits of one search and what it has spent: nodes, and seconds of compiled calls."""
+
+    nodes: int | None
+    seconds: float | None
+    start: float
+    used: int = 1
+    searched: float = 0.0
+
+    def observed_rate(self) -> float:
+        """Returns this search's own speed so far (0 before its first call): a lower bound of
+        the real speed, since a delay can only slow a call down."""
+        return self.used / self.searched if self.searched > 0 else 0.0
+
+
+def _new_tables(engine: Engine, rules: Ruleset, tt_bits: int, net: NetWeights) -> Tables:
+    """Returns fresh search tables for a ruleset."""
+    squares = rules.squares
+    return Tables(
+        ray=engine.ray,
+        rules=engine.rule_array,
+        keys=engine.zobrist,
+        side_key=engine.side_key,
+        pst=piece_square_table(rules),
+        buffers=np.zeros((MAX_PLY, FIRST_ROWS, K.MOVE_WIDTH), dtype=np.int16),
+        ws=K.new_workspace(rules.board_size),
+        tt_keys=_touched(np.zeros(1 << tt_bits, dtype=np.uint64)),
+        tt_vals=_touched(np.zeros((1 << tt_bits, T_LEN), dtype=np.int32)),
+        killers=np.full((MAX_PLY, 2), -1, dtype=np.int32),
+        history=np.zeros((2, squares, squares), dtype=np.int32),
+        path=np.zeros(MAX_PLY, dtype=np.uint64),
+        rev=np.zeros(MAX_PLY, dtype=np.int32),
+        stats=np.zeros(S_LEN, dtype=np.int64),
+        counters=np.zeros(K.G_LEN, dtype=np.int64),
+        net=net,
+        acc=np.zeros((MAX_PLY, 2, net.hidden + 1), dtype=np.float32),
+        x=np.zeros(2 * net.hidden, dtype=np.float32),
+    )
+
+
+def _touched(table: np.ndarray) -> np.ndarray:
+    """Returns a zeroed table with its memory pages in place: numpy's zeros are mapped on
+    first touch, which would cost the first searches a page fault per new slot."""
+    table.fill(0)
+    return table
+
+
+def _cut_short(depth: int, searched: np.ndarray, scores: np.ndarray) -> _Iteration | None:
+    """Returns what an iteration cut short found: its best among the root moves it completed
+    (their scores are exact where at least the best so far) if that beats the first move, the
+    previous iteration's best; in the first iteration, its best. Else None."""
+    if searched.size == 0:
+        return None
+    values = scores[searched]
+    best = int(values.max())
+    if depth > 1 and best <= int(values[0]):
+        return None
+    return _Iteration(depth, best, [int(i) for i in searched if scores[i] == best], False)
 
 
 class Searcher:
     """The search tables of one ruleset, and iterative deepening over the compiled search.
 
     Not thread-safe: one Searcher per thread.
+
+    Args:
+        rules: the rules searched.
+        tt_bits: the transposition table holds 2**tt_bits entries (28 bytes each).
+        weights: a learned evaluation instead of the piece-square table.
+        clock: the time source of time limits, in seconds (a fake one in tests).
+
+    Attributes:
+        rate: this searcher's speed estimate (:class:`NodeRate`): its own, so another
+            searcher's slow searches do not shorten its budgets.
     """
 
-    #: Nodes per second that turn a time limit into node budgets: shared by all searchers of
-    #: the process (one machine) and remeasured by each timed search.
-    speed_estimate = 1_000_000.0
     _warm = False  # the compiled code is loaded (done once per process)
 
     def __init__(
-        self, rules: Ruleset, tt_bits: int = 20, weights: NetWeights | None = None
+        self,
+        rules: Ruleset,
+        tt_bits: int = 20,
+        weights: NetWeights | None = None,
+        clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         if not 4 <= tt_bits <= 30:
             raise ValueError(f"tt_bits must be 4..30, not {tt_bits}")
@@ -574,32 +692,15 @@ class Searcher:
                 f"{rules.squares}"
             )
         engine = Engine.for_rules(rules)
-        squares = rules.squares
-        self.rules = rules
-        self.tables = Tables(
-            ray=engine.ray,
-            rules=engine.rule_array,
-            keys=engine.zobrist,
-            side_key=engine.side_key,
-            pst=piece_square_table(rules),
-            buffers=np.zeros((MAX_PLY, FIRST_ROWS, K.MOVE_WIDTH), dtype=np.int16),
-            ws=K.new_workspace(rules.board_size),
-            tt_keys=np.zeros(1 << tt_bits, dtype=np.uint64),
-            tt_vals=np.zeros((1 << tt_bits, T_LEN), dtype=np.int32),
-            killers=np.full((MAX_PLY, 2), -1, dtype=np.int32),
-            history=np.zeros((2, squares, squares), dtype=np.int32),
-            path=np.zeros(MAX_PLY, dtype=np.uint64),
-            rev=np.zeros(MAX_PLY, dtype=np.int32),
-            stats=np.zeros(S_LEN, dtype=np.int64),
-            counters=np.zeros(K.G_LEN, dtype=np.int64),
-            net=net,
-            acc=np.zeros((MAX_PLY, 2, net.hidden + 1), dtype=np.float32),
-            x=np.zeros(2 * net.hidden, dtype=np.float32),
-        )
-        self._engine = engine
-        if not Searcher._warm:  # load the compiled code now, not on the first timed move
-            self.search(Position.start(rules), depth=1)
+        self.rules, self._engine, self.clock = rules, engine, clock
+        self.tables = _new_tables(engine, rules, tt_bits, net)
+        self.rate = NodeRate()
+        if not Searcher._warm:
+            # Loads the compiled code now, not in the first timed move: depth 2, so that the
+            # principal variation's kernels load too (numba loads each on its first call).
+            self.search(Position.start(rules), depth=2)
             Searcher._warm = True
+            self.rate = NodeRate()  # loading is not searching
 
     def evaluate(self, position: Position) -> int:
         """Returns the static evaluation of a position for the side to move."""
@@ -624,7 +725,7 @@ class Searcher:
         """
         if depth is None and nodes is None and seconds is None:
             raise ValueError("search needs a limit: depth, nodes or seconds")
-        start = time.perf_counter()
+        limits = _Limits(nodes, seconds, self.clock())
         board, side = position.board.copy(), int(position.turn)
         root, n = self._root_moves(board, side, moves)
         if n == 0:
@@ -634,22 +735,18 @@ class Searcher:
         max_depth = min(depth or MAX_DEPTH, MAX_DEPTH)
         if n == 1 and depth is None:  # policy: a forced move is not worth the clock
             max_depth = 1
-        done, used, order = None, 1, np.arange(n, dtype=np.int64)
+        done, order = None, np.arange(n, dtype=np.int64)
         for d in range(1, max_depth + 1):
-            budget = self._budget(nodes, seconds, used, start)
-            if budget <= 0 or (done is not None and self._time_is_short(seconds, start)):
+            if done is not None and not self._may_deepen(limits):
                 break
-            it, nodes_spent, order = self._iterate(board, side, h, d, root, order, budget)
-            used += nodes_spent
+            it, order = self._iterate(board, side, h, d, root, order, limits)
             if it is None:
                 break
             done = it
-            if abs(it.score) > MATE_BOUND:  # a forced result: deeper search cannot change it
-                break
-        seconds_spent = time.perf_counter() - start
-        if seconds is not None and seconds_spent > 0.01:
-            Searcher.speed_estimate = used / seconds_spent
-        return self._result(position, root, done, order, used, seconds_spent, rng)
+            if not it.complete or abs(it.score) > MATE_BOUND:
+                break  # cut short, or a forced result that deeper search cannot change
+        seconds_spent = self.clock() - limits.start
+        return self._result(position, root, done, order, limits.used, seconds_spent, rng)
 
     # --- Iterations ---------------------------------------------------------------------------
 
@@ -661,37 +758,87 @@ class Searcher:
         depth: int,
         root: np.ndarray,
         order: np.ndarray,
-        budget: int,
-    ) -> tuple[_Iteration | None, int, np.ndarray]:
-        """Runs one iteration; returns (its result or None if aborted, nodes, next order)."""
-        stats = self.tables.stats
+        limits: _Limits,
+    ) -> tuple[_Iteration | None, np.ndarray]:
+        """Runs one iteration; returns (its result, the next iteration's root order).
+
+        The result of an iteration cut short by a limit is None, unless it is the first or
+        had already found a root move better than the previous best (searched first).
+        """
         scores = np.full(root.shape[0], -INF - 1, dtype=np.int64)
-        spent = 0
-        while True:
-            stats[S_NODES], stats[S_STOP], stats[S_ABORT] = 0, budget - spent, ABORT_NONE
-            best, _ = search_root(board, side, h, depth, root, order, scores, self.tables)
-            spent += int(stats[S_NODES])
-            if stats[S_ABORT] != ABORT_OVERFLOW or not self._grow_buffers():
-                break
-        if stats[S_ABORT] != ABORT_NONE:
-            return None, spent, order
+        best, completed = self._search_root(board, side, h, depth, root, order, scores, limits)
+        if completed < order.shape[0]:
+            return _cut_short(depth, order[:completed], scores), order
         ties = [int(i) for i in order if scores[i] == best]
         next_order = order[np.argsort(-scores[order], kind="stable")]
-        return _Iteration(depth, int(best), ties), spent, next_order
+        return _Iteration(depth, best, ties), next_order
 
-    def _budget(self, nodes: int | None, seconds: float | None, used: int, start: float) -> int:
-        """Returns the node budget of the next iteration."""
-        budget = MAX_NODES if nodes is None else nodes - used
-        if seconds is not None:
-            left = seconds - (time.perf_counter() - start)
-            nodes_in_time = left * Searcher.speed_estimate * 0.9  # inf for an absurd time
-            budget = min(budget, int(min(nodes_in_time, MAX_NODES)))
+    def _search_root(
+        self,
+        board: np.ndarray,
+        side: int,
+        h: np.uint64,
+        depth: int,
+        root: np.ndarray,
+        order: np.ndarray,
+        scores: np.ndarray,
+        limits: _Limits,
+    ) -> tuple[int, int]:
+        """Calls search_root until it finishes or a limit stops it; returns (the best score,
+        the root moves completed) of the last call.
+
+        A move list overflow grows the lists and calls again; so does a call cut short by a
+        time budget while time is left (the speed was underestimated): the table keeps the
+        work done, so the next call soon gets back to where this one stopped.
+        """
+        stats = self.tables.stats
+        while True:
+            budget = self._budget(limits)
+            if budget <= 0:
+                return -INF, 0
+            stats[S_NODES], stats[S_STOP], stats[S_ABORT] = 0, budget, ABORT_NONE
+            begin = self.clock()
+            best, completed = search_root(board, side, h, depth, root, order, scores, self.tables)
+            self._count(limits, int(stats[S_NODES]), self.clock() - begin)
+            if stats[S_ABORT] == ABORT_OVERFLOW and self._grow_buffers():
+                continue
+            if stats[S_ABORT] != ABORT_BUDGET or not self._time_is_left(limits):
+                return int(best), int(completed)
+
+    def _count(self, limits: _Limits, nodes: int, seconds: float) -> None:
+        """Adds a compiled call's nodes and time to the search, and corrects the speed."""
+        limits.used += nodes
+        limits.searched += seconds
+        self.rate.update(nodes, seconds)
+
+    def _budget(self, limits: _Limits) -> int:
+        """Returns the node budget of the next call: the nodes left, and for a time limit the
+        nodes that fit in BUDGET_SHARE of the time left, at the speed estimated or this
+        search's own, whichever is higher."""
+        budget = MAX_NODES if limits.nodes is None else limits.nodes - limits.used
+        if limits.seconds is not None:
+            left = limits.seconds - (self.clock() - limits.start)
+            rate = max(self.rate.value, limits.observed_rate())
+            budget = min(budget, int(min(left * rate * BUDGET_SHARE, MAX_NODES)))
         return budget
 
-    @staticmethod
-    def _time_is_short(seconds: float | None, start: float) -> bool:
-        """Returns True if the next iteration (a few times longer) would likely not finish."""
-        return seconds is not None and time.perf_counter() - start > 0.4 * seconds
+    def _elapsed_share(self, limits: _Limits) -> float:
+        """Returns the share of the time limit spent so far (0 without one)."""
+        if limits.seconds is None:
+            return 0.0
+        return (self.clock() - limits.start) / limits.seconds
+
+    def _may_deepen(self, limits: _Limits) -> bool:
+        """Returns True if a new iteration may start: less than DEEPEN_BEFORE of the time is
+        spent (a cut-short iteration's better root move is used, so starting one is worth it)."""
+        return self._elapsed_share(limits) < DEEPEN_BEFORE
+
+    def _time_is_left(self, limits: _Limits) -> bool:
+        """Returns True if a call cut short by a time budget should run again: nodes are left
+        and RESUME_LEFT of the time (the budget assumed a slower speed than the call had)."""
+        if limits.seconds is None or (limits.nodes is not None and limits.used >= limits.nodes):
+            return False
+        return self._elapsed_share(limits) <= 1 - RESUME_LEFT
 
     def _new_search(self) -> None:
         """Makes table entries of earlier searches stale and forgets killers and history."""
@@ -735,13 +882,14 @@ class Searcher:
         rng: np.random.Generator | None,
     ) -> SearchResult:
         """Returns the SearchResult: a tie among the best moves drawn with rng."""
-        if done is None:  # not even depth 1 finished: the first move in order
+        if done is None:  # nothing of depth 1 finished: the first move in order
             done = _Iteration(0, 0, [int(order[0])])
         ties = done.ties
         pick = ties[int(rng.integers(len(ties)))] if rng is not None and len(ties) > 1 else ties[0]
         move = move_from_row(root[pick])
         pv = (move, *self._line_after(position, root, pick, done.depth - 1))
-        return SearchResult(move, done.score, done.depth, nodes, seconds, pv)
+        depth = done.depth if done.complete else done.depth - 1
+        return SearchResult(move, done.score, depth, nodes, seconds, pv)
 
     def _line_after(self, position: Position, root: np.ndarray, i: int, plies: int) -> list[Move]:
         """Returns the table's best line after root move i, at most `plies` long."""
