@@ -26,7 +26,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "arena": ("play agents against each other (damas arena --help)", "damas_agents.arena.cli"),
     "play": ("play against an agent (damas play --help)", "damas_agents.arena.play"),
     "train": (
-        "train a self-play agent from a config (damas train --help)",
+        "train a self-play agent from a config: learned alpha-beta (nnue), AlphaZero-style "
+        "or PPO (damas train --help)",
         "damas_agents.training.train",
     ),
 }

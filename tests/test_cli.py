@@ -173,6 +173,22 @@ def test_the_library_command_lists_only_what_it_is_given(capsys) -> None:
     assert main(["train", "x"], {"train": ("help", lambda argv: len(argv))}) == 1
 
 
+@pytest.mark.parametrize("argv", [["--help"], ["train", "--help"]])
+def test_the_training_help_names_every_algorithm(
+    capsys: pytest.CaptureFixture[str], argv: list[str]
+) -> None:
+    """``damas --help`` and ``damas train --help`` name the three algorithms; the examples
+    name bundled configs (no configs/ path, which exists only in the source tree)."""
+    from damas_agents.command import main as damas_main
+
+    with pytest.raises(SystemExit) as stop:
+        damas_main(argv)
+    text = " ".join(capsys.readouterr().out.split())  # argparse wraps lines
+    assert stop.value.code == 0
+    assert all(word in text for word in ("nnue", "AlphaZero-style", "PPO")), text
+    assert "configs/" not in text
+
+
 def test_version_is_the_package_version(capsys: pytest.CaptureFixture[str]) -> None:
     import damas_env
 

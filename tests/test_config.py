@@ -287,3 +287,38 @@ def test_a_path_is_still_a_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     for path in ("quickstart.yaml", "quickstart.YML", "./quickstart", "sub/quickstart"):
         with pytest.raises(ConfigError, match="cannot read config"):
             load_config(path)
+
+
+@pytest.mark.parametrize(
+    ("name", "overrides", "expected"),
+    [
+        ("nnue_english", ["env.variant=frisian"], "nnue-frisian"),
+        ("alphazero_english", ["env.variant=international"], "alphazero_international"),
+        ("quickstart", ["env.variant=italian"], "quickstart-italian"),
+        ("quickstart", ["env.variant=frysk!"], "quickstart-frysk"),  # a run name has no '!'
+        ("quickstart", ["env.variant=english"], "quickstart"),
+        ("quickstart", ["train.lr=1e-3"], "quickstart"),
+        ("nnue_english", ["env.variant=frisian", "name=mine"], "mine"),
+        ("nnue_english", ["name=my-english", "env.variant=frisian"], "my-english"),
+    ],
+)
+def test_a_variant_override_renames_the_run(name: str, overrides: list, expected: str) -> None:
+    """The run (and its directory, runs/<name>-<time>/) is named after the variant it plays,
+    unless the name is set too."""
+    assert apply_overrides(load_config(name), overrides).name == expected
+
+
+def test_a_missing_configs_path_names_the_bundled_config(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Outside the source tree ``configs/quickstart.yaml`` is no file: the error says to give
+    the bundled config's name."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ConfigError) as error:
+        load_config("configs/quickstart.yaml")
+    assert str(error.value) == (
+        "cannot read config 'configs/quickstart.yaml': No such file or directory; "
+        "the bundled config of that name is 'quickstart' (give the name alone)"
+    )
+    with pytest.raises(ConfigError, match="No such file or directory$"):
+        load_config("configs/mine.yaml")

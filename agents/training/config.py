@@ -744,7 +744,10 @@ def load_config(path: str | Path) -> Config:
             path, but never quotes the file's lines.
     """
     path = _bundled(path) if _is_config_name(path) else Path(path)
-    text = _read_text(path)
+    try:
+        text = _read_text(path)
+    except ConfigError as error:
+        raise ConfigError(f"{error}{_bundled_hint(path)}") from None
     try:
         return config_from_dict(_parse_yaml(text))
     except ConfigError as error:
@@ -787,6 +790,16 @@ def _bundled(name: str | Path) -> Path:
         f"no config file or bundled config {shown(str(name))}{hint}; "
         f"bundled configs: {', '.join(names) or 'none'}"
     )
+
+
+def _bundled_hint(path: Path) -> str:
+    """Returns, for a missing file named like a bundled config (``configs/quickstart.yaml``
+    outside the source tree), how to name the bundled one instead; else ""."""
+    if os.path.lexists(path) or path.suffix.lower() not in (".yaml", ".yml"):
+        return ""
+    if path.stem not in config_names():
+        return ""
+    return f"; the bundled config of that name is {path.stem!r} (give the name alone)"
 
 
 def config_to_yaml(config: Config) -> str:
@@ -843,13 +856,17 @@ def apply_overrides(config: Config, overrides: list[str]) -> Config:
     """Returns the config with ``section.key=value`` overrides applied (``--set`` options).
 
     Values are parsed as YAML (``train.lr=3e-4``, ``eval.opponents=[random, greedy]``,
-    ``env.rules.flying_kings=true``) and checked like a file's.
+    ``env.rules.flying_kings=true``) and checked like a file's. An ``env.variant`` override
+    renames the run after the variant it plays, unless ``name`` is set too: with
+    ``env.variant=frisian``, ``nnue-english`` becomes ``nnue-frisian`` and ``quickstart``
+    becomes ``quickstart-frisian``.
 
     Raises:
         ConfigError: a malformed override, an unknown key or a wrong value; the message names
             the override and the key path.
     """
     data = config_to_dict(config)
+    named = False
     for item in overrides:
         try:
             keys, value = _parse_override(item)
@@ -857,7 +874,33 @@ def apply_overrides(config: Config, overrides: list[str]) -> Config:
             config_from_dict(data)
         except ConfigError as error:
             raise ConfigError(f"--set {shown(item)}: {error}") from error
-    return config_from_dict(data)
+        named = named or keys == ["name"]
+    changed = config_from_dict(data)
+    if named:
+        return changed
+    return dataclasses.replace(
+        changed, name=_name_for_variant(config.name, config.env.variant, changed.env.variant)
+    )
+
+
+def _name_for_variant(name: str, old: str, new: str) -> str:
+    """Returns a run name that names variant `new` where it named `old`.
+
+    The word `old` in the name (words are separated by ``-`` or ``_``) becomes `new`;
+    a name without it gets ``-new`` at its end. A name stays as it is when the variant stays,
+    or when the result would not be a valid run name.
+    """
+    if old == new:
+        return name
+    word = re.sub(r"[^A-Za-z0-9_-]", "", new).strip("-_")  # "frysk!" -> "frysk"
+    parts = re.split(r"([-_])", name)
+    if old in parts[::2]:
+        renamed = "".join(
+            word if i % 2 == 0 and part == old else part for i, part in enumerate(parts)
+        )
+    else:
+        renamed = f"{name}-{word}"
+    return renamed if word and _NAME.fullmatch(renamed) else name
 
 
 # --- Checkpoint compatibility ---------------------------------------------------------------

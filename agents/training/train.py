@@ -1,9 +1,15 @@
 """The training loop shared by every algorithm, and the ``damas train`` command.
 
-    damas train configs/quickstart.yaml                        # runs/quickstart-<timestamp>/
-    damas train configs/ppo_english.yaml --set train.lr=3e-4 --out runs/ppo1
+    damas train quickstart                                     # runs/quickstart-<timestamp>/
+    damas train quickstart --set env.variant=russian           # runs/quickstart-russian-<...>/
+    damas train ppo_english --set train.lr=3e-4 --out runs/ppo1
     damas train --resume runs/ppo1                             # after a crash or kill -9
-    damas train configs/quickstart.yaml --set distributed.backend=ray distributed.workers=2
+    damas train quickstart --set distributed.backend=ray distributed.workers=2
+
+A config is a file or a bundled config's name; ``damas train --help`` shows one worked
+example per board family (:data:`EXAMPLES`). Before anything is compiled or written, the
+optional packages the run needs are checked (:func:`check_extras`): a missing one is one
+line naming the extra to install.
 
 A run directory holds everything about one run::
 
@@ -44,14 +50,16 @@ after the checkpoint is restored. A loss or weight that becomes NaN or infinite 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 import re
 import shlex
 import struct
 import sys
+import textwrap
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -61,12 +69,21 @@ import yaml
 
 from damas_env.checks import shown
 
+from ..extras import MissingExtraError, require
 from ..files import CheckpointError, remove_temporaries, write_atomically
-from .config import Config, ConfigError, apply_overrides, config_to_yaml, load_config
+from .config import (
+    Config,
+    ConfigError,
+    apply_overrides,
+    config_names,
+    config_to_yaml,
+    load_config,
+)
 
 __all__ = [
     "DivergenceError",
     "TrainResult",
+    "check_extras",
     "check_time_budget",
     "evaluate",
     "main",
@@ -244,6 +261,18 @@ def _resume_config(run_dir: Path) -> Config:
     return load_config(path)
 
 
+def check_extras(config: Config | None, progress: bool = False) -> None:
+    """Raises MissingExtraError, one line naming the extra to install, unless every optional
+    package the run needs is installed: PyTorch, tqdm for the progress bar, and Ray for
+    ``distributed.backend: ray``. Imports nothing, so it costs nothing before a run starts.
+    """
+    require("torch", "training")
+    if progress:
+        require("tqdm", "the progress bar")
+    if config is not None and config.distributed.backend == "ray":
+        require("ray", "distributed.backend: ray")
+
+
 def check_time_budget(seconds: float | None) -> None:
     """Raises ValueError unless a time budget is None or a finite number of seconds > 0."""
     if seconds is not None and not (math.isfinite(seconds) and seconds > 0):
@@ -390,42 +419,47 @@ def _check_finite(trainer: Any, metrics: dict[str, float]) -> None:
 # --- The loop -------------------------------------------------------------------------------
 
 
+def _run_path(config: Config | None, run_dir: Path | None, resume: Path | None) -> Path:
+    """Returns the run directory: the one resumed, `run_dir`, or a fresh default one."""
+    if resume is not None:
+        return resume
+    if config is None:
+        raise ConfigError("a config is needed unless resuming")
+    return run_dir or default_run_dir(config)
+
+
 def _prepare(
-    config: Config | None, run_dir: Path | None, resume: Path | None
-) -> tuple[Config, Path, dict[str, Any] | None]:
-    """Returns (config, run dir, checkpoint to resume or None), checked before any write.
+    config: Config | None, run_dir: Path, resume: bool, progress: bool
+) -> tuple[Config, dict[str, Any] | None]:
+    """Returns (config, checkpoint to resume or None), checked before any write.
 
     A fresh run on CPU gets here without importing torch, so config.yaml is on disk (and
     the run resumable) about a second after ``damas train`` starts.
     """
     checkpoint = None
-    if resume is not None:
+    if resume:
         from .checkpoint import check_compatible, read_checkpoint
 
-        latest = resume / "checkpoints" / "latest.pt"
+        latest = run_dir / "checkpoints" / "latest.pt"
         checkpoint = read_checkpoint(latest) if latest.exists() else None
         if config is None:
-            config = checkpoint["config_obj"] if checkpoint else _resume_config(resume)
+            config = checkpoint["config_obj"] if checkpoint else _resume_config(run_dir)
         if checkpoint is not None:  # before config.yaml is rewritten with this config
             check_compatible(checkpoint, config, latest)
-        run_dir = resume
-    elif config is None:
-        raise ConfigError("a config is needed unless resuming")
-    else:
-        run_dir = run_dir or default_run_dir(config)
-        if (run_dir / "checkpoints" / "latest.pt").exists():
-            raise FileExistsError(
-                f"{run_dir} already holds a run; continue it with: damas train CONFIG --resume "
-                f"{shlex.quote(str(run_dir))} (or choose another --out)"
-            )
-    _check_directory(run_dir)
+    elif (run_dir / "checkpoints" / "latest.pt").exists():
+        raise FileExistsError(
+            f"{run_dir} already holds a run; continue it with: damas train CONFIG --resume "
+            f"{shlex.quote(str(run_dir))} (or choose another --out)"
+        )
     assert config is not None
+    check_extras(config, progress)  # a resumed run's own config may ask for Ray
+    _check_directory(run_dir)
     if config.network.device == "cuda":  # the one device that can be missing
         from .trainer import check_device
 
         check_device(config)
-    _check_opponents(config)
-    return config, run_dir, checkpoint
+    _check_opponents(config)  # compiles the kernels it plays on, the first time
+    return config, checkpoint
 
 
 def _check_opponents(config: Config) -> None:
@@ -525,6 +559,7 @@ def run_training(
     progress: bool = True,
     out: TextIO | None = None,
     time_budget: float | None = None,
+    notes: TextIO | None = None,
 ) -> TrainResult:
     """Trains until ``train.iterations`` (or `time_budget` seconds); returns the run.
 
@@ -533,11 +568,16 @@ def run_training(
         run_dir: where the run goes (default ``runs/<name>-<timestamp>``).
         resume: a run directory to continue from its ``checkpoints/latest.pt``; with no
             checkpoint there yet (a kill came first), the run starts there from iteration 0.
-        progress: show a progress bar on stderr (tqdm).
+        progress: show a progress bar on stderr (tqdm); False: nothing on stderr but what the
+            library itself says (numba's first compile of a kernel).
         out: where summary lines go (default stdout); they also go to ``train.log``.
         time_budget: stop (with an evaluation and a checkpoint) after this many seconds.
+        notes: where the first line, ``damas train: setting up ...``, goes (default stderr
+            with `progress`, else nowhere).
 
     Raises:
+        MissingExtraError: an optional package the run needs is not installed (an
+            ImportError whose one-line message names the extra); nothing is written.
         ConfigError: no config and nothing to resume, or a device that is not there.
         CheckpointError: the checkpoint to resume is unusable or does not fit the config.
         FileExistsError: `run_dir` already holds a run (resume it instead).
@@ -548,20 +588,25 @@ def run_training(
     check_time_budget(time_budget)
     if "" in (str(run_dir), str(resume)):  # Path("") would be the current directory
         raise ConfigError("the run directory is empty: give its path (--out or --resume)")
-    config, path, checkpoint = _prepare(
+    check_extras(config, progress)  # before anything is compiled or written
+    path = _run_path(
         config,
         None if run_dir is None else Path(run_dir),
         None if resume is None else Path(resume),
     )
+    notes = notes or (sys.stderr if progress else None)
+    if notes is not None:
+        # Checking the opponents, importing torch and building the trainer take seconds (a
+        # minute when kernels compile): say what is going on before anything else.
+        name = config.name if config is not None else "the run"
+        print(
+            f"damas train: setting up {name} in {path} (torch, the network, the kernels)",
+            file=notes,
+            flush=True,
+        )
+    config, checkpoint = _prepare(config, path, resume is not None, progress)
     if checkpoint is None:  # a fresh run is resumable before torch is imported
         _open_run_dir(config, path)
-    # Importing torch and building the trainer take seconds (a minute when kernels compile):
-    # say what is going on before the first summary line.
-    print(
-        f"damas train: setting up {config.name} in {path} (torch, the network, the kernels)",
-        file=sys.stderr,
-        flush=True,
-    )
     import torch
 
     from .checkpoint import save_checkpoint
@@ -578,6 +623,7 @@ def run_training(
     log = log_path.open("a", encoding="utf-8")
     total = config.train.iterations
     bar = _progress(total, trainer.iteration, progress)
+    restore_notes = _notes_above(bar)
     started = time.perf_counter()
     latest_eval = _latest_eval(history)
     games = 0.0  # finished since this start
@@ -644,6 +690,7 @@ def run_training(
         raise
     finally:
         close()
+        restore_notes()
         if bar is not None:
             bar.close()
         board.close()
@@ -706,6 +753,22 @@ def _latest_eval(history: list[dict[str, float]]) -> dict[str, float]:
     return {}
 
 
+def _notes_above(bar: Any) -> Callable[[], None]:
+    """Routes the kernels' first-compile note through tqdm while `bar` is on screen, so that
+    the note gets a line of its own above the bar; returns what puts the writer back."""
+    if bar is None:
+        return lambda: None
+    from damas_env.kernels import NOTICE
+
+    before = NOTICE.write
+    NOTICE.write = functools.partial(bar.write, file=sys.stderr)
+
+    def restore() -> None:
+        NOTICE.write = before
+
+    return restore
+
+
 def _progress(total: int, done: int, enabled: bool) -> Any:
     if not enabled:
         return None
@@ -719,17 +782,48 @@ def _progress(total: int, done: int, enabled: bool) -> Any:
 # --- Command line ---------------------------------------------------------------------------
 
 
+#: One worked example per board family (what it trains, its command line), as ``damas train
+#: --help`` shows them; tests/test_train_start.py runs each for one tiny iteration.
+EXAMPLES = (
+    ("AlphaZero-style, English, a few minutes on a laptop", "damas train quickstart"),
+    (
+        "8x8, dark squares (english, russian, pool, brazilian, czech, thai)",
+        "damas train quickstart --set env.variant=russian",
+    ),
+    (
+        "10x10 (international, frisian, breakthrough), the learned alpha-beta, one hour",
+        "damas train nnue_international --set env.variant=frisian --time-budget 3600",
+    ),
+    (
+        "8x8, mirrored board (italian, spanish, portuguese)",
+        "damas train quickstart --set env.variant=italian",
+    ),
+    ("8x8, all 64 squares (turkish), PPO", "damas train ppo_english --set env.variant=turkish"),
+)
+
+
+def _epilog() -> str:
+    """Returns the help's closing lines: the examples and the bundled configs."""
+    lines = ["examples (each run goes to runs/<name>-<time>/, or --out):"]
+    for what, command in EXAMPLES:
+        lines += [f"  {what}:", f"    {command}"]
+    names = textwrap.wrap(f"bundled configs: {', '.join(config_names())}", 78)
+    return "\n".join([*lines, "", *names, "variants: damas variants"])
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="damas train",
-        description="Train a self-play agent (AlphaZero-style or PPO) from a YAML config.",
-        epilog="example: damas train configs/quickstart.yaml --set train.iterations=20",
+        description="Train a self-play agent from a YAML config: a learned evaluation inside\n"
+        "alpha-beta search (algorithm: nnue), AlphaZero-style search (alphazero) or PPO (ppo).",
+        epilog=_epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(
         "config",
         nargs="?",
-        help="YAML config file, or the name of a bundled one (quickstart, ppo_english...: "
-        "configs/*.yaml); optional with --resume",
+        help="YAML config file, or a bundled config's name (quickstart...: see below); "
+        "optional with --resume",
     )
     p.add_argument(
         "--set",
@@ -783,7 +877,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if config is None and args.resume:
             config = _resume_config(Path(args.resume))
         if config is None:
-            raise ConfigError("give a config file (e.g. configs/quickstart.yaml) or --resume DIR")
+            raise ConfigError(
+                "give a config, a file or a bundled one's name (e.g. quickstart), or --resume DIR"
+            )
         config = apply_overrides(config, args.overrides)
         run_training(
             config,
@@ -791,21 +887,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             resume=args.resume,
             progress=not args.no_progress,
             time_budget=args.time_budget,
+            notes=sys.stderr,
         )
-    except (ConfigError, CheckpointError, FileExistsError) as error:
+    except (ConfigError, CheckpointError, FileExistsError, MissingExtraError) as error:
         print(f"damas train: {error}", file=sys.stderr)
         return 2
     except (WorkersLostError, RayStartError, DivergenceError, OSError) as error:
         print(f"damas train: {error}", file=sys.stderr)
         return 1
-    except ModuleNotFoundError as error:
-        if error.name != "ray":
-            raise
-        print(
-            "damas train: distributed.backend=ray needs Ray: pip install -e '.[ray]'",
-            file=sys.stderr,
-        )
-        return 2
     except KeyboardInterrupt:
         return 130
     return 0
