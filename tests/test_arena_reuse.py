@@ -167,7 +167,7 @@ def test_a_reused_agent_plays_each_game_as_a_fresh_one(
     spec = SEEDED.get(kind) or _checkpoint(tmp_path, sims=2 if kind == "checkpoint-sims" else 0)
     jobs = _jobs(spec, seed=11)
     with monkeypatch.context() as patch:
-        patch.setattr(match, "_warm_up", lambda agent, env: None)
+        patch.setattr(match._Players, "_warm_up", staticmethod(lambda *args: None))
         fresh = []
         for job in jobs:
             with match._Players() as players:

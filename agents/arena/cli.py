@@ -12,7 +12,13 @@ status 2, as for the other ``damas`` commands; so does an external engine that f
 a game (:class:`~damas_agents.players.external.EngineError`, Hub engines' ``HubError`` included),
 or a worker process that dies. Every agent is built once before the first game, so a bad
 spec, a missing engine or one that fails to start (a Hub engine's handshake) stops the
-command before any game is played.
+command before any game is played. Then each process that plays builds every agent once and
+reuses it for all its games (a Hub engine starts once per worker, not once a game); engines
+quit when the command ends.
+
+Elo intervals: an end the games cannot bound is written ``+inf)`` (or ``(-inf``), and is
+null in ``--json``'s ``elo_ci``; when one agent won every game the line reads
+``Elo > +442 (95% bound: every game won, so no estimate)``.
 
 Limits (:mod:`damas_agents.arena`): ``--games`` 1 to 100000 (a round robin's pairs together),
 ``--workers`` 1 to 256, ``--max-plies`` 1 to 100000, ``--seed`` 0 to 2**32 - 1; agent budgets

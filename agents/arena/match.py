@@ -497,15 +497,20 @@ class _Players:
                 self._once.append(agent)
         if env is not None and key not in self._warm:
             self._warm.add(key)
-            kept = self._kept.get(key) is agent
-            _warm_up(agent if kept else self._throwaway(source, seed), env)
+            self._warm_up(agent if self._kept.get(key) is agent else None, source, seed, env)
         _reseed(agent, seed)  # what the warm-up hop and earlier games drew is forgotten
         return agent
 
-    def _throwaway(self, source: AgentSource, seed: int) -> Agent:
-        agent = _build(source, seed)
-        self._once.append(agent)
-        return agent
+    @staticmethod
+    def _warm_up(agent: Agent | None, source: AgentSource, seed: int, env: raw_env) -> None:
+        """Asks an agent (None: a throwaway one) for one hop from the start position."""
+        player = agent if agent is not None else _build(source, seed)
+        try:
+            env.reset()
+            play_hop(player, env)
+        finally:
+            if agent is None:
+                _close(player)
 
     def release(self, *agents: Agent) -> None:
         """Closes the agents built for one game only (kept ones stay open)."""
@@ -526,12 +531,6 @@ class _Players:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _warm_up(agent: Agent, env: raw_env) -> None:
-    """Asks an agent for one hop from the start position (see :class:`_Players`)."""
-    env.reset()
-    play_hop(agent, env)
 
 
 def _reseed(agent: Agent, seed: int) -> bool:
