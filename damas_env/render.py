@@ -103,6 +103,9 @@ UNDO = -1
 FLIP = -2
 #: Returned by :meth:`PygameBoard.wait_for_hop` for the new-game key ``n``.
 NEW_GAME = -3
+#: The longest wait_for_hop waits for one event, in milliseconds: between two waits Python
+#: runs its signal handlers, so Ctrl-C ends a game that waits for the mouse.
+EVENT_WAIT_MS = 100
 
 
 @dataclass(frozen=True)
@@ -644,6 +647,11 @@ class PygameBoard:
         self.screen = self.pygame.display.set_mode((side, side + self.status_px))
         self.pygame.display.set_caption(caption)
         self.font = self.pygame.font.Font(None, int(self.status_px * 0.8))
+        number_font = self.pygame.font.Font(None, max(8, int(square_px * 0.3)))
+        self.numbers = [
+            number_font.render(str(square_to_pdn(sq)), True, COLOURS["number"])
+            for sq in range(self.geometry.squares)
+        ]
 
     def draw(
         self,
@@ -666,10 +674,18 @@ class PygameBoard:
         image = rgb_array(board, self.geometry, hl, flip, self.square_px, self.colour_names)
         surface = self.pygame.surfarray.make_surface(image.swapaxes(0, 1))
         self.screen.blit(surface, (0, 0))
+        self._draw_numbers(flip)
         side = self.board_size * self.square_px
         self.screen.fill(COLOURS["status"], (0, side, side, self.status_px))
         text = self.font.render(status, True, COLOURS["status_text"])
         self.screen.blit(text, (6, side + (self.status_px - text.get_height()) // 2))
+
+    def _draw_numbers(self, flip: bool) -> None:
+        """Writes each playable square's PDN number in its top left corner (as the SVG does)."""
+        half, inset = self.square_px // 2, max(1, self.square_px // 32)
+        for sq, number in enumerate(self.numbers):
+            x, y = square_centre(sq, self.geometry, self.square_px, flip)
+            self.screen.blit(number, (x - half + 2 * inset, y - half + inset))
 
     def _draw_dragged(self, code: int, pointer: tuple[int, int]) -> None:
         """Draws the dragged piece under the mouse pointer."""
@@ -701,14 +717,20 @@ class PygameBoard:
         return (an action). Returns :data:`UNDO` for ``u``, :data:`NEW_GAME` for ``n``,
         :data:`FLIP` for ``f`` (the
         caller flips and calls again), None when the window is closed. Illegal drops
-        are ignored: the piece goes back and the loop goes on.
+        are ignored: the piece goes back and the loop goes on. Each wait for an event ends
+        after :data:`EVENT_WAIT_MS`, so that Ctrl-C (KeyboardInterrupt) is not held up until
+        the next event.
         """
         pick = _Pick()
+        self._show(board, hops, highlights, flip, status, pick)
         while True:
-            self._show(board, hops, highlights, flip, status, pick)
-            result = self._handle(self.pygame.event.wait(), hops, flip, pick)
+            event = self.pygame.event.wait(EVENT_WAIT_MS)
+            if event.type == self.pygame.NOEVENT:  # the wait timed out: nothing to redraw
+                continue
+            result = self._handle(event, hops, flip, pick)
             if result is not _Wait.WAIT:
                 return result
+            self._show(board, hops, highlights, flip, status, pick)
 
     def _show(
         self,

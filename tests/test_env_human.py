@@ -1,17 +1,22 @@
 """A person playing through the pygame window: drags turned into hops, headless."""
 
+import importlib.util
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 pygame = pytest.importorskip("pygame")
 
-from damas_env import draughts_v0  # noqa: E402
-from damas_env.render import square_centre  # noqa: E402
+from damas_env import draughts_v0, get_ruleset  # noqa: E402
+from damas_env.geometry import geometry  # noqa: E402
+from damas_env.render import PygameBoard, square_centre  # noqa: E402
+
+EXAMPLE = Path(__file__).parent.parent / "examples" / "pygame_game.py"
 
 
 def drag(env: draughts_v0.raw_env, origin: int, target: int) -> None:
@@ -58,13 +63,51 @@ def test_flip_key_turns_the_board_and_closing_returns_none() -> None:
 
 
 def test_example_script_runs_headless() -> None:
-    script = Path(__file__).parent.parent / "examples" / "pygame_game.py"
     env = dict(os.environ, SDL_VIDEODRIVER="dummy")
     done = subprocess.run(
-        [sys.executable, str(script), "--variant", "international", "--demo", "12"],
+        [sys.executable, str(EXAMPLE), "--variant", "international", "--demo", "12"],
         env=env,
         capture_output=True,
         text=True,
         timeout=300,
     )
     assert done.returncode == 0, done.stderr
+
+
+def test_example_prints_a_capture_with_x_and_all_its_hops_as_one_move(capsys) -> None:
+    spec = importlib.util.spec_from_file_location("pygame_game", EXAMPLE)
+    assert spec is not None and spec.loader is not None
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    env = draughts_v0.env("english")  # no window: both sides play random legal hops
+    env.reset(options={"fen": "W:W27:B23,15"})  # White's only move: 27x18x11, both pieces
+    example.play(env, human="nobody", demo=0)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "   1. player_1 (white) 27x11"  # PDN: the shortest unambiguous form
+    assert "-" not in lines[0].split()[-1]
+
+
+@pytest.mark.parametrize("variant", ["english", "italian", "turkish", "international"])
+def test_window_shows_the_square_numbers_of_each_layout(variant: str) -> None:
+    """Each playable square has its PDN number in its top left corner, flipped or not."""
+    rules = get_ruleset(variant)
+    geo = geometry(rules.board_size, rules.board_layout)
+    px = 40
+    window = PygameBoard(geo, square_px=px)
+    empty = np.zeros(geo.squares, dtype=np.int8)
+
+    def corners(flip: bool) -> list[np.ndarray]:
+        window.draw(empty, flip=flip)
+        image = pygame.surfarray.array3d(window.screen)  # (x, y, rgb)
+        out = []
+        for sq in range(geo.squares):
+            x, y = square_centre(sq, geo, px, flip)
+            out.append(image[x - px // 2 : x, y - px // 2 : y].copy())
+        return out
+
+    plain, flipped = corners(False), corners(True)
+    window.close()
+    for sq, corner in enumerate(plain):
+        assert (corner[..., 0] >= 200).any(), f"no number on square {sq + 1}"  # light text
+    assert all(np.array_equal(a, b) for a, b in zip(plain, flipped, strict=True))
+    assert len({corner.tobytes() for corner in plain}) == geo.squares  # each its own number

@@ -126,12 +126,14 @@ def test_pygame_game_demo() -> None:
     rc, out, err = run(PYGAME_GAME, "--demo", "6", timeout=120, SDL_VIDEODRIVER="dummy")
     check_clean(rc, out, err)
     lines = out.splitlines()
-    hops = [
-        line for line in lines if re.fullmatch(r" +\d+\. player_[01] \(\w+\) hops \d+-\d+", line)
+    moves = [  # complete moves in PDN: a capture with x, all its hops in one line
+        line
+        for line in lines
+        if re.fullmatch(r" +\d+\. player_[01] \(\w+\) \d+(-\d+|(x\d+)+)", line)
     ]
-    assert len(hops) == 6, out
-    assert hops[0].split()[1:3] == ["player_0", "(black)"]  # English: black moves first
-    assert lines[-1] == "demo over after 6 hops", out
+    assert len(moves) == 6, out
+    assert moves[0].split()[1:3] == ["player_0", "(black)"]  # English: black moves first
+    assert lines[-1] == "demo over after 6 moves", out
 
 
 def test_pygame_game_without_pygame(tmp_path: Path) -> None:

@@ -5,6 +5,11 @@ from __future__ import annotations
 import io
 import os
 import re
+import signal
+import subprocess
+import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -203,8 +208,156 @@ def test_without_pygame_play_falls_back_to_the_terminal(monkeypatch, capsys) -> 
     monkeypatch.setattr("sys.stdin", io.StringIO("11-15\n"))  # then end of input
     assert damas_main(["play", "--variant", "english", "--opponent", "random", "--seed", "1"]) == 0
     out, err = capsys.readouterr()
-    assert "pygame is not installed, so the game is in the terminal" in err
+    assert err == (
+        "damas play: pygame is not installed (pip install pygame for the window), so the game "
+        "is in the terminal\n"
+    )
     assert "result" in out
     args = ["play", "--variant", "english", "--opponent", "random", "--time", "60"]
     assert damas_main(args) == 2
-    assert "the window needs pygame" in capsys.readouterr().err
+    assert "--time needs the window, and pygame is not installed" in capsys.readouterr().err
+
+
+# --- The prompt's examples, no display, Ctrl-C -----------------------------------------------
+
+
+@pytest.mark.parametrize("human_first", [True, False])
+def test_help_gives_examples_from_the_legal_moves_of_the_person(human_first: bool) -> None:
+    game, _, text = _text_game(["help", "quit"], human_first=human_first)
+    helps = re.findall(r"^(?:your move> )?commands: .*, e\.g\. (.*)$", text, re.M)
+    assert len(helps) == 2, text  # at the start (after the opponent's first move), on help
+    legal = [m.squares for m in game.legal_moves()]  # the person's: quit changed nothing
+    for examples in helps:
+        for example in examples.split(" or "):
+            assert game.position.find_move(example).squares in legal
+
+
+def _without_display() -> dict[str, str]:
+    """Returns this environment without a display, as on a server or over SSH."""
+    hidden = ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER")
+    return {k: v for k, v in os.environ.items() if k not in hidden}
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="DISPLAY is how Linux finds one")
+def test_without_a_display_play_falls_back_to_the_terminal_and_says_why() -> None:
+    pytest.importorskip("pygame")  # without it the reason would be the missing pygame
+    argv = ["-m", "damas_agents.command", "play", "--opponent", "random", "--seed", "1"]
+    done = subprocess.run(  # the timeout only guards against a hang: the old window waited
+        [sys.executable, *argv],
+        input="11-15\n",  # then end of input
+        env=_without_display(),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    notes = [line for line in done.stderr.splitlines() if line.startswith("damas play:")]
+    assert notes == [
+        "damas play: there is no display (neither DISPLAY nor WAYLAND_DISPLAY is set), "
+        "so the game is in the terminal"
+    ]
+    assert "XDG_RUNTIME_DIR" not in done.stderr  # pygame's display probes never ran
+    assert "result *: unfinished (end of input)" in done.stdout
+
+
+class FakeDisplay:
+    """Stands in for pygame where SDL, given no screen, picks a driver that shows nothing."""
+
+    class error(RuntimeError):  # noqa: N801, N818 (pygame.error)
+        pass
+
+    def __init__(self, driver: str | None) -> None:
+        self.driver, self.started = driver, False
+        self.display = self
+
+    def init(self) -> None:
+        if self.driver is None:
+            raise self.error("No available video device")
+        self.started = True
+
+    def get_driver(self) -> str:
+        return str(self.driver)
+
+    def quit(self) -> None:
+        self.started = False
+
+
+def test_a_driver_sdl_falls_back_to_is_no_display(monkeypatch) -> None:
+    monkeypatch.setattr(play, "has_pygame", lambda: True)
+    monkeypatch.setenv("DISPLAY", ":0")  # set, but no screen behind it
+    monkeypatch.delenv("SDL_VIDEODRIVER", raising=False)
+    fake = FakeDisplay("offscreen")
+    monkeypatch.setitem(sys.modules, "pygame", fake)
+    assert play.window_unavailable() == "there is no display (SDL found only its offscreen driver)"
+    assert not fake.started
+    monkeypatch.setitem(sys.modules, "pygame", FakeDisplay(None))
+    assert play.window_unavailable() == "the window could not open (No available video device)"
+    monkeypatch.setitem(sys.modules, "pygame", FakeDisplay("x11"))
+    assert play.window_unavailable() is None
+    monkeypatch.setenv("SDL_VIDEODRIVER", "offscreen")  # asked for: respected
+    monkeypatch.setitem(sys.modules, "pygame", FakeDisplay("offscreen"))
+    assert play.window_unavailable() is None
+
+
+def test_a_window_that_cannot_open_falls_back_to_the_terminal(monkeypatch, capsys) -> None:
+    pygame = pytest.importorskip("pygame")
+    from damas_env import render
+
+    def no_window(*args, **kwargs):
+        raise pygame.error("x11 not available")
+
+    monkeypatch.setattr(render, "PygameBoard", no_window)
+    monkeypatch.setattr("sys.stdin", io.StringIO("11-15\n"))  # then end of input
+    assert damas_main(["play", "--opponent", "random", "--seed", "1"]) == 0
+    out, err = capsys.readouterr()
+    assert (
+        "damas play: the window could not open (x11 not available), so the game is in the "
+        "terminal\n" in err
+    )
+    assert "result *: unfinished (end of input)" in out
+    assert damas_main(["play", "--opponent", "random", "--time", "60"]) == 2
+    assert "--time needs the window, and the window could not open" in capsys.readouterr().err
+
+
+# The window game; it says on stdout when it first waits for an event (the mouse).
+WINDOW_GAME = """
+import signal, sys
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal, whatever we inherit
+import pygame
+from damas_agents.command import main
+wait, said = pygame.event.wait, []
+
+def announced(*args):
+    if not said:
+        said.append(True)
+        print("waiting for the person", flush=True)
+    return wait(*args)
+
+pygame.event.wait = announced
+sys.exit(main(["play", "--opponent", "random", "--seed", "1"]))
+"""
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGINT") or os.name != "posix", reason="POSIX signals")
+def test_ctrl_c_ends_a_window_game_that_waits_for_the_mouse() -> None:
+    pytest.importorskip("pygame")
+    proc = subprocess.Popen(
+        [sys.executable, "-c", WINDOW_GAME],
+        env=dict(os.environ, SDL_VIDEODRIVER="dummy", PYGAME_HIDE_SUPPORT_PROMPT="1"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    guard = threading.Timer(600, proc.kill)  # a hang guard only: the old loop never woke
+    guard.start()
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline() == "waiting for the person\n"
+        time.sleep(0.5)  # into the wait itself, where the old loop slept until the next event
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate()
+    finally:
+        guard.cancel()
+        proc.kill()
+    assert proc.returncode == 130, err
+    assert err.splitlines()[-1] == "damas play: interrupted"

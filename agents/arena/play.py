@@ -10,8 +10,10 @@ new game, ``f`` turns the board; closing the window ends the game. ``--time`` st
 clock for each side (:class:`damas_env.clock.TimeControl`), shown in the window title
 (undo is then off: the clocks cannot be rewound). The clocks are the window's only:
 ``--time`` (seconds, above 0, at most a day) and ``--increment`` (0 to an hour, needs
-``--time``) are refused with ``--text``. Without pygame installed the game is played in the
-terminal, with a note saying so (a clock, which only the window has, is then refused).
+``--time``) are refused with ``--text``. The window needs pygame and a display: without
+either (over SSH, on a server) the game is played in the terminal, after one line that says
+why (a clock, which only the window has, is then refused); see :func:`window_unavailable`.
+Ctrl-C ends a game in the window or the terminal (exit status 130).
 
 ``--text`` plays in the terminal on a :class:`damas_env.game.Game`. Type moves in PDN
 (``32-28``, ``28x19``, the full path ``28x19x10`` when two captures share their ends) or
@@ -39,6 +41,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import math
+import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -64,6 +67,8 @@ __all__ = [
     "build_parser",
     "play_text",
     "play_window",
+    "window_unavailable",
+    "WindowError",
     "opponent_move",
     "game_pdn",
     "game_start_turn",
@@ -72,13 +77,19 @@ __all__ = [
     "MAX_LINE_CHARS",
 ]
 
-HELP = "commands: moves, undo, resign, quit; or a move in PDN (32-28, 28x19, 28x19x10)"
+COMMANDS_HELP = "commands: moves, undo, resign, quit; or a move in PDN"
 
 #: The longest input line read in the terminal (a move of 20 captures is under 100).
 MAX_LINE_CHARS = 4096
 #: The most seconds on a clock (a day), and the largest increment (an hour).
 MAX_CLOCK_SECONDS = 86_400.0
 MAX_INCREMENT = 3_600.0
+#: SDL's video drivers that show nothing: chosen by SDL itself, they mean there is no display.
+HIDDEN_DRIVERS = ("offscreen", "dummy")
+
+
+class WindowError(RuntimeError):
+    """The pygame window could not open (no display); nothing was played."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -263,6 +274,12 @@ class _TextSession:
         self.say(f"{self.agent.name} plays {format_move(move, self.game.legal_moves())}")
         self.game.push(move)
 
+    def help(self) -> str:
+        """Returns the commands and two of the legal moves here as examples of the notation."""
+        legal = self.game.legal_moves()
+        examples = [format_move(m, legal) for m in dict.fromkeys(legal[:1] + legal[-1:])]
+        return COMMANDS_HELP + (f", e.g. {' or '.join(examples)}" if examples else "")
+
     def undo(self) -> None:
         """Takes back the last move pair (or the opponent's first move alone: not possible)."""
         if not take_back(self.game, self.human):
@@ -286,7 +303,7 @@ class _TextSession:
             legal = self.game.legal_moves()
             self.say("legal moves: " + ", ".join(format_move(m, legal) for m in legal))
             if word != "moves":
-                self.say(HELP)
+                self.say(self.help())
         elif word == "undo":
             self.undo()
             self.show()
@@ -342,10 +359,11 @@ def play_text(
     agent.reset()
     session = _TextSession(variant, agent, human_first, out)
     game, human = session.game, session.human
-    session.say(f"you play {session.names[int(human)]} against {agent.name}; {HELP}")
+    session.say(f"you play {session.names[int(human)]} against {agent.name}")
     if game.turn != human and not game.is_over:
         session.opponent_plays()
     session.show()
+    session.say(session.help())  # after the opponent's first move: examples of yours
     for line in _prompted(lines, out, session):
         if not session.human_turn(line):
             break
@@ -393,25 +411,51 @@ def play_window(
     increment: float = 0.0,
     say: Callable[[str], None] = print,
 ) -> tuple[Game, str]:
-    """Plays a game in the pygame window; returns the game and its PDN result."""
+    """Plays a game in the pygame window; returns the game and its PDN result.
+
+    The window is closed however the game ends, Ctrl-C (KeyboardInterrupt) included.
+
+    Raises:
+        WindowError: the window could not open (nothing was played).
+    """
+    agent = _opponent(opponent, variant, seed)
+    env = _window_env(variant, seed, seconds, increment)
+    try:
+        agent.reset()
+        raw = env.unwrapped
+        human = "player_0" if human_first else "player_1"
+        raw.flip = raw.infos[human]["colour"] != Colour.WHITE  # yours at the bottom
+        game = Game(raw.rules)
+        closed = _window_loop(env, agent, human, game, say)
+        result = _window_result(env, game, closed)
+        say(f"result {result}: {_window_reason(raw, closed)}")
+    finally:
+        env.close()
+    return game, result
+
+
+def _window_env(
+    variant: str | Ruleset, seed: int | None, seconds: float | None, increment: float
+) -> Any:
+    """Returns the env of a window game, reset: its window is open.
+
+    Raises:
+        WindowError: the window could not open.
+    """
+    import pygame
+
     from damas_env import draughts_v0
     from damas_env.clock import TimeControl
 
-    agent = _opponent(opponent, variant, seed)
     env: Any = draughts_v0.env(variant, render_mode="human")
     if seconds is not None:
         env = TimeControl(env, seconds, increment)
-    env.reset(seed=seed)
-    agent.reset()
-    raw = env.unwrapped
-    human = "player_0" if human_first else "player_1"
-    raw.flip = raw.infos[human]["colour"] != Colour.WHITE  # yours at the bottom
-    game = Game(raw.rules)
-    closed = _window_loop(env, agent, human, game, say)
-    result = _window_result(env, game, closed)
-    say(f"result {result}: {_window_reason(raw, closed)}")
-    env.close()
-    return game, result
+    try:
+        env.reset(seed=seed)  # the human render mode opens the window here
+    except pygame.error as e:
+        env.close()
+        raise WindowError(f"the window could not open ({e})") from e
+    return env
 
 
 def _window_loop(env: Any, agent: Agent, human: str, game: Game, say: Callable) -> bool:
@@ -521,24 +565,7 @@ def run(args: argparse.Namespace) -> None:
     rules = get_ruleset(args.variant)  # fail now on an unknown variant
     agent = make_agent(args.opponent, args.seed, rules=rules)  # a bad spec, or other rules
     first = args.side == "first"
-    text = args.text
-    if not text and not has_pygame():
-        if args.time is not None:
-            raise ValueError(
-                "the window needs pygame (pip install pygame); without it, drop --time and "
-                "--increment and play in the terminal (--text)"
-            )
-        print(
-            "damas play: pygame is not installed, so the game is in the terminal "
-            "(pip install pygame for the window)",
-            file=sys.stderr,
-        )
-        text = True
-    if text:
-        game, result = play_text(rules, agent, first, seed=args.seed)
-    else:
-        increment = args.increment or 0.0
-        game, result = play_window(rules, agent, first, args.seed, args.time, increment)
+    game, result = _play(args, rules, agent, first)
     if args.pdn:
         human = game_start_turn(game) if first else game_start_turn(game).opponent
         names = {human: "you", human.opponent: agent.name}
@@ -548,9 +575,63 @@ def run(args: argparse.Namespace) -> None:
         print(f"saved {args.pdn}")
 
 
+def _play(args: argparse.Namespace, rules: Ruleset, agent: Agent, first: bool) -> tuple[Game, str]:
+    """Plays in the window, or in the terminal when asked to or when the window cannot open
+    (saying why on stderr; a clock, which only the window has, is then refused)."""
+    reason = None if args.text else window_unavailable()
+    if reason is None and not args.text:
+        try:
+            return play_window(rules, agent, first, args.seed, args.time, args.increment or 0.0)
+        except WindowError as e:
+            reason = str(e)
+    if reason is not None:
+        if args.time is not None:
+            raise ValueError(
+                f"--time needs the window, and {reason}; drop --time and --increment and "
+                "play in the terminal (--text)"
+            )
+        print(f"damas play: {reason}, so the game is in the terminal", file=sys.stderr)
+    return play_text(rules, agent, first, seed=args.seed)
+
+
 def has_pygame() -> bool:
     """Returns True if pygame can be imported (the window needs it; the terminal does not)."""
     return importlib.util.find_spec("pygame") is not None
+
+
+def window_unavailable() -> str | None:
+    """Returns why the window cannot be shown here (no pygame, no display), or None if it can.
+
+    An ``SDL_VIDEODRIVER`` that is set is respected (``SDL_VIDEODRIVER=dummy`` runs the
+    window unseen, as the tests do). Otherwise Linux needs ``DISPLAY`` or ``WAYLAND_DISPLAY``
+    (checked without loading pygame, whose display probes print errors), and a driver that
+    SDL falls back to when it finds no screen (offscreen) is no display.
+    """
+    if not has_pygame():
+        return "pygame is not installed (pip install pygame for the window)"
+    if os.environ.get("SDL_VIDEODRIVER"):
+        return None
+    if sys.platform.startswith("linux") and not (
+        os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+    ):
+        return "there is no display (neither DISPLAY nor WAYLAND_DISPLAY is set)"
+    return _sdl_display_problem()
+
+
+def _sdl_display_problem() -> str | None:
+    """Starts pygame's display and returns why it shows nothing, or None if it shows."""
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # no banner on stdout
+    import pygame
+
+    try:
+        pygame.display.init()
+    except pygame.error as e:
+        return f"the window could not open ({e})"
+    driver = pygame.display.get_driver()
+    if driver in HIDDEN_DRIVERS:
+        pygame.display.quit()
+        return f"there is no display (SDL found only its {driver} driver)"
+    return None
 
 
 def _check_clock(args: argparse.Namespace) -> None:
