@@ -623,7 +623,8 @@ class PygameBoard:
     Drag a piece onto a target square, or click the piece and then the target. Keys:
     ``u`` undo (returns :data:`UNDO`), ``n`` new game (:data:`NEW_GAME`), ``f`` flip
     (returns :data:`FLIP`), Escape or the
-    right button drops the selection. Works headless with ``SDL_VIDEODRIVER=dummy``.
+    right button drops the selection. Each playable square shows its PDN number in its top
+    left corner. Works headless with ``SDL_VIDEODRIVER=dummy``.
     """
 
     def __init__(
