@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from damas_agents.players.alphabeta import (
+    FIRST_NODES,
     MATE_BOUND,
     S_NODES,
     NodeRate,
@@ -32,22 +33,26 @@ SECONDS = 0.01  # the time limit of a move
 
 class WorkClock:
     """A fake clock that advances with the search's work: a microsecond per node the watched
-    searcher visits, two per reading (the Python between calls), and a one-off `stall` added
-    to the next compiled call (the process descheduled, say)."""
+    searcher visits, two per reading (the Python between calls), a one-off `stall` added to
+    the next compiled call and `pauses[k]` to the k-th reading (the process descheduled, say).
+    """
 
     NODE = 1 / SPEED
     READ = 2e-6
 
     def __init__(self) -> None:
-        self.now, self.stall, self.seen = 0.0, 0.0, 0
+        self.now, self.stall, self.seen, self.reads = 0.0, 0.0, 0, 0
+        self.pauses: dict[int, float] = {}
         self.stats: np.ndarray | None = None
 
     def watch(self, searcher: Searcher) -> Searcher:
         self.stats = searcher.tables.stats
+        self.reads = 0
         return searcher
 
     def __call__(self) -> float:
-        self.now += self.READ
+        self.reads += 1
+        self.now += self.READ + self.pauses.pop(self.reads, 0.0)
         if self.stats is not None:
             nodes = int(self.stats[S_NODES])
             if nodes < self.seen:  # a new call started from zero
@@ -175,6 +180,20 @@ def test_an_underestimated_speed_still_uses_the_time(steady: list[SearchResult])
         assert result.depth >= normal.depth - 1
         assert result.seconds <= SECONDS
         assert result.seconds >= 0.6 * SECONDS or abs(result.score) > MATE_BOUND
+
+
+def test_a_search_that_starts_late_still_searches_depth_one() -> None:
+    searcher, clock = timed_searcher()
+    clock.pauses[2] = 2 * SECONDS  # between the search's start and its first call
+    result = searcher.search(POSITIONS[0], seconds=SECONDS)
+    assert result.depth >= 1 and result.nodes <= 1 + FIRST_NODES
+    assert result.move == Searcher(POSITIONS[0].rules, 16).search(POSITIONS[0], depth=1).move
+
+
+def test_a_clock_that_stands_still_ends_the_search() -> None:
+    searcher = Searcher(POSITIONS[0].rules, 16, clock=lambda: 0.0)
+    for position in POSITIONS[:3]:
+        assert searcher.search(position, seconds=SECONDS).move in position.legal_moves()
 
 
 def test_searchers_measure_their_own_speed() -> None:

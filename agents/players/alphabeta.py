@@ -33,8 +33,9 @@ time. Compiled code cannot read the clock, so time becomes node budgets: each Se
 measures its own speed (:class:`NodeRate`, corrected after every compiled call), and the
 Python driver reads the clock between calls. A call cut short while a fifth of the time is
 still left (the speed was underestimated) runs again with the budget of the time left, the
-table keeping its work; a new iteration starts until 0.6 of the time is spent. The result is
-the deepest completed iteration, or the better root move a cut-short iteration had found.
+table keeping its work; a new iteration starts until 0.6 of the time is spent; the first
+always gets a few hundred nodes, however late it starts. The result is the deepest completed
+iteration, or the better root move a cut-short iteration had found.
 
 Arrays (:class:`Tables`), S squares, M rows per move list, P = MAX_PLY::
 
@@ -109,6 +110,8 @@ MAX_NODES = 1 << 62  # a node budget that never runs out
 BUDGET_SHARE = 0.9  # of the time left, as the node budget of a call: the driver's margin
 DEEPEN_BEFORE = 0.6  # no new iteration starts once this share of the time is spent
 RESUME_LEFT = 0.2  # a call cut short by its budget runs again if this share is still left
+RERUN_GROWTH = 1.25  # ... and if its budget is that many times the last: so reruns end
+FIRST_NODES = 500  # the first iteration's least budget (under a node limit, that limit)
 
 # Evaluation weights, in centi-men (material: kernels.piece_values).
 ADVANCE_MAX = 24  # a man one step from crowning; grows with the square of the rows advanced
@@ -788,22 +791,25 @@ class Searcher:
         the root moves completed) of the last call.
 
         A move list overflow grows the lists and calls again; so does a call cut short by a
-        time budget while time is left (the speed was underestimated): the table keeps the
-        work done, so the next call soon gets back to where this one stopped.
+        time budget while time is left (the speed was underestimated) if the time left buys
+        RERUN_GROWTH times its budget: the table keeps the work done, so the next call soon
+        gets back to where this one stopped.
         """
-        stats = self.tables.stats
+        stats, result, last_budget = self.tables.stats, (-INF, 0), 0
         while True:
-            budget = self._budget(limits)
-            if budget <= 0:
-                return -INF, 0
+            budget = self._budget(limits, depth)
+            if budget <= 0 or budget < RERUN_GROWTH * last_budget:
+                return result
             stats[S_NODES], stats[S_STOP], stats[S_ABORT] = 0, budget, ABORT_NONE
             begin = self.clock()
             best, completed = search_root(board, side, h, depth, root, order, scores, self.tables)
             self._count(limits, int(stats[S_NODES]), self.clock() - begin)
+            result, last_budget = (int(best), int(completed)), 0
             if stats[S_ABORT] == ABORT_OVERFLOW and self._grow_buffers():
                 continue
             if stats[S_ABORT] != ABORT_BUDGET or not self._time_is_left(limits):
-                return int(best), int(completed)
+                return result
+            last_budget = budget
 
     def _count(self, limits: _Limits, nodes: int, seconds: float) -> None:
         """Adds a compiled call's nodes and time to the search, and corrects the speed."""
@@ -811,15 +817,17 @@ class Searcher:
         limits.searched += seconds
         self.rate.update(nodes, seconds)
 
-    def _budget(self, limits: _Limits) -> int:
-        """Returns the node budget of the next call: the nodes left, and for a time limit the
-        nodes that fit in BUDGET_SHARE of the time left, at the speed estimated or this
-        search's own, whichever is higher."""
+    def _budget(self, limits: _Limits, depth: int) -> int:
+        """Returns the node budget of the next call at `depth`: the nodes left, and for a time
+        limit the nodes that fit in BUDGET_SHARE of the time left, at the speed estimated or
+        this search's own, whichever is higher; at depth 1 at least FIRST_NODES (a move chosen
+        without a search is worse than a late one)."""
         budget = MAX_NODES if limits.nodes is None else limits.nodes - limits.used
         if limits.seconds is not None:
             left = limits.seconds - (self.clock() - limits.start)
             rate = max(self.rate.value, limits.observed_rate())
-            budget = min(budget, int(min(left * rate * BUDGET_SHARE, MAX_NODES)))
+            in_time = int(min(max(left * rate * BUDGET_SHARE, 0.0), MAX_NODES))
+            budget = min(budget, max(in_time, FIRST_NODES if depth == 1 else 0))
         return budget
 
     def _elapsed_share(self, limits: _Limits) -> float:
