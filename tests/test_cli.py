@@ -54,7 +54,7 @@ def test_moves_text_and_show(capsys: pytest.CaptureFixture[str]) -> None:
     _, out, _ = run(capsys, "moves", "--variant", "checkers")
     assert out.startswith("7 legal moves for black: 9-13 9-14")
     _, out, _ = run(capsys, "show", "--variant", "seed002_website_checkers")
-    assert "B:W21-32:B1-12  (red to move)" in out and out.count("b") == 12
+    assert "B:W21-32:B1-12  (red to move; B in the FEN)" in out and out.count("b") == 12
 
 
 def test_variants_lists_presets(capsys: pytest.CaptureFixture[str]) -> None:
