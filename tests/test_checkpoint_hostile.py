@@ -1,22 +1,26 @@
 """Hostile checkpoints: damaged bytes and crafted fields are CheckpointErrors, never tracebacks.
 
-A checkpoint is verified in full (every zip record against its CRC,
-finite tensors, field types and ranges, the weights against the config's network, whose shape
-is bounded and built on the meta device) before anything is built from it, and a refused
-restore leaves the trainer exactly as it was. The property tests replace one field at a time
-with random values, and flip or cut the file's bytes.
+A checkpoint is verified in full (its size and the end of its archive before it is read
+whole, every zip record against its CRC, finite tensors, field types and ranges, finite but
+absurd values, the weights against the config's network, whose shape is bounded and built on
+the meta device) before anything is built from it; a refused read leaves the file as it was,
+and a refused restore leaves the trainer exactly as it was. The property tests replace one
+field at a time with random values, and flip or cut the file's bytes.
 """
 
 from __future__ import annotations
 
 import builtins
+import contextlib
 import copy
 import io
 import math
 import os
 import pathlib
 import random
-from collections.abc import Callable
+import struct
+import tracemalloc
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -32,6 +36,7 @@ import damas_agents.training.checkpoint
 import damas_agents.training.network
 from damas_agents.training.alphazero import AlphaZeroTrainer
 from damas_agents.training.checkpoint import (
+    MAX_CHECKPOINT_BYTES,
     CheckpointError,
     load_agent,
     load_network,
@@ -40,7 +45,10 @@ from damas_agents.training.checkpoint import (
     save_checkpoint,
 )
 from damas_agents.training.config import config_from_dict
+from damas_agents.training.nnue import NNUETrainer
 from damas_agents.training.ppo import PPOTrainer
+from damas_env import Position
+from damas_env.rules import get_ruleset
 
 FUZZ = settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None
@@ -146,12 +154,34 @@ def state_of(trainer: Any) -> tuple[Any, ...]:
 
 
 def refused(path: Path, field: str) -> CheckpointError:
-    """Returns the CheckpointError of reading `path`, checking it names the file and field."""
+    """Returns the CheckpointError of reading `path`, checking it names the file and field,
+    and that the file is as it was."""
+    before = file_state(path)
     with pytest.raises(CheckpointError) as error:
         read_checkpoint(path)
     message = str(error.value)
     assert str(path) in message and field in message, message
+    assert file_state(path) == before
     return error.value
+
+
+def file_state(path: Path) -> tuple[Any, ...]:
+    """Returns a file's size, time of change and, unless it is large, its bytes."""
+    info = path.stat()
+    small = info.st_size <= 1 << 24
+    return info.st_size, info.st_mtime_ns, path.read_bytes() if small else None
+
+
+@contextlib.contextmanager
+def peak_memory() -> Iterator[list[int]]:
+    """Yields a list that holds, after the block, the most memory Python allocated in it."""
+    peak: list[int] = []
+    tracemalloc.start()
+    try:
+        yield peak
+    finally:
+        peak.append(tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
 
 
 # --- corrupt checkpoints ------------------------------------------------------------
@@ -231,6 +261,67 @@ def test_a_compressed_record_is_refused_unread(saved: Saved, scratch: Path) -> N
     refused(scratch, "compressed")
 
 
+# --- files too large, or not ending as an archive ------------------------------------------
+
+
+@pytest.mark.parametrize("size", [MAX_CHECKPOINT_BYTES + 1, 20 << 30])
+def test_a_file_larger_than_any_checkpoint_is_refused_unread(tmp_path: Path, size: int) -> None:
+    """A sparse file: its size is all that is looked at."""
+    path = tmp_path / "huge.pt"
+    with path.open("wb") as file:
+        file.truncate(size)
+    with peak_memory() as peak:
+        refused(path, f"{size:,} bytes, larger than any checkpoint (at most 8,589,934,592)")
+    assert peak[0] < 1 << 20
+    with pytest.raises(CheckpointError, match="larger than any checkpoint"):
+        load_agent(path)
+
+
+def test_a_large_file_is_refused_from_its_end(saved: Saved, tmp_path: Path) -> None:
+    """256 MiB that start as a checkpoint and end as nothing are refused from the last 64 KiB,
+    never read whole."""
+    path = tmp_path / "large.pt"
+    with path.open("wb") as file:
+        file.write(saved.raw[: len(saved.raw) // 2])
+        file.truncate(256 << 20)
+    with peak_memory() as peak:
+        refused(path, "not a zip archive as torch.save writes (no end record at the end")
+    assert peak[0] < 1 << 20
+
+
+def _zip64_end(raw: bytearray) -> int:
+    return raw.rindex(b"PK\x06\x06")
+
+
+def _set(raw: bytearray, at: int, value: int) -> None:
+    struct.pack_into("<Q", raw, at, value)
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        (lambda r: _set(r, _zip64_end(r) + 32, 2**40), "lists 1,099,511,627,776 records"),
+        (lambda r: _set(r, _zip64_end(r) + 40, 2**40), "in 1,099,511,627,776 bytes"),
+        (lambda r: _set(r, _zip64_end(r) + 48, 5), "central directory is not where"),
+        (lambda r: _set(r, _zip64_end(r) + 48, 2**63), "central directory is not where"),
+        (lambda r: _set(r, len(r) - 34, 2**62), "zip64 end record is not where its locator"),
+        (lambda r: _set(r, len(r) - 34, 0), "zip64 end record is not where its locator"),
+        (lambda r: r.extend(b"x"), "no end record at the end"),
+        (lambda r: r.__setitem__(slice(-2, None), b"\x01\x00"), "no end record at the end"),
+    ],
+)
+def test_crafted_end_records_are_refused(
+    saved: Saved, scratch: Path, change: Callable, problem: str
+) -> None:
+    """The end records say where the central directory is and how large: one that points
+    elsewhere or claims millions of records is refused before the directory is read."""
+    raw = bytearray(saved.raw)
+    change(raw)
+    scratch.write_bytes(raw)
+    error = refused(scratch, problem)
+    assert "corrupt or truncated" in str(error)
+
+
 # --- crafted fields -----------------------------------------------------------------
 
 
@@ -274,6 +365,14 @@ def test_a_compressed_record_is_refused_unread(saved: Saved, scratch: Path) -> N
         (lambda d: d["config"]["train"].update(iterations="many"), "train.iterations"),
         (lambda d: d.update(config=None), "config: None, not a mapping"),
         (lambda d: d.update(trainer=[]), "trainer: [], not a mapping"),
+        # Finite but absurd values.
+        (lambda d: d["config"]["train"].update(lr=1e30), "config.train.lr: 1e+30, more than 10"),
+        (lambda d: d["model"]["stem.0.0.weight"].fill_(1e38), "stem.0.0.weight: holds 1e+38"),
+        (lambda d: d["model"]["value_mlp.2.bias"].fill_(-2e6), "value_mlp.2.bias: holds 2e+06"),
+        (lambda d: d["model"]["stem.0.1.running_var"].fill_(1e30), "running_var: holds 1e+30"),
+        (lambda d: d.update(history=[{"loss/total": math.nan}]), "history[0].loss/total: nan"),
+        (lambda d: d.update(history=[{"x": 1.0}, {"x": -math.inf}]), "history[1].x: -inf"),
+        (lambda d: d.update(history=[{"x": 10**400}]), "history[0].x: 1000"),
     ],
 )
 def test_crafted_fields_are_refused_naming_the_field(
@@ -330,17 +429,36 @@ def test_a_snapshot_cannot_be_resumed(saved: Saved, scratch: Path, target: Any) 
         (lambda d: d["optimizer"]["state"].update({99: {}}), "numbers [99] are not"),
         (lambda d: d["optimizer"]["param_groups"][0].update(betas=(0.9, 1.0)), "betas[1]"),
         (lambda d: d["optimizer"]["param_groups"][0].update(lr=-1.0), "lr: -1.0"),
+        (lambda d: d["optimizer"]["param_groups"][0].update(lr=1e30), "lr: 1e+30"),
+        (lambda d: d["optimizer"]["param_groups"][0].update(lr=10**400), "lr: 1000"),
+        (lambda d: d["optimizer"]["param_groups"][0].update(weight_decay=1e30), "weight_decay"),
+        (lambda d: d["optimizer"]["param_groups"][0].update(eps=1e30), "eps: 1e+30"),
+        (lambda d: d["optimizer"]["state"][0]["exp_avg"].fill_(1e38), "exp_avg: holds 1e+38"),
+        (lambda d: d["optimizer"]["state"][0]["exp_avg_sq"].fill_(1e30), "exp_avg_sq: holds"),
         (lambda d: d["optimizer"]["param_groups"][0].update(eps=0.0), "eps: 0.0"),
         (lambda d: d["optimizer"]["param_groups"][0].update(amsgrad="yes"), "amsgrad"),
         (lambda d: d["optimizer"]["param_groups"][0].update(amsgrad=True), "state[0]: keys"),
         (lambda d: d["optimizer"]["param_groups"][0].update(capturable=True), "cannot step"),
         (lambda d: d["optimizer"]["param_groups"][0]["params"].pop(), "params"),
         (lambda d: d["optimizer"]["param_groups"].append({"params": []}), "2 groups"),
-        (lambda d: d["trainer"].pop("search_rng"), "trainer: ['replay', 'rng']"),
-        (lambda d: d["trainer"]["replay"].update(obs=torch.zeros(3, 8, 8)), "trainer.replay.obs"),
-        (lambda d: d["trainer"]["replay"].update(added="x"), "trainer.replay.added"),
         (lambda d: d["trainer"]["rng"].update(state=5), "trainer.rng: not a PCG64"),
         (lambda d: d["trainer"]["rng"].update(bit_generator="MT19937"), "trainer.rng"),
+        (lambda d: d["trainer"]["replay"]["values"].fill_(5.0), "replay.values: holds values"),
+        (lambda d: d["trainer"]["replay"]["values"].fill_(-3.0), "outside [-1, 1]"),
+        (lambda d: d["trainer"]["replay"]["policies"].fill_(2.0), "replay.policies: holds"),
+        (lambda d: d["trainer"]["replay"]["obs"].fill_(-1.0), "replay.obs: holds values"),
+        (lambda d: d["trainer"]["replay"].update(added=2), "added: 2, not an int from 5"),
+        (lambda d: d["trainer"]["replay"].update(added=-5), "added: -5"),
+        (lambda d: d["trainer"]["replay"].update(added="x"), "trainer.replay.added"),
+        (
+            lambda d: d["trainer"]["replay"].update(obs=torch.zeros(3, 8, 8)),
+            "replay.obs: a float32",
+        ),
+        (
+            lambda d: d["trainer"]["replay"].update(masks=torch.ones(4, 896, dtype=torch.bool)),
+            "4 rows",
+        ),
+        (lambda d: d["trainer"].pop("search_rng"), "trainer: ['replay', 'rng']"),
     ],
 )
 def test_a_refused_restore_changes_nothing(
@@ -348,13 +466,19 @@ def test_a_refused_restore_changes_nothing(
 ) -> None:
     """Parts that only a trainer can check (the optimiser against its parameters, the
     algorithm's extra state) are all checked before any part is loaded."""
-    path = crafted(saved, scratch, change)
+    restore_refused(crafted(saved, scratch, change), target, field)
+
+
+def restore_refused(path: Path, trainer: Any, field: str) -> None:
+    """Checks that `path` reads, that restoring it into `trainer` is refused naming the file
+    and `field`, and that neither the trainer nor the file changed."""
     data = read_checkpoint(path)
-    before = state_of(target)
+    before, file_before = state_of(trainer), file_state(path)
     with pytest.raises(CheckpointError) as error:
-        restore_trainer(target, data, path)
-    assert str(path) in str(error.value) and field in str(error.value), str(error.value)
-    assert same(state_of(target), before)
+        restore_trainer(trainer, data, path)
+    message = str(error.value)
+    assert str(path) in message and "cannot restore" in message and field in message, message
+    assert same(state_of(trainer), before) and file_state(path) == file_before
 
 
 def test_a_failure_after_the_checks_is_undone(
@@ -389,15 +513,43 @@ def test_a_ppo_checkpoint_with_its_pool_round_trips(tmp_path: Path) -> None:
     assert resumed.pool.ids == trainer.pool.ids and resumed.iteration == 1
     bad = torch.load(tmp_path / "ppo.pt", weights_only=True)
     bad["trainer"]["pool"]["weights"][0]["policy.bias"] = torch.zeros(3)
-    write(bad, tmp_path / "bad.pt")
     fresh = PPOTrainer(config_from_dict(data))
-    before = state_of(fresh)
-    # A fresh pool is empty, so nothing shows the form of a snapshot's weights before they
-    # are loaded: the load fails and is undone (the games in progress restart).
-    with pytest.raises(CheckpointError, match="cannot restore the trainer: Error"):
-        restore_trainer(fresh, read_checkpoint(tmp_path / "bad.pt"), tmp_path / "bad.pt")
-    after = state_of(fresh)
-    assert same(after[:2], before[:2]) and after[3] == 0 and fresh.pool.ids == []
+    restore_refused(write(bad, tmp_path / "bad.pt"), fresh, "pool.weights[0]: model.policy.bias")
+    assert fresh.pool.ids == []
+
+
+@pytest.fixture(scope="module")
+def ppo_saved(tmp_path_factory: pytest.TempPathFactory) -> Saved:
+    """A PPO checkpoint whose pool holds two snapshots (ids 1 and 2)."""
+    data = tiny_training(algorithm="ppo", ppo={"rollout_steps": 4, "pool_size": 2})
+    trainer = trained(PPOTrainer(config_from_dict(data)))
+    for _ in range(3):
+        trainer.pool.add(trainer.network)
+    path = tmp_path_factory.mktemp("ppo") / "ppo.pt"
+    save_checkpoint(path, trainer)
+    raw = path.read_bytes()
+    return Saved(path, raw, torch.load(io.BytesIO(raw), weights_only=True))
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        (lambda p: p.update(next_id=-5), "trainer.pool.next_id: -5"),
+        (lambda p: p.update(next_id=10**9, ids=[1, 10**9 + 3]), "not increasing ids below"),
+        (lambda p: p.update(ids=[2, 1]), "ids: [2, 1], not increasing ids below 3"),
+        (lambda p: p.update(ids=[1, 1]), "not increasing ids"),
+        (lambda p: p.update(ids=[0, 1, 2], weights=p["weights"] * 2), "at most 2 ids"),
+        (lambda p: p.update(weights=p["weights"][:1]), "weights: [{"),
+        (lambda p: p["weights"][1]["policy.weight"].fill_(1e38), "weights[1]: model.policy.w"),
+    ],
+)
+def test_crafted_opponent_pools_are_refused(
+    ppo_saved: Saved, scratch: Path, change: Callable, field: str
+) -> None:
+    trainer = PPOTrainer(config_from_dict(ppo_saved.data["config"]))
+    restore_refused(
+        crafted(ppo_saved, scratch, lambda d: change(d["trainer"]["pool"])), trainer, field
+    )
 
 
 @pytest.mark.parametrize("variant", ["/etc/passwd", "../x.yaml"])
@@ -430,6 +582,93 @@ def test_a_checkpoint_variant_never_reads_a_file(
     with pytest.raises(CheckpointError, match="variant"):
         read_checkpoint(path)
     assert opened == []
+
+
+def nnue_trainer(**train: Any) -> NNUETrainer:
+    """Returns an nnue trainer whose replay ring holds 20 positions (no self-play: rows of the
+    start position, scored and decided) and whose optimiser has stepped."""
+    config = tiny(algorithm="nnue", nnue={"hidden": 8, "hidden2": 4}, train=train)
+    trainer = trained(NNUETrainer(config))
+    start = Position.start(get_ruleset("english"))
+    n = 20
+    trainer.learn(
+        [
+            {
+                "boards": np.tile(np.asarray(start.board, np.int8), (n, 1)),
+                "sides": np.arange(n, dtype=np.int8) % 2,
+                "scores": np.arange(n, dtype=np.int32) * 50 - 500,
+                "results": np.full(n, 0.5, np.float32),
+                "games": 2,
+                "plies": n,
+                "nodes": 1000,
+            }
+        ]
+    )
+    return trainer
+
+
+@pytest.fixture(scope="module")
+def nnue_saved(tmp_path_factory: pytest.TempPathFactory) -> Saved:
+    path = tmp_path_factory.mktemp("nnue") / "nnue.pt"
+    save_checkpoint(path, nnue_trainer(replay_size=64))
+    raw = path.read_bytes()
+    return Saved(path, raw, torch.load(io.BytesIO(raw), weights_only=True))
+
+
+def _piece(code: int) -> Callable[[dict[str, Any]], None]:
+    def change(state: dict[str, Any]) -> None:
+        state["boards"][3, 7] = code
+
+    return change
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        (_piece(127), "trainer.boards: holds values outside [-2, 2]"),
+        (_piece(-128), "trainer.boards: holds values outside [-2, 2]"),
+        (_piece(3), "trainer.boards: holds values outside [-2, 2]"),
+        (_piece(-5), "trainer.boards: holds values outside [-2, 2]"),
+        (lambda t: t["sides"].fill_(7), "trainer.sides: holds values outside [0, 1]"),
+        (lambda t: t["results"].fill_(5.0), "trainer.results: holds values outside [0, 1]"),
+        (lambda t: t["results"].fill_(-3.0), "trainer.results: holds values outside [0, 1]"),
+        (lambda t: t["scores"].fill_(10**6), "trainer.scores: holds values outside"),
+        (lambda t: t.update(cursor=10**9), "trainer.cursor: 1000000000, not an int from 0 to 63"),
+        (lambda t: t.update(cursor=-5), "trainer.cursor: -5, not an int from 0 to 63"),
+        (lambda t: t.update(cursor=3), "trainer.cursor: 3, not the next free row (20)"),
+        (lambda t: t.update(filled=65), "trainer.filled: 65, not an int from 0 to 64"),
+        (lambda t: t.update(filled=-1), "trainer.filled: -1"),
+        (lambda t: t.update(filled=19, cursor=19), "trainer.boards: 20 rows, where the buffer"),
+        (lambda t: t.update(sides=t["sides"][:5]), "trainer.sides: 5 rows"),
+        (lambda t: t.update(boards=t["boards"][:, :8]), "trainer.boards: an int8 tensor of sh"),
+        (lambda t: t.update(scores=t["scores"].long()), "trainer.scores: an int64 tensor"),
+        (lambda t: t.pop("cursor"), "trainer: ['boards', 'filled'"),
+    ],
+)
+def test_crafted_nnue_replay_is_refused(
+    nnue_saved: Saved, nnue_target: NNUETrainer, scratch: Path, change: Callable, field: str
+) -> None:
+    restore_refused(
+        crafted(nnue_saved, scratch, lambda d: change(d["trainer"])), nnue_target, field
+    )
+
+
+@pytest.fixture(scope="module")
+def nnue_target() -> NNUETrainer:
+    return nnue_trainer(replay_size=64)
+
+
+def test_an_nnue_replay_too_large_for_the_trainer_is_refused_unchanged(nnue_saved: Saved) -> None:
+    """A resume into a smaller replay ring than the checkpoint's filled one."""
+    small = nnue_trainer(replay_size=10)
+    restore_refused(nnue_saved.path, small, "trainer.filled: 20, not an int from 0 to 10")
+
+
+def test_a_valid_nnue_checkpoint_restores(nnue_saved: Saved) -> None:
+    trainer = NNUETrainer(tiny(algorithm="nnue", nnue={"hidden": 8, "hidden2": 4}, train={
+        "replay_size": 64}))  # fmt: skip
+    restore_trainer(trainer, read_checkpoint(nnue_saved.path), nnue_saved.path)
+    assert trainer.filled == 20 and trainer.cursor == 20 and trainer.iteration == 2
 
 
 # --- Property tests -------------------------------------------------------------------------

@@ -12,8 +12,11 @@ from __future__ import annotations
 import importlib.util
 import io
 import json
+import math
 import os
 import random
+import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -22,9 +25,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from helpers import tiny_training
+from helpers import crafted_checkpoint, tiny_training
 
-from damas_agents.training.checkpoint import read_checkpoint, save_checkpoint
+from damas_agents.training.checkpoint import CheckpointError, read_checkpoint, save_checkpoint
 from damas_agents.training.config import config_from_dict, config_to_yaml
 from damas_agents.training.train import run_training
 from damas_agents.training.trainer import make_trainer
@@ -263,3 +266,72 @@ def test_config_yaml_is_written_before_torch_is_imported(tmp_path: Path) -> None
     assert config_from_dict(TINY) == config_from_dict(
         __import__("yaml").safe_load((run / "config.yaml").read_text())
     )
+
+
+# --- A refused resume changes nothing ---------------------------------------------------------
+
+#: A three-iteration nnue run (no worker processes), logged and saved at every iteration.
+NNUE_RUN = tiny_training(
+    algorithm="nnue",
+    env={"max_plies": 40, "opening_plies": 2},
+    nnue={"hidden": 8, "hidden2": 4, "depth": 2, "games_per_iteration": 2, "workers": 1},
+    train={"iterations": 3, "batch_size": 8, "updates_per_iteration": 1, "replay_size": 256},
+)
+
+
+@pytest.fixture(scope="module")
+def nnue_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    run = tmp_path_factory.mktemp("nnue") / "run"
+    run_training(config_from_dict(NNUE_RUN), run_dir=run, progress=False, out=io.StringIO())
+    return run
+
+
+def files_in(folder: Path) -> dict[str, tuple[bytes, int]]:
+    """Returns every file under `folder` with its bytes and time of change."""
+    return {
+        str(path.relative_to(folder)): (path.read_bytes(), path.stat().st_mtime_ns)
+        for path in sorted(folder.rglob("*"))
+        if path.is_file()
+    }
+
+
+def _board(code: int) -> Callable[[dict], None]:
+    def change(data: dict) -> None:
+        data["trainer"]["boards"][0, 5] = code
+
+    return change
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        (_board(127), "trainer.boards"),
+        (_board(-128), "trainer.boards"),
+        (_board(3), "trainer.boards"),
+        (_board(-5), "trainer.boards"),
+        (lambda d: d["trainer"]["sides"].fill_(7), "trainer.sides"),
+        (lambda d: d["trainer"].update(cursor=10**9), "trainer.cursor"),
+        (lambda d: d["trainer"]["results"].fill_(5.0), "trainer.results"),
+        (lambda d: d["history"][0].update(loss=math.nan), "history[0].loss: nan"),
+        (lambda d: d["optimizer"]["param_groups"][0].update(lr=1e30), "lr: 1e+30"),
+    ],
+)
+def test_a_refused_resume_changes_nothing(
+    nnue_run: Path, tmp_path: Path, change: Callable[[dict], None], field: str
+) -> None:
+    """A checkpoint at iteration 1 of a run logged to iteration 3: a resume would cut the logs
+    back to 1, but every field is checked first, so the run is left as it was."""
+    run = tmp_path / "run"
+    shutil.copytree(nnue_run, run)
+    latest = run / "checkpoints" / "latest.pt"
+    assert iterations_logged(run) == 3 and read_checkpoint(latest)["trainer"]["filled"] > 0
+
+    def older_and_bad(data: dict) -> None:
+        data["iteration"] = 1
+        change(data)
+
+    crafted_checkpoint(latest, latest, older_and_bad)
+    before = files_in(run)
+    with pytest.raises(CheckpointError, match=re.escape(field)):
+        run_training(resume=run, progress=False, out=io.StringIO())
+    assert files_in(run) == before

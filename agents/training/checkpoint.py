@@ -6,7 +6,7 @@ no code from the file (``weights_only=True`` refuses anything else)::
 
     format       "damas-env checkpoint"          what the file is
     version      1                               layout of this dict
-    algorithm    "alphazero" | "ppo"
+    algorithm    "alphazero" | "ppo" | "nnue"
     config       the run's config (plain dict; training.config.config_from_dict reads it)
     fingerprint  Config.fingerprint(): ruleset switches and network shape
     iteration    iterations completed
@@ -21,10 +21,13 @@ the target: a run killed at any moment leaves the previous checkpoint or the new
 a torn file.
 
 A checkpoint may come from someone else, so reading verifies it in full before anything is
-built from it: every zip record against its CRC, then every field (types, ranges, finite
-tensors, the weights against the config's bounded network, built on the meta device).
-:func:`restore_trainer` also checks the optimiser and the algorithm's state against the
-trainer's own before loading any part, so a refused restore changes nothing.
+built from it: its size (at most :data:`MAX_CHECKPOINT_BYTES`) and the records that end its
+zip archive before the file is read whole, every zip record against its CRC, then every
+field (types, ranges, finite tensors, weights within :data:`MAX_WEIGHT`, the weights against
+the config's bounded network, built on the meta device). :func:`restore_trainer` also checks
+the optimiser and the algorithm's state (replay buffers, opponent pool) against the
+trainer's own and their bounds before loading any part, so a refused restore changes
+nothing, and ``--resume`` changes nothing in the run before the restore succeeded.
 
     save_checkpoint(path, trainer, history)       # atomically
     checkpoint = read_checkpoint(path)           # verified; CheckpointError if not usable
@@ -37,14 +40,16 @@ from __future__ import annotations
 import copy
 import io
 import math
+import os
 import pickle
 import random
 import re
+import struct
 import zipfile
 from collections.abc import Callable, Sequence
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 import torch
@@ -52,15 +57,19 @@ import torch
 from damas_env.checks import shown
 
 from ..files import CheckpointError, write_atomically
+from ..players.alphabeta import INF as SCORE_BOUND
 from ..players.classic import AlphaBetaAgent
 from ..players.learned import NetworkAgent
-from .config import Config, config_from_dict, config_to_dict, fingerprint_mismatches
+from .config import MAX_INT, Config, config_from_dict, config_to_dict, fingerprint_mismatches
 from .evalnet import EvalNet
 from .network import DraughtsNet, build_network
 from .trainer import Trainer
 
 __all__ = [
     "FORMAT",
+    "MAX_CHECKPOINT_BYTES",
+    "MAX_LR",
+    "MAX_WEIGHT",
     "VERSION",
     "CheckpointError",
     "check_compatible",
@@ -154,6 +163,13 @@ _MAX_DEPTH = 16
 #: Plain values a checkpoint may hold besides containers and tensors.
 _LEAVES = (type(None), bool, int, float, str)
 _GLOBAL = re.compile(r"GLOBAL ([A-Za-z0-9_.]{1,200})")  # the weights-only unpickler's refusal
+#: Largest magnitude of a network's weight (a trained network's stay within a few hundred;
+#: 1e38 overflows float32 at the first layer). Optimiser moments, which are squared
+#: gradients, are bounded by its square.
+MAX_WEIGHT = 1e6
+#: Largest learning rate (and weight decay) a checkpoint may hold: Adam trains at 1e-5 to
+#: 1e-2, and a step of 10 throws any network away.
+MAX_LR = 10.0
 
 
 class _FieldError(ValueError):
@@ -163,24 +179,28 @@ class _FieldError(ValueError):
 def read_checkpoint(path: str | Path) -> dict[str, Any]:
     """Returns a checkpoint's contents, verified in full before anything is built from them.
 
-    Every record of the zip archive is read back against its CRC before the pickle is loaded
-    with ``weights_only=True``. Then every field is checked: its type and range, finite
-    tensors everywhere (weights and optimiser state included), random states that load (tried
-    on fresh generators), and the weights against the config's network, whose shape is
+    The file's size and the records that end its zip archive (in its last 64 KiB) are checked
+    before it is read whole; then every record of the archive is read back against its CRC
+    before the pickle is loaded with ``weights_only=True``. Then every field is checked: its
+    type and range, finite tensors everywhere (weights and optimiser state included), finite
+    metrics, weights within :data:`MAX_WEIGHT`, a learning rate within :data:`MAX_LR`, random
+    states that load (tried on fresh generators), and the weights against the config's
+    network, whose shape is
     bounded by the config's checks and then built on the meta device, so nothing is
     allocated. The run's :class:`Config` is added as ``checkpoint["config_obj"]``.
 
     Raises:
-        CheckpointError: the file is missing, is not a torch zip archive or is damaged
-            (corrupt or truncated), holds objects other than tensors and plain values (refused
-            unread), is not a damas-env checkpoint of a known version, or has a field of the
-            wrong type, out of range or not finite. The message names the file and the field.
+        CheckpointError: the file is missing, larger than :data:`MAX_CHECKPOINT_BYTES`, is not
+            a torch zip archive or is damaged (corrupt or truncated), holds objects other than
+            tensors and plain values (refused unread), is not a damas-env checkpoint of a
+            known version, or has a field of the wrong type, out of range or not finite. The
+            message names the file and the field.
     """
     path = Path(path)
     if not path.is_file():
         raise CheckpointError(f"no checkpoint file at {str(path)!r}")
     try:
-        raw = path.read_bytes()
+        raw = _read_archive(path)
     except OSError as error:
         raise CheckpointError(f"cannot read checkpoint {str(path)!r}: {error.strerror}") from error
     data = _unpickle(raw, path)
@@ -190,6 +210,101 @@ def read_checkpoint(path: str | Path) -> dict[str, Any]:
         raise CheckpointError(f"{path}: {error}") from None
     data["config_obj"] = config
     return data
+
+
+#: Largest checkpoint file read: far above any run's (the config's largest network, 190 M
+#: parameters, takes 2.3 GB with its optimiser state; a replay buffer of 100,000 positions on
+#: the largest board about 1.2 GB). A larger file is refused unread.
+MAX_CHECKPOINT_BYTES = 8 << 30
+#: Most records a checkpoint's archive may list (one per tensor's storage, ours hold hundreds)
+#: and the largest central directory: the zip reader holds both in memory.
+MAX_RECORDS = 1 << 18
+_MAX_DIRECTORY_BYTES = 64 << 20
+#: The zip records that end an archive, each with its signature (APPNOTE.TXT 4.3.14-4.3.16):
+#: end of central directory (disks, entries on this disk, entries, directory size and
+#: offset, comment length); zip64 locator (disk, zip64 end offset, disks); zip64 end of
+#: central directory (size, versions, disks, entries on this disk, entries, directory size
+#: and offset).
+_END = struct.Struct("<4s4H2LH")
+_LOCATOR = struct.Struct("<4sLQL")
+_END64 = struct.Struct("<4sQ2H2L4Q")
+_END_SIGNATURE, _DIRECTORY_ENTRY = b"PK\x05\x06", b"PK\x01\x02"
+
+
+def _read_archive(path: Path) -> bytes:
+    """Returns a checkpoint file's bytes, read whole only once its size and the records that
+    end its zip archive check out (see :func:`_end_problem`).
+
+    Raises:
+        CheckpointError: the file is larger than :data:`MAX_CHECKPOINT_BYTES`, or does not end
+            as a zip archive that torch.save writes.
+        OSError: the file cannot be read.
+    """
+    with path.open("rb") as file:
+        size = os.fstat(file.fileno()).st_size
+        if size > MAX_CHECKPOINT_BYTES:
+            raise CheckpointError(
+                f"{path}: {size:,} bytes, larger than any checkpoint (at most "
+                f"{MAX_CHECKPOINT_BYTES:,}); refused unread"
+            )
+        problem = _end_problem(file, size)
+        if problem is not None:
+            raise CheckpointError(
+                f"{path}: not a readable checkpoint (corrupt or truncated?): {problem}"
+            )
+        file.seek(0)
+        return file.read(size)  # a file changed since is caught by the records' CRCs
+
+
+def _end_problem(file: BinaryIO, size: int) -> str | None:
+    """Returns what is wrong with the end of a zip archive of `size` bytes, or None: read from
+    its last 64 KiB (and the zip64 record they point to), the end records must locate a
+    central directory of at most :data:`MAX_RECORDS` records and
+    ``_MAX_DIRECTORY_BYTES`` bytes that ends where they start, as torch.save writes them."""
+    tail_size = min(size, _END.size + 0xFFFF)  # the record and the longest comment
+    file.seek(size - tail_size)
+    tail = file.read(tail_size)
+    at = tail.rfind(_END_SIGNATURE)
+    while at >= 0 and at + _END.size + _comment_length(tail, at) != len(tail):
+        at = tail.rfind(_END_SIGNATURE, 0, at)
+    if at < 0:
+        return "not a zip archive as torch.save writes (no end record at the end of the file)"
+    end = size - tail_size + at  # where the end records start in the file
+    _, _, _, _, entries, directory, offset, _ = _END.unpack_from(tail, at)
+    if at >= _LOCATOR.size and tail[at - _LOCATOR.size : at].startswith(b"PK\x06\x07"):
+        found = _zip64_end(file, tail, at, end)
+        if isinstance(found, str):
+            return found
+        entries, directory, offset, end = found
+    if entries > MAX_RECORDS or directory > _MAX_DIRECTORY_BYTES:
+        return (
+            f"its archive lists {entries:,} records in {directory:,} bytes, more than a "
+            f"checkpoint's (at most {MAX_RECORDS:,} in {_MAX_DIRECTORY_BYTES:,})"
+        )
+    if offset + directory != end:
+        return "its archive's central directory is not where its end record says"
+    file.seek(offset)
+    if entries and file.read(len(_DIRECTORY_ENTRY)) != _DIRECTORY_ENTRY:
+        return "its archive's central directory is not where its end record says"
+    return None
+
+
+def _comment_length(tail: bytes, at: int) -> int:
+    return int.from_bytes(tail[at + _END.size - 2 : at + _END.size], "little")
+
+
+def _zip64_end(file: BinaryIO, tail: bytes, at: int, end: int) -> tuple[int, int, int, int] | str:
+    """Returns (entries, directory size, directory offset, start) of the zip64 end record the
+    locator before the end record at `at` points to, or what is wrong with it."""
+    _, _, where, _ = _LOCATOR.unpack_from(tail, at - _LOCATOR.size)
+    if where + _END64.size > end - _LOCATOR.size:
+        return "its archive's zip64 end record is not where its locator says"
+    file.seek(where)
+    record = file.read(_END64.size)
+    signature, _, _, _, _, _, _, entries, directory, offset = _END64.unpack(record)
+    if signature != b"PK\x06\x06":
+        return "its archive's zip64 end record is not where its locator says"
+    return entries, directory, offset, where
 
 
 def _unpickle(raw: bytes, path: Path) -> Any:
@@ -252,7 +367,9 @@ def _first_line(error: BaseException | str) -> str:
 def _show(value: Any) -> str:
     """Returns a short description of a value read from a file (a long one is cut)."""
     if isinstance(value, torch.Tensor):
-        return f"a {str(value.dtype).removeprefix('torch.')} tensor of shape {tuple(value.shape)}"
+        dtype = str(value.dtype).removeprefix("torch.")
+        article = "an" if dtype.startswith("i") else "a"  # an int8, a float32, a uint8
+        return f"{article} {dtype} tensor of shape {tuple(value.shape)}"
     return shown(value)
 
 
@@ -269,6 +386,14 @@ def _is_int(value: Any) -> bool:
 
 def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _is_finite(number: float) -> bool:
+    """Says whether a number is finite as a float (an int too large for one is not)."""
+    try:
+        return math.isfinite(number)
+    except OverflowError:
+        return False
 
 
 # --- Checking the fields --------------------------------------------------------------------
@@ -355,6 +480,8 @@ def _check_config(value: Any) -> Config:
         config = config_from_dict(value)
     except (ValueError, TypeError) as error:  # ConfigError is a ValueError
         raise _FieldError(f"config: not valid here: {_first_line(error)}") from None
+    if config.train.lr > MAX_LR:
+        raise _FieldError(f"config.train.lr: {_show(config.train.lr)}, more than {MAX_LR}")
     return config
 
 
@@ -425,6 +552,15 @@ def _check_model(model: Any, expected: dict[str, torch.Tensor]) -> None:
         computed = not (want.is_meta or want.is_floating_point() or counter)
         if computed and not torch.equal(value, want.cpu()):
             raise _FieldError(f"{where}: not the values its network computes for this board")
+        _check_magnitude(value, where, MAX_WEIGHT)
+
+
+def _check_magnitude(tensor: torch.Tensor, where: str, bound: float) -> None:
+    """Raises _FieldError if a float tensor holds a value beyond +-`bound`."""
+    if tensor.is_floating_point() and tensor.numel():
+        largest = float(tensor.abs().max())
+        if largest > bound:
+            raise _FieldError(f"{where}: holds {largest:.3g}, beyond +-{bound:.0e}")
 
 
 def _check_optimizer_form(value: Any) -> None:
@@ -501,6 +637,108 @@ def _check_history(value: Any) -> None:
         metrics = entry.items() if isinstance(entry, dict) else [(None, None)]
         if not all(isinstance(k, str) and _is_number(v) for k, v in metrics):
             raise _FieldError(f"history[{i}]: {_show(entry)}, not metric names and numbers")
+        for name, number in entry.items():
+            if not _is_finite(number):
+                raise _FieldError(f"{_child(f'history[{i}]', name)}: {_show(number)}, not finite")
+
+
+# --- The algorithms' own state --------------------------------------------------------------
+
+
+def _check_trainer_state(value: Any, config: Config, network: dict[str, torch.Tensor]) -> None:
+    """Raises _FieldError unless `value`, the algorithm's extra state, holds what the algorithm
+    writes for a trainer of `config` whose network's state dict is `network`, within its
+    bounds (one check per algorithm): replay rows of one length, legal piece codes and sides,
+    targets in their range, ring counters in the buffer, opponent snapshots shaped as the
+    network."""
+    _TRAINER_CHECKS[config.algorithm](value, config, network)
+
+
+def _check_keys(value: Any, keys: set[str], where: str) -> dict[str, Any]:
+    if not (isinstance(value, dict) and set(value) == keys):
+        what = _show(sorted(map(str, value))) if isinstance(value, dict) else _show(value)
+        raise _FieldError(f"{where}: {what}, not a mapping with keys {sorted(keys)}")
+    return value
+
+
+def _check_count(value: Any, where: str, low: int, high: int) -> int:
+    if not (_is_int(value) and low <= value <= high):
+        raise _FieldError(f"{where}: {_show(value)}, not an int from {low} to {high}")
+    return int(value)
+
+
+def _check_rows(
+    value: Any, where: str, rows: int, dtype: torch.dtype, low: float, high: float
+) -> None:
+    """Raises _FieldError unless `value` is a `dtype` tensor of `rows` rows, every value in
+    [low, high]."""
+    if not (isinstance(value, torch.Tensor) and value.dtype == dtype and value.dim() >= 1):
+        raise _FieldError(f"{where}: {_show(value)}, not rows of {str(dtype)[6:]}")
+    if value.shape[0] != rows:
+        raise _FieldError(f"{where}: {value.shape[0]} rows, where the buffer holds {rows}")
+    if value.numel() and not bool(((value >= low) & (value <= high)).all()):
+        raise _FieldError(f"{where}: holds values outside [{low}, {high}]")
+
+
+def _check_alphazero_state(state: Any, config: Config, network: Any) -> None:
+    """The replay buffer: planes and search policies in [0, 1], values (game results from the
+    side to move's view) in [-1, 1], ``added`` at least the rows held."""
+    replay = _check_keys(state, {"replay", "rng", "search_rng"}, "trainer")["replay"]
+    replay = _check_keys(replay, {"obs", "masks", "policies", "values", "added"}, "trainer.replay")
+    rows = replay["values"].shape[0] if isinstance(replay["values"], torch.Tensor) else -1
+    _check_rows(replay["values"], "trainer.replay.values", rows, torch.float32, -1, 1)
+    _check_rows(replay["obs"], "trainer.replay.obs", rows, torch.float16, 0, 1)
+    _check_rows(replay["masks"], "trainer.replay.masks", rows, torch.bool, 0, 1)
+    _check_rows(replay["policies"], "trainer.replay.policies", rows, torch.float16, 0, 1)
+    _check_count(replay["added"], "trainer.replay.added", rows, 2**62)
+
+
+def _check_ppo_state(state: Any, config: Config, network: dict[str, torch.Tensor]) -> None:
+    """The opponent pool: at most ``ppo.pool_size`` snapshots, with increasing ids below
+    ``next_id``, each the weights of the run's network."""
+    pool = _check_keys(state, {"rng", "pool"}, "trainer")["pool"]
+    pool = _check_keys(pool, {"next_id", "ids", "weights"}, "trainer.pool")
+    next_id = _check_count(pool["next_id"], "trainer.pool.next_id", 0, MAX_INT)
+    ids, weights, size = pool["ids"], pool["weights"], config.ppo.pool_size
+    if not (isinstance(ids, list) and len(ids) <= size and all(_is_int(i) for i in ids)):
+        raise _FieldError(f"trainer.pool.ids: {_show(ids)}, not a list of at most {size} ids")
+    if ids != sorted(set(ids)) or not all(0 <= i < next_id for i in ids):
+        raise _FieldError(f"trainer.pool.ids: {_show(ids)}, not increasing ids below {next_id}")
+    if not (isinstance(weights, list) and len(weights) == len(ids)):
+        raise _FieldError(f"trainer.pool.weights: {_show(weights)}, not one per id")
+    for i, snapshot in enumerate(weights):
+        try:
+            _check_model(snapshot, network)
+        except _FieldError as error:
+            raise _FieldError(f"trainer.pool.weights[{i}]: {error}") from None
+
+
+def _check_nnue_state(state: Any, config: Config, network: Any) -> None:
+    """The replay ring: ``filled`` rows of legal boards (piece codes -2 to 2), sides 0 or 1,
+    search scores within the search's bounds and results in [0, 1]; ``cursor`` the next row
+    written (``filled`` until the ring is full)."""
+    keys = {"rng", "cursor", "filled", "boards", "sides", "scores", "results"}
+    state = _check_keys(state, keys, "trainer")
+    size = config.train.replay_size
+    filled = _check_count(state["filled"], "trainer.filled", 0, size)
+    cursor = _check_count(state["cursor"], "trainer.cursor", 0, size - 1)
+    if filled < size and cursor != filled:
+        raise _FieldError(f"trainer.cursor: {cursor}, not the next free row ({filled})")
+    _check_rows(state["boards"], "trainer.boards", filled, torch.int8, -2, 2)
+    squares = config.env.ruleset().squares
+    if state["boards"].shape[1:] != (squares,):
+        raise _FieldError(f"trainer.boards: {_show(state['boards'])}, not boards of {squares}")
+    _check_rows(state["sides"], "trainer.sides", filled, torch.int8, 0, 1)
+    _check_rows(state["scores"], "trainer.scores", filled, torch.int32, -SCORE_BOUND, SCORE_BOUND)
+    _check_rows(state["results"], "trainer.results", filled, torch.float32, 0, 1)
+
+
+#: The check of each algorithm's extra state (see :func:`_check_trainer_state`).
+_TRAINER_CHECKS: dict[str, Callable[[Any, Config, dict[str, torch.Tensor]], None]] = {
+    "alphazero": _check_alphazero_state,
+    "ppo": _check_ppo_state,
+    "nnue": _check_nnue_state,
+}
 
 
 # --- Loading --------------------------------------------------------------------------------
@@ -524,8 +762,10 @@ def restore_trainer(trainer: Trainer, checkpoint: dict[str, Any], path: str | Pa
     compatible config (see --resume).
 
     Every part is checked against the trainer's own before any is loaded: the network's
-    tensors, the optimiser's groups and per-parameter state, and the algorithm's extra state
-    (the same keys, types and tensor dtypes; numpy generator states tried on fresh ones).
+    tensors, the optimiser's groups and per-parameter state (settings and moments within
+    bounds), and the algorithm's extra state (the same keys, types and tensor dtypes, numpy
+    generator states tried on fresh ones, values within the algorithm's bounds: see
+    :func:`_check_trainer_state`).
 
     Raises:
         CheckpointError: the checkpoint does not fit the trainer's config, or a part of it does
@@ -534,8 +774,10 @@ def restore_trainer(trainer: Trainer, checkpoint: dict[str, Any], path: str | Pa
     check_compatible(checkpoint, trainer.config, path)
     own_extra = trainer.extra_state()
     try:
-        _check_model(checkpoint["model"], trainer.network.state_dict())
+        own_network = trainer.network.state_dict()
+        _check_model(checkpoint["model"], own_network)
         _check_optimizer(checkpoint["optimizer"], trainer.optimizer)
+        _check_trainer_state(checkpoint["trainer"], trainer.config, own_network)
         _check_like(checkpoint["trainer"], own_extra, "trainer")
     except _FieldError as error:
         raise CheckpointError(f"{path}: cannot restore the trainer: {error}") from None
@@ -571,10 +813,13 @@ def _load(trainer: Trainer, model: Any, optimizer: Any, extra: Any) -> None:
 
 
 #: Optimiser settings with a narrower range than "finite and >= 0": Adam divides by
-#: 1 - beta**step and by sqrt(v) + eps.
+#: 1 - beta**step and by sqrt(v) + eps; a learning rate or a weight decay above
+#: :data:`MAX_LR` throws the weights away in one step.
 _SETTING_RANGES: dict[str, Callable[[float], bool]] = {
     "betas": lambda x: x < 1,
-    "eps": lambda x: x > 0,
+    "eps": lambda x: 0 < x <= 1,
+    "lr": lambda x: x <= MAX_LR,
+    "weight_decay": lambda x: x <= MAX_LR,
 }
 #: Per-parameter optimiser state that is never negative: step counts, and second moments
 #: (Adam takes their square root).
@@ -636,7 +881,7 @@ def _check_setting(
     if own is None or isinstance(own, bool):
         ok = isinstance(value, bool) or (own is None and value is None)
     elif _is_number(own):
-        ok = _is_number(value) and math.isfinite(value) and value >= 0
+        ok = _is_number(value) and _is_finite(value) and value >= 0
         ok = ok and (in_range is None or in_range(value))
     else:
         ok = isinstance(own, str) and isinstance(value, str)
@@ -681,11 +926,13 @@ def _check_param_state(
                 and value.shape == want
             )
         else:
-            ok = value is None if mine is None else _is_number(value) and math.isfinite(value)
+            ok = value is None if mine is None else _is_number(value) and _is_finite(value)
         if not ok:
             raise _FieldError(f"{at}: {_show(value)}, for a parameter of shape {tuple(shape)}")
         if name in _NON_NEGATIVE_STATE and not bool((torch.as_tensor(value) >= 0).all()):
             raise _FieldError(f"{at}: negative")
+        if isinstance(value, torch.Tensor) and name != "step":
+            _check_magnitude(value, at, MAX_WEIGHT**2)
 
 
 def _check_like(value: Any, own: Any, where: str) -> None:
