@@ -51,7 +51,8 @@ def test_readme_damas_commands_parse(command: str) -> None:
     if argv[0] == "train":
         args = train_parser().parse_args(argv[1:])
         if args.config:
-            apply_overrides(load_config(ROOT / args.config), args.overrides)
+            path = ROOT / args.config  # a checkout's path, else a bundled config's name
+            apply_overrides(load_config(path if path.exists() else args.config), args.overrides)
     elif argv[0] == "arena":
         arena_parser().parse_args(argv[1:])
     elif argv[0] == "play":
