@@ -122,6 +122,8 @@ def test_speed_estimate_stays_within_its_floor_and_ceiling() -> None:
         rate.update(10**9, 1e-9)
     assert rate.value == pytest.approx(NodeRate.CEILING)
     assert NodeRate(0.0).value == NodeRate.FLOOR and NodeRate(math.inf).value == NodeRate.CEILING
+    with pytest.raises(ValueError, match="not nan"):
+        NodeRate(math.nan)
 
 
 @pytest.mark.parametrize("seconds", [0.0, -1.0, math.nan, math.inf])

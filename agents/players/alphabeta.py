@@ -589,6 +589,8 @@ class NodeRate:
     FULL_WEIGHT_NODES = 2_000
 
     def __init__(self, value: float = START) -> None:
+        if math.isnan(value):
+            raise ValueError("a speed is a number of nodes per second, not nan")
         self.value = min(max(value, self.FLOOR), self.CEILING)
 
     def update(self, nodes: int, seconds: float) -> None:
@@ -627,8 +629,8 @@ def _new_tables(engine: Engine, rules: Ruleset, tt_bits: int, net: NetWeights) -
         pst=piece_square_table(rules),
         buffers=np.zeros((MAX_PLY, FIRST_ROWS, K.MOVE_WIDTH), dtype=np.int16),
         ws=K.new_workspace(rules.board_size),
-        tt_keys=_touched(np.zeros(1 << tt_bits, dtype=np.uint64)),
-        tt_vals=_touched(np.zeros((1 << tt_bits, T_LEN), dtype=np.int32)),
+        tt_keys=np.zeros(1 << tt_bits, dtype=np.uint64),
+        tt_vals=np.zeros((1 << tt_bits, T_LEN), dtype=np.int32),
         killers=np.full((MAX_PLY, 2), -1, dtype=np.int32),
         history=np.zeros((2, squares, squares), dtype=np.int32),
         path=np.zeros(MAX_PLY, dtype=np.uint64),
@@ -639,13 +641,6 @@ def _new_tables(engine: Engine, rules: Ruleset, tt_bits: int, net: NetWeights) -
         acc=np.zeros((MAX_PLY, 2, net.hidden + 1), dtype=np.float32),
         x=np.zeros(2 * net.hidden, dtype=np.float32),
     )
-
-
-def _touched(table: np.ndarray) -> np.ndarray:
-    """Returns a zeroed table with its memory pages in place: numpy's zeros are mapped on
-    first touch, which would cost the first searches a page fault per new slot."""
-    table.fill(0)
-    return table
 
 
 def _cut_short(depth: int, searched: np.ndarray, scores: np.ndarray) -> _Iteration | None:
