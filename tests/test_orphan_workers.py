@@ -128,6 +128,60 @@ def test_killing_the_nnue_trainer_ends_its_workers(tmp_path: Path, where: str) -
         log.close()
 
 
+#: A learner with two Ray self-play workers (a local Ray of its own), stepping until killed;
+#: it prints the workers' process ids once they have played.
+RAY_LEARNER = textwrap.dedent(
+    """
+    from damas_agents.training.config import config_from_dict
+    from damas_agents.training.distributed import RaySelfPlay
+    from damas_agents.training.trainer import make_trainer
+
+    config = config_from_dict({
+        "name": "orphans", "algorithm": "alphazero",
+        "env": {"variant": "english", "num_envs": 3, "max_plies": 40},
+        "network": {"channels": 8, "blocks": 1, "value_hidden": 8, "device": "cpu"},
+        "train": {"iterations": 1000000, "batch_size": 16, "updates_per_iteration": 1},
+        "mcts": {"simulations": 4, "leaves_per_game": 2, "steps_per_iteration": 12},
+        "eval": {"every": 0},
+        "distributed": {"backend": "ray", "workers": 2},
+    })
+    workers = RaySelfPlay(make_trainer(config), config)
+    workers.step()
+    print("workers", *workers.worker_pids(), flush=True)
+    while True:
+        workers.step()
+    """
+)
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("ray")
+def test_killing_a_ray_learner_ends_its_self_play_workers(tmp_path: Path) -> None:
+    """Ray's own fate sharing: the local Ray a learner started goes with it (its workers
+    within a minute; two helper agents of Ray's may take a minute more)."""
+    pytest.importorskip("ray")
+    out = tmp_path / "learner.out"
+    with out.open("wb") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-c", RAY_LEARNER], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT
+        )
+    workers: list[int] = []
+    try:
+        wait_for(lambda: b"workers" in out.read_bytes(), START_LIMIT, "Ray workers", process)
+        line = next(x for x in out.read_text().splitlines() if x.startswith("workers"))
+        workers = [int(pid) for pid in line.split()[1:]]
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait(timeout=60)
+        deadline = time.monotonic() + 2 * EXIT_LIMIT
+        while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not [pid for pid in workers if alive(pid)]
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
 class FakeParent:
     """A parent process id that changes after `lives` looks, with the sleeps counted."""
 
