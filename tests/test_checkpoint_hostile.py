@@ -544,12 +544,10 @@ def ppo_saved(tmp_path_factory: pytest.TempPathFactory) -> Saved:
     ],
 )
 def test_crafted_opponent_pools_are_refused(
-    ppo_saved: Saved, scratch: Path, change: Callable, field: str
+    ppo_saved: Saved, ppo_target: PPOTrainer, scratch: Path, change: Callable, field: str
 ) -> None:
-    trainer = PPOTrainer(config_from_dict(ppo_saved.data["config"]))
-    restore_refused(
-        crafted(ppo_saved, scratch, lambda d: change(d["trainer"]["pool"])), trainer, field
-    )
+    pool = crafted(ppo_saved, scratch, lambda d: change(d["trainer"]["pool"]))
+    restore_refused(pool, ppo_target, field)
 
 
 @pytest.mark.parametrize("variant", ["/etc/passwd", "../x.yaml"])
@@ -824,6 +822,61 @@ def test_one_fuzzed_field_is_refused_or_loads_cleanly(
     except CheckpointError as error:
         assert str(scratch) in str(error)
         assert same(state_of(target), before)
+
+
+#: The fields of the nnue replay ring and of the PPO opponent pool, fuzzed as FIELDS are.
+NNUE_FIELDS = [("trainer", k) for k in ("cursor", "filled", "boards", "sides", "scores", "results")]
+PPO_FIELDS = [("trainer", "pool", k) for k in ("next_id", "ids", "weights")] + [
+    ("trainer", "pool", "ids", 0),
+    ("trainer", "pool", "weights", 0),
+    ("trainer", "pool", "weights", 1, "policy.bias"),
+]
+
+
+@pytest.fixture(scope="module")
+def ppo_target(ppo_saved: Saved) -> PPOTrainer:
+    return PPOTrainer(config_from_dict(ppo_saved.data["config"]))
+
+
+def fuzz_restore(
+    saved: Saved, target: Any, scratch: Path, fields: list[tuple[Any, ...]], draw: st.DataObject
+) -> None:
+    """Replaces or deletes one of `fields`; reading the file, then restoring it into `target`,
+    either works or is refused naming the file, with the trainer as it was."""
+    keys = draw.draw(st.sampled_from(fields), label="field")
+    data = copy.deepcopy(saved.data)
+    parent = get(data, keys[:-1])
+    if draw.draw(st.integers(0, 9), label="delete?") == 0:
+        del parent[keys[-1]]
+    else:
+        parent[keys[-1]] = draw.draw(VALUES | mutations(parent[keys[-1]]), label="value")
+    try:
+        checkpoint = read_checkpoint(write(data, scratch))
+    except CheckpointError as error:  # a value no checkpoint holds (an int of 4000 digits)
+        assert str(scratch) in str(error)
+        return
+    before = state_of(target)
+    try:
+        restore_trainer(target, checkpoint, scratch)
+    except CheckpointError as error:
+        assert str(scratch) in str(error)
+        assert same(state_of(target), before)
+
+
+@FUZZ
+@given(draw=st.data())
+def test_a_fuzzed_nnue_replay_is_refused_or_restores(
+    nnue_saved: Saved, nnue_target: Any, scratch: Path, draw: st.DataObject
+) -> None:
+    fuzz_restore(nnue_saved, nnue_target, scratch, NNUE_FIELDS, draw)
+
+
+@FUZZ
+@given(draw=st.data())
+def test_a_fuzzed_opponent_pool_is_refused_or_restores(
+    ppo_saved: Saved, ppo_target: Any, scratch: Path, draw: st.DataObject
+) -> None:
+    fuzz_restore(ppo_saved, ppo_target, scratch, PPO_FIELDS, draw)
 
 
 @FUZZ

@@ -685,7 +685,8 @@ def _check_alphazero_state(state: Any, config: Config, network: Any) -> None:
     side to move's view) in [-1, 1], ``added`` at least the rows held."""
     replay = _check_keys(state, {"replay", "rng", "search_rng"}, "trainer")["replay"]
     replay = _check_keys(replay, {"obs", "masks", "policies", "values", "added"}, "trainer.replay")
-    rows = replay["values"].shape[0] if isinstance(replay["values"], torch.Tensor) else -1
+    values = replay["values"]
+    rows = values.shape[0] if isinstance(values, torch.Tensor) and values.dim() else -1
     _check_rows(replay["values"], "trainer.replay.values", rows, torch.float32, -1, 1)
     _check_rows(replay["obs"], "trainer.replay.obs", rows, torch.float16, 0, 1)
     _check_rows(replay["masks"], "trainer.replay.masks", rows, torch.bool, 0, 1)
