@@ -60,7 +60,14 @@ from ..files import CheckpointError, write_atomically
 from ..players.alphabeta import INF as SCORE_BOUND
 from ..players.classic import AlphaBetaAgent
 from ..players.learned import NetworkAgent
-from .config import MAX_INT, Config, config_from_dict, config_to_dict, fingerprint_mismatches
+from .config import (
+    MAX_INT,
+    MAX_LR,
+    Config,
+    config_from_dict,
+    config_to_dict,
+    fingerprint_mismatches,
+)
 from .evalnet import EvalNet
 from .network import DraughtsNet, build_network
 from .trainer import Trainer
@@ -167,9 +174,6 @@ _GLOBAL = re.compile(r"GLOBAL ([A-Za-z0-9_.]{1,200})")  # the weights-only unpic
 #: 1e38 overflows float32 at the first layer). Optimiser moments, which are squared
 #: gradients, are bounded by its square.
 MAX_WEIGHT = 1e6
-#: Largest learning rate (and weight decay) a checkpoint may hold: Adam trains at 1e-5 to
-#: 1e-2, and a step of 10 throws any network away.
-MAX_LR = 10.0
 
 
 class _FieldError(ValueError):
@@ -480,8 +484,6 @@ def _check_config(value: Any) -> Config:
         config = config_from_dict(value)
     except (ValueError, TypeError) as error:  # ConfigError is a ValueError
         raise _FieldError(f"config: not valid here: {_first_line(error)}") from None
-    if config.train.lr > MAX_LR:
-        raise _FieldError(f"config.train.lr: {_show(config.train.lr)}, more than {MAX_LR}")
     return config
 
 

@@ -396,6 +396,10 @@ MAX_VALUE_HIDDEN = 4096
 #: Largest value of any integer field (a 32-bit int: seeds, counts and plies all fit).
 MAX_INT = 2**31 - 1
 
+#: Largest learning rate (and weight decay): Adam trains at 1e-5 to 1e-2, and a step of 10
+#: throws any network away. A checkpoint holding more is refused as well.
+MAX_LR = 10.0
+
 #: Upper bounds of the fields that size buffers, so that no config allocates terabytes.
 _MAXIMA = {
     "network.channels": MAX_CHANNELS,
@@ -418,6 +422,8 @@ _MAXIMA = {
     "nnue.games_per_iteration": 100_000,
     "nnue.workers": 256,
     "nnue.tt_bits": 26,
+    "train.lr": MAX_LR,
+    "train.weight_decay": MAX_LR,
 }
 
 #: Lower bounds above 1, by key path.
@@ -490,7 +496,7 @@ def _check_range(value: int | float, path: str) -> None:
     if path in _MINIMA and value < _MINIMA[path]:
         raise ConfigError(f"{path} must be at least {_MINIMA[path]}, not {shown(value)}")
     top = _MAXIMA.get(path, MAX_INT)
-    if isinstance(value, int) and value > top:
+    if (isinstance(value, int) or path in _MAXIMA) and value > top:
         raise ConfigError(f"{path} must be at most {top}, not {shown(value)}")
 
 
