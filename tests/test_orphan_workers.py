@@ -1,4 +1,4 @@
-"""Self-play workers end with their trainer, however it ends (kill -9 included).
+"""Worker processes end with their trainer or arena, however it ends (kill -9 included).
 
 A trainer runs in a subprocess until its workers are busy, is SIGKILLed, and every worker
 must be gone within a generous deadline (a hang guard, not a speed test). The watch a worker
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from damas_agents.training.nnue import watch_parent
+from damas_agents.workers import watch_parent
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Hang guards: a first run compiles the self-play kernels in each worker (minutes on a busy
@@ -206,3 +206,56 @@ def test_a_worker_whose_parent_died_before_the_watch_leaves_at_once() -> None:
     parent, left = FakeParent(lives=0), []
     watch_parent(100, 0.5, parent, parent.sleep, left.append)
     assert parent.sleeps == [] and left == [1]
+
+
+#: An arena match on two worker processes, long enough to be killed mid-match; it prints a
+#: line once the workers have finished a game.
+ARENA = textwrap.dedent(
+    """
+    from damas_agents.arena import play_match
+
+    if __name__ == "__main__":
+        play_match("alphabeta:depth=5", "alphabeta:depth=5", variant="english", games=400,
+                   seed=1, workers=2, progress=True)
+    """
+)
+
+
+def test_killing_the_arena_ends_its_game_workers(tmp_path: Path) -> None:
+    """The arena's spawned game workers end with it: before, they played on after kill -9."""
+    script = tmp_path / "arena.py"
+    script.write_text(ARENA)
+    log = (tmp_path / "arena.out").open("w+b")
+    process = subprocess.Popen(
+        [sys.executable, str(script)], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT
+    )
+    workers: list[int] = []
+    try:
+        busy = lambda: [  # noqa: E731 - workers that have started playing (not the tracker)
+            pid for pid in children(process.pid) if b"resource_tracker" not in _cmdline(pid)
+        ]
+        wait_for(lambda: len(busy()) >= 2, START_LIMIT, "two game workers", process)
+        time.sleep(1.0)  # inside their first games
+        workers = busy()
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait(timeout=60)
+        deadline = time.monotonic() + EXIT_LIMIT
+        while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        left = [pid for pid in workers if alive(pid)]
+        assert not left, f"game workers {left} outlived their arena by {EXIT_LIMIT} s"
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        for pid in workers:
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
+        log.close()
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""

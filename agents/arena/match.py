@@ -69,7 +69,9 @@ from __future__ import annotations
 import math
 import multiprocessing
 import multiprocessing.util
+import os
 import sys
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -90,6 +92,7 @@ from damas_env.game import Game
 
 from ..players.base import Agent, play_hop
 from ..players.specs import make_agent
+from ..workers import exit_with_parent
 from .ballots import DECK
 
 __all__ = [
@@ -686,7 +689,13 @@ def _run(jobs: Sequence[_Job], workers: int, progress: bool, players: _Players) 
         players.close()  # the workers build their own: none idles here meanwhile
         # spawn, not fork: numba's thread pools and torch (learned agents) do not survive fork.
         context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(min(workers, len(jobs)), mp_context=context) as pool:
+        main = threading.current_thread() is threading.main_thread()
+        with ProcessPoolExecutor(
+            min(workers, len(jobs)),
+            mp_context=context,
+            initializer=exit_with_parent,  # a killed arena takes its workers with it
+            initargs=(os.getpid(), main),
+        ) as pool:
             futures = [pool.submit(_run_in_worker, job) for job in jobs]
             try:
                 for future in as_completed(futures):

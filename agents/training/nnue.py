@@ -33,14 +33,9 @@ Metrics: the trainer's fixed keys (``positions`` counts kept positions) and
 
 from __future__ import annotations
 
-import ctypes
 import multiprocessing
 import os
-import signal
-import sys
 import threading
-import time
-from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -66,6 +61,7 @@ from ..players.alphabeta import (
     search_root,
 )
 from ..players.nnue import NetWeights
+from ..workers import exit_with_parent
 from .config import Config
 from .evalnet import EvalNet, features
 from .network import build_network
@@ -252,59 +248,6 @@ def _worker_init(parent: int, parent_is_main_thread: bool) -> None:
     when the trainer's process `parent` ends, however it ends (see :func:`exit_with_parent`)."""
     os.environ["OMP_NUM_THREADS"] = "1"
     exit_with_parent(parent, parent_is_main_thread)
-
-
-#: How often a worker checks that its trainer is still there (seconds).
-PARENT_CHECK_INTERVAL = 0.5
-
-
-def exit_with_parent(parent: int, parent_is_main_thread: bool) -> None:
-    """Ends this process when process `parent` (the one that started it) ends, even by kill -9.
-
-    A pool's worker blocks reading its task queue, whose other end it holds itself (fork
-    copies it), so it never sees its trainer go and would run on for ever. A daemon thread
-    watches instead: once this process's parent is no longer `parent`, it exits at once
-    (between two games: a compiled game holds the interpreter). On Linux the kernel also
-    kills it when its parent dies, mid-game, if the parent started it from its main thread:
-    the signal follows the thread that forked, and a trainer run from another thread would
-    lose its workers when that thread ended.
-    """
-    if parent_is_main_thread:
-        _kill_on_parent_death()
-    if os.getppid() != parent:  # the trainer died before the watch began
-        os._exit(1)
-    watch = threading.Thread(target=watch_parent, args=(parent,), daemon=True)
-    watch.start()
-
-
-def watch_parent(
-    parent: int,
-    interval: float = PARENT_CHECK_INTERVAL,
-    parent_of: Callable[[], int] = os.getppid,
-    sleep: Callable[[float], None] = time.sleep,
-    leave: Callable[[int], None] = os._exit,
-) -> None:
-    """Waits until this process's parent is no longer `parent` (an orphan is taken over by
-    another process), then leaves (``os._exit``: a dying worker has nothing to write).
-    The arguments after `parent` are for the tests."""
-    while parent_of() == parent:
-        sleep(interval)
-    leave(1)
-
-
-def _kill_on_parent_death() -> None:
-    """Asks Linux to SIGKILL this process when the thread that forked it ends (prctl
-    PR_SET_PDEATHSIG); does nothing elsewhere or where it is refused."""
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    except (OSError, AttributeError):  # no libc to load, or no prctl in it
-        pass
-
-
-_PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
 # --- The trainer ---------------------------------------------------------------------------------
