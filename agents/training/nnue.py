@@ -13,7 +13,7 @@ Each iteration:
    Every position where the side to move has no capture (the positions the network is
    asked about at the leaves) is kept with its search score. ``nnue.workers`` processes play
    in parallel; each ends with the trainer, however the trainer ends
-   (:func:`exit_with_parent`).
+   (:func:`damas_agents.workers.exit_with_parent`).
 2. **Learning.** The positions join a replay buffer (``train.replay_size``); the network
    takes ``train.updates_per_iteration`` AdamW steps on minibatches of it. The target is
    the win probability ``(1 - r) * sigmoid(score / K) + r * z``: the deeper search's score
