@@ -60,21 +60,27 @@ def play_moves(position: Position, moves: list[str]) -> Position:
 
 def test_missing_openspiel_names_the_package(monkeypatch):
     monkeypatch.setitem(sys.modules, "pyspiel", None)
-    with pytest.raises(MissingExtraError, match="needs OpenSpiel.*damas-env\\[openspiel\\]"):
+    message = r"needs OpenSpiel.*damas-env\[openspiel\]. .or: pip install open_spiel"
+    with pytest.raises(MissingExtraError, match=message):
         OpenSpielMCTSAgent()
-    with pytest.raises(MissingExtraError, match="needs OpenSpiel.*damas-env\\[openspiel\\]"):
+    with pytest.raises(MissingExtraError, match=message):
         OpenSpielCheckersPeer()
 
 
 def test_missing_dame_names_the_package(monkeypatch):
     monkeypatch.setitem(sys.modules, "dame", None)
-    with pytest.raises(MissingExtraError, match="needs dame-rs.*damas-env\\[dame\\]"):
+    with pytest.raises(
+        MissingExtraError, match=r"needs dame-rs.*damas-env\[dame\]. .or: pip install dame-rs"
+    ):
         DameAgent()
 
 
 def test_missing_pydraughts_names_the_package(monkeypatch):
     monkeypatch.setitem(sys.modules, "draughts", None)
-    with pytest.raises(MissingExtraError, match="needs pydraughts.*damas-env\\[peers\\]"):
+    with pytest.raises(
+        MissingExtraError,
+        match=r"needs pydraughts.*damas-env\[peers\]. .or: pip install pydraughts",
+    ):
         PydraughtsPeer("english")
 
 
@@ -555,7 +561,7 @@ def test_hub_agents_left_open_at_exit_do_not_abort_python(fake_engine, tmp_path,
         for _ in range(runs)  # it aborted 3 times out of 3
     ]
     for run in runs:
-        _, err = run.communicate(timeout=120)
+        _, err = run.communicate(timeout=GUARD)
         assert run.returncode == 0 and "Fatal" not in err, err
 
 

@@ -45,9 +45,8 @@ from damas_env.notation import parse_move
 from damas_env.rules import Ruleset, get_ruleset
 from damas_env.turn import HOP_ILLEGAL, Turn
 
-from ..extras import require_module
 from .base import MoveAgent, Observation
-from .peers import OpenSpielCheckersPeer, PeerMove, openspiel_decode
+from .peers import OpenSpielCheckersPeer, PeerMove, openspiel_decode, require_engine
 from .specs import KINDS, check_option
 
 __all__ = [
@@ -138,8 +137,9 @@ class OpenSpielMCTSAgent:
     """
 
     def __init__(self, sims: int = 1000, seed: int | None = None, uct_c: float = 2.0) -> None:
-        self._pyspiel = require_module("pyspiel", "OpenSpielMCTSAgent")
-        self._mcts = require_module("open_spiel.python.algorithms.mcts", "OpenSpielMCTSAgent")
+        user = "OpenSpielMCTSAgent"
+        self._pyspiel = require_engine("pyspiel", user, "open_spiel")
+        self._mcts = require_engine("open_spiel.python.algorithms.mcts", user, "open_spiel")
         self.sims, self.seed, self.uct_c = sims, seed, uct_c
         self.name = f"openspiel-mcts:sims={sims}"
         self._game = self._pyspiel.load_game("checkers")
@@ -297,7 +297,7 @@ def _moves_between(start: Position, goal: Position, max_plies: int) -> list[Move
 
 def _dame() -> Any:
     """Imports dame-rs (module ``dame``), telling it apart from PyPI's unrelated ``dame``."""
-    dame = require_module("dame", "DameAgent")
+    dame = require_engine("dame", "DameAgent", "dame-rs")
     if not hasattr(dame, "Engine"):
         raise ImportError(
             "DameAgent needs dame-rs (pip install dame-rs); the installed 'dame' module is "
@@ -349,9 +349,9 @@ class DameAgent(MoveAgent):
 # --- Hub protocol ---------------------------------------------------------------------------
 # Hub protocol version 2 (Scan 3.x, Hub 2.x; Scan's protocol.txt): lines of
 # `command arg=value ...`, values quoted when they hold spaces or '='. The GUI (us) sends
-#   hub | set-param name= value= | init | new-game | pos pos=<side><squares> | level ...
-#   | go think | stop | quit
-# and the engine answers id / param / wait / ready / info / done move= ponder= / error.
+#   hub | set-param name= value= | init | new-game | ping | pos pos=<side><squares>
+#   | level ... | go think | stop | quit
+# and the engine answers id / param / wait / ready / pong / info / done move= ponder= / error.
 # A position is the side to move (W or B) then one letter per square in PDN order: w b
 # (men), W B (kings), e (empty). A move is 32-28, or 28x19x23: from, to, then every
 # captured square in any order.

@@ -30,6 +30,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cache
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -39,7 +40,7 @@ from damas_env.geometry import Geometry, geometry
 from damas_env.notation import format_fen, parse_fen
 from damas_env.rules import get_ruleset
 
-from ..extras import require_module
+from ..extras import MissingExtraError, require_module
 
 PeerMove = tuple[int, int, frozenset[int]]
 """A complete move: origin square, destination square, and the set of captured squares."""
@@ -96,6 +97,21 @@ def _key(move: PeerMove) -> PeerMove:
     """Returns a move with plain int squares (callers may pass numpy integers)."""
     origin, destination, captured = move
     return int(origin), int(destination), frozenset(int(sq) for sq in captured)
+
+
+def require_engine(module: str, user: str, package: str) -> ModuleType:
+    """Imports an optional engine's module, or raises MissingExtraError naming both the extra
+    of damas-env and the engine's own package that install it.
+
+    Args:
+        module: the import name (``"pyspiel"``).
+        user: what needs it, as the message's subject.
+        package: the engine's package on PyPI (``"open_spiel"``).
+    """
+    try:
+        return require_module(module, user)
+    except MissingExtraError as exc:
+        raise MissingExtraError(f"{exc} (or: pip install {package})", name=module) from exc
 
 
 # ---------------------------------------------------------------------------------------------
@@ -217,7 +233,7 @@ class PydraughtsPeer:
             raise ValueError(
                 f"unknown variant {variant!r}; expected one of {sorted(_PYDRAUGHTS_VARIANTS)}"
             )
-        self._draughts = require_module("draughts", "PydraughtsPeer")
+        self._draughts = require_engine("draughts", "PydraughtsPeer", "pydraughts")
         self.variant = variant
         self._geometry, self._to_ours = _numbering(variant)
         self._to_pd = {ours: pd for pd, ours in self._to_ours.items()}
@@ -411,7 +427,7 @@ class OpenSpielCheckersPeer:
         Raises:
             ImportError: OpenSpiel is not installed.
         """
-        pyspiel = require_module("pyspiel", "OpenSpielCheckersPeer")
+        pyspiel = require_engine("pyspiel", "OpenSpielCheckersPeer", "open_spiel")
         self._game = pyspiel.load_game("checkers")
         self._state = self._game.new_initial_state()
         self._side = "B"
