@@ -572,6 +572,10 @@ def test_hub_close_is_idempotent_and_restartable(fake_engine):
     position = Position.start("international")
     assert agent.choose(position) in position.legal_moves()  # a new engine
     agent.close()
+    agent.reset()  # a new engine again, started by reset: not in the first move's time
+    assert agent._engine is not None and agent._engine.is_running()
+    assert agent.choose(position) in position.legal_moves()
+    agent.close()
 
 
 # --- Hub in the arena -----------------------------------------------------------------------

@@ -808,17 +808,16 @@ class HubAgent(MoveAgent):
     # --- Agent ------------------------------------------------------------------------------
 
     def reset(self) -> None:
-        """Forgets the move in progress; tells a running engine a new game starts, and waits
-        until it is ready for it (``ping`` ... ``pong``), lines left over read and dropped.
+        """Forgets the move in progress; tells the engine a new game starts, and waits until
+        it is ready for it (``ping`` ... ``pong``), lines left over read and dropped. After
+        :meth:`close`, a new engine is started here, not in the first move.
 
         Raises:
-            HubError: the engine dies, reports an error or does not answer ``pong`` within
-                ``init_timeout`` seconds.
+            HubError: the engine has exited, cannot start, dies, reports an error or does not
+                answer ``pong`` within ``init_timeout`` seconds.
         """
         super().reset()
-        engine = self._engine
-        if engine is None or not engine.is_running():
-            return  # the next move says what became of it
+        engine = self._started()
         engine.send("new-game")
         engine.send("ping")
         try:
