@@ -24,16 +24,18 @@ the arena and the trainers read what these give.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from . import kernels as K
 from .checks import shown
 from .kernels import Reason, kernel
+from .rules import get_ruleset
 from .turn import (
     Turn,
     direct_call,
+    new_states,
     ply_of,
     reason_of,
     result_of,
@@ -136,10 +138,11 @@ def rules_ending(turn: Turn, first: int, max_plies: int) -> Ending | None:
     while it goes on."""
     if _goes_on(turn.result, turn.ply, max_plies):  # after every move: kept cheap in Python
         return None
-    code = direct_call(ending_reason, (), turn.states, 0, max_plies)
+    ENDING_KERNELS.load()
+    code = direct_call(ending_reason, (), turn.states, 0, int(max_plies))
     rewards = _rewards(turn.result, first, False)
     winner = rewards.index(1.0) if 1.0 in rewards else None
-    return Ending(Reason(code), winner, rewards, bool(truncates(code)))
+    return Ending(Reason(code), winner, rewards, bool(truncates(int(code))))
 
 
 def decided_ending(
@@ -157,10 +160,11 @@ def decided_ending(
             for a flag fall, ``"adjudication"`` for a result agreed or imposed).
     """
     code = _ending_code(reason)
+    ENDING_KERNELS.load()
     if winner is None:
         result = K.DRAW
     else:
-        white_wins = player_colour(winner, first) == K.WHITE
+        white_wins = player_colour(int(winner), int(first)) == K.WHITE
         result = K.WHITE_WINS if white_wins else K.BLACK_WINS
     return Ending(code, winner, _rewards(result, first, loser_only), False)
 
@@ -193,5 +197,21 @@ def _ending_code(reason: Reason | str) -> Reason:
 def _rewards(result: int, first: int, loser_only: bool) -> tuple[float, float]:
     """Returns the rewards of a result by player (:func:`write_rewards`)."""
     rewards = np.zeros(2, np.float64)
-    write_rewards(result, first, loser_only, rewards)
+    write_rewards(int(result), int(first), bool(loser_only), rewards)
     return float(rewards[0]), float(rewards[1])
+
+
+def _ending_calls() -> list[tuple[Any, tuple[Any, ...]]]:
+    """Returns the ending kernels this module's Python functions call, with arguments of the
+    types they call them with (any ruleset's states have the same types)."""
+    states = new_states(get_ruleset("english"), 1)
+    return [
+        (ending_reason, (states, 0, 0)),
+        (truncates, (0,)),
+        (player_colour, (0, 0)),
+        (write_rewards, (0, 0, False, np.zeros(2, np.float64))),
+    ]
+
+
+#: The ending kernels, loaded (or compiled, on a first run) at a process's first ending.
+ENDING_KERNELS = K.EntryPoints(_ending_calls)

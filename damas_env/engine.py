@@ -17,6 +17,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Iterator
 from functools import cache
+from typing import Any
 
 import numpy as np
 
@@ -186,6 +187,7 @@ class Engine:
         self.workspace = K.new_workspace(rules.board_size)
         self._perft_buffers: np.ndarray | None = None
         self._perft_chunk = 4  # plies per compiled perft call; adapts (see _perft_walk)
+        RULES_KERNELS.load(self)
 
     @staticmethod
     @cache
@@ -218,8 +220,8 @@ class Engine:
         while True:
             n = int(
                 K.game_moves(
-                    board.copy(),
-                    side,
+                    _kernel_board(board),
+                    int(side),
                     counters,
                     self.ray,
                     self.rule_array,
@@ -261,7 +263,7 @@ class Engine:
         while True:
             self._perft_buffers = buffers
             self._perft_chunk = 4  # learnt afresh for each tree
-            count = self._perft_walk(board.copy(), side, depth, buffers)
+            count = self._perft_walk(_kernel_board(board), int(side), depth, buffers)
             if count >= 0:
                 return count
             buffers = K.grown_move_buffer(buffers, 0, MAX_LIST_ROWS)
@@ -287,9 +289,9 @@ class Engine:
             return -1
         total = 0
         for i in range(n):
-            K.apply_move(board, mv, i)
-            below = self._perft_walk(board, 1 - side, depth - 1, buffers)
-            K.undo_move(board, mv, i)
+            child = board.copy()  # not undo_move: one kernel fewer to compile, at a few nodes
+            K.apply_move(child, mv, i)
+            below = self._perft_walk(child, 1 - side, depth - 1, buffers)
             if below < 0:
                 return -1
             total += below
@@ -304,7 +306,33 @@ class Engine:
 
     def hash(self, board: np.ndarray, side: int) -> int:
         """Returns the Zobrist hash of a position."""
-        return int(K.hash_position(board, side, self.zobrist, self.side_key))
+        return int(K.hash_position(_kernel_board(board), int(side), self.zobrist, self.side_key))
+
+
+def _kernel_board(board: np.ndarray) -> np.ndarray:
+    """Returns a board as the kernels are always given one: a writable, contiguous int8 copy
+    (a Position's own board is read-only, and numba compiles a kernel again for each array
+    type it is called with: see :data:`RULES_KERNELS`)."""
+    return np.array(board, dtype=np.int8)
+
+
+def _rules_calls(engine: Engine) -> list[tuple[Any, tuple[Any, ...]]]:
+    """Returns the rules kernels the Python layer calls, with arguments of the types it calls
+    them with (the king move limit's ``tired_king`` is :class:`~damas_env.game.Game`'s)."""
+    e, board, side, ws = engine, engine.start_board(), 0, engine.workspace
+    buffers = np.zeros((1, 1, K.MOVE_WIDTH), dtype=np.int16)
+    return [
+        (K.game_moves, (board, side, _NO_COUNTERS, e.ray, e.rule_array, e.moves, True, ws)),
+        (K.generate_moves, (board, side, e.ray, e.rule_array, e.moves, True, ws)),
+        (K.apply_move, (board, e.moves, 0)),
+        (K.perft, (board, side, 0, e.ray, e.rule_array, buffers, ws)),
+        (K.hash_position, (board, side, e.zobrist, e.side_key)),
+        (K.tired_king, (board, side, _NO_COUNTERS, e.rule_array)),
+    ]
+
+
+#: The rules kernels, loaded (or compiled, on a first run) with the first engine of a process.
+RULES_KERNELS = K.EntryPoints(_rules_calls)
 
 
 class Position:

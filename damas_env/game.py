@@ -59,9 +59,12 @@ MAX_RULES_TAG = 4096
 
 
 class _Undo(NamedTuple):
-    """What taking back a move restores: the turn state's row of numbers, the history ring
-    slot the move's hash took, and the move before it (the board is undone by its move)."""
+    """What taking back a move restores: the board, the turn state's row of numbers, the
+    history ring slot the move's hash took, and the move before it. (A copy of the board,
+    not the kernels' undo_move: that would be one more kernel to compile, in the middle of
+    a game, for a process that never took a move back before.)"""
 
+    board: np.ndarray
     st: np.ndarray
     overwritten: np.uint64
     last: np.ndarray
@@ -187,7 +190,7 @@ class Game:
                 )
         turn = self._turn
         slot = (self.ply + 1) % turn.hist.size  # the ring slot this move's hash takes
-        undo = _Undo(turn.st.copy(), turn.hist[slot], turn.last.copy())
+        undo = _Undo(turn.board.copy(), turn.st.copy(), turn.hist[slot], turn.last.copy())
         turn.play_move(legal.squares)
         self._undo.append(undo)
         self.moves.append(legal)
@@ -203,7 +206,7 @@ class Game:
             raise IndexError("no move to take back")
         turn = self._turn
         undo = self._undo.pop()
-        K.undo_move(turn.board, turn.states.last, 0)
+        turn.board[:] = undo.board
         turn.hist[self.ply % turn.hist.size] = undo.overwritten
         turn.st[:] = undo.st
         turn.last[:] = undo.last

@@ -33,12 +33,12 @@ A capture ``ncap`` long has ``ncap`` landing squares, the last one being ``to``.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from enum import IntEnum
 from typing import Any
 
 import numpy as np
-from numba import njit
+from numba import njit, typeof
 from numba.core import event
 
 from .geometry import NUM_DIRECTIONS  # 4 diagonals, 4 orthogonals
@@ -70,6 +70,44 @@ def kernel(
     if fastmath:
         options["fastmath"] = True
     return njit(**options)
+
+
+def load_kernels(calls: Iterable[tuple[Any, tuple[Any, ...]]]) -> None:
+    """Loads each kernel for the types of its arguments, from numba's cache, or compiles it
+    there (a first run); runs nothing. Under ``NUMBA_DISABLE_JIT`` it does nothing.
+
+    numba compiles a kernel for the types of each first call and caches it on disk, so a
+    process that calls a kernel, or a type, that no process called before compiles again,
+    whatever else it finds in the cache. Each part of the package therefore calls each of
+    its kernels with one set of types (its Python layer normalises what it is given:
+    ``int(side)``, int64 actions, a writable int8 board), and loads them all at its first use
+    in a process (:class:`EntryPoints`): a first run compiles the whole part at once, and any
+    later use of it, in any process, compiles nothing (``tests/test_compile.py``).
+    """
+    for fn, args in calls:
+        if hasattr(fn, "compile"):
+            fn.compile(tuple(typeof(a) for a in args))
+
+
+class EntryPoints:
+    """The kernels one part's Python layer calls, each with the one signature it calls it
+    with, loaded together at the part's first use in a process (see :func:`load_kernels`).
+
+    Args:
+        calls: returns each kernel with sample arguments of the types the part calls it
+            with, made from what :meth:`load` is given (an engine, a ruleset, a batch env).
+    """
+
+    def __init__(self, calls: Callable[..., Iterable[tuple[Any, tuple[Any, ...]]]]) -> None:
+        self.calls = calls
+        self.loaded: set[Any] = set()
+
+    def load(self, *args: Any, key: Any = None) -> None:
+        """Loads the kernels once per process (per `key`: a type the user chose, such as the
+        batch env's observation dtype), with sample arguments made from `args`."""
+        if key not in self.loaded:
+            self.loaded.add(key)
+            load_kernels(self.calls(*args))
 
 
 #: What compiling each package module's kernels is called in the first-compile note.

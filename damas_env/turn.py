@@ -740,6 +740,7 @@ class Turn:
         self.legal = self.states.legal[0]
         self.routes = K.new_move_buffer()  # the route scratch list (grown on overflow)
         self.ws = self.engine.workspace
+        TURN_KERNELS.load(rules)
 
     def reset(self, board: np.ndarray, side: Colour | int) -> None:
         """Starts a game from a board with `side` to move."""
@@ -769,6 +770,7 @@ class Turn:
             raise TypeError(f"action must be an int, not {type(action).__name__} {shown(action)}")
         if not 0 <= action < self.layout.num_actions:  # also keeps it within int64
             return HOP_ILLEGAL
+        action = int(action)  # a numpy int32 or uint64 would compile the kernels again
         t = self.tables
         while True:
             status = int(
@@ -890,3 +892,27 @@ class Turn:
         mask = np.zeros(self.layout.num_actions, dtype=np.int8)
         self.write_mask(mask)
         return np.flatnonzero(mask).tolist()
+
+
+def _turn_calls(rules: Ruleset) -> list[tuple[Any, tuple[Any, ...]]]:
+    """Returns the kernels :class:`Turn` calls, with arguments of the types it calls them with
+    (a hop is an int, the planes float32)."""
+    s, t = new_states(rules, 1), tables(rules)
+    routes, ws = K.new_move_buffer(), Engine.for_rules(rules).workspace
+    one = (s.board[0], s.st[0], s.hist[0], s.cur[0], s.last[0], s.cache[0], s.legal[0])
+    board, st, hist, cur, last, cache, legal = one
+    mask = np.zeros(action_layout(rules).num_actions, np.int8)
+    planes = np.zeros((1, rules.board_size, rules.board_size), np.float32)
+    return [
+        (start_game, (s, 0, t, 0)),
+        (copy_game, (s, 0, s, 0)),
+        (_play_hop, (board, st, hist, cur, last, cache, 0, t.action_of, t.keys, t.side_key, t.ray,
+                     t.rules, routes, ws)),
+        (_write_mask, (board, st, cur, cache, legal, mask, t.action_of, t.ray, t.rules, routes,
+                       ws)),
+        (_write_planes, (board, st, cur, planes, 0, t.rows, t.cols, t.rules)),
+    ]  # fmt: skip
+
+
+#: The turn-state kernels, loaded (or compiled, on a first run) with a process's first Turn.
+TURN_KERNELS = K.EntryPoints(_turn_calls)

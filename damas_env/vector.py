@@ -238,6 +238,28 @@ _PARALLEL = {
 _SERIAL_BELOW = 32
 
 
+def _batch_calls(env: DraughtsBatchEnv) -> list[tuple[Any, tuple[Any, ...]]]:
+    """Returns the batch kernels an env calls, both builds of each, with its own arrays: which
+    build a call runs depends on how many games it steps (the README's 256 games run the
+    threaded one, a Gymnasium view's opponent stepping a few games the serial one), and
+    every process must find both in the cache."""
+    s, out, t, starts = env._games, env._outputs, env._tables, env._starts
+    run: tuple[Any, ...] = (
+        STEP, env._actions, env._all, s, out, t, starts, env._first, env.max_plies, env._scratch,
+        env._ws,
+    )  # fmt: skip
+    draw: tuple[Any, ...] = (s, env.masks, env._actions)
+    check = (env._actions, env._all, s, t, env._scratch[0], env._ws[0], env._status)
+    calls = [(build, run) for build in _PARALLEL[_run_batch]]
+    calls += [(build, draw) for build in _PARALLEL[_random_batch]]
+    return [*calls, (_check_batch, check)]
+
+
+#: The batch kernels, loaded (or compiled, on a first run) with a process's first batch env
+#: of each observation dtype.
+BATCH_KERNELS = K.EntryPoints(_batch_calls)
+
+
 # --- The Python shell -----------------------------------------------------------------------
 
 
@@ -360,6 +382,7 @@ class DraughtsBatchEnv:
         self.num_actions = self.layout.num_actions
         self._starts = Starts(*self._start_positions(fens), self.opening_plies)
         self._allocate(dtype)
+        BATCH_KERNELS.load(self, key=self.obs.dtype)
         self.seed(seed)
         self.reset()
 

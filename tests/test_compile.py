@@ -1,12 +1,25 @@
-"""Compile time: no kernel is compiled twice, nor for a literal argument.
+"""Compile time: no kernel is compiled twice, nor for a literal argument, nor again by a
+second process.
 
 numba compiles a callee once for each argument type it is called with, literal constants
 included (``Literal[int](0)``, ``Literal[bool](True)``): ``f(x, 0)`` and ``f(x, n)`` are two
 builds of ``f``. A cold first run waits for every build, so the engine's first call took
 15 s instead of 10 (``generate_moves`` was built three times), and a literal build of the
-recursive alpha-beta crashed when loaded from the cache. This runs the engine, both envs and
-the searches in a fresh process with an empty cache (about a minute and a half) and asks
-``benchmarks/cold_start.py --specialisations`` which kernels were built more than once.
+recursive alpha-beta crashed when loaded from the cache. The first test runs the engine,
+both envs and the searches in a fresh process with an empty cache (a few minutes on a busy
+machine) and asks ``benchmarks/cold_start.py --specialisations`` which kernels were built
+more than once.
+
+numba caches what it compiles on disk, for the argument types of each first call. A second
+process compiled again whatever the first had not called with the same types: Game.pop's
+``undo_move`` in the middle of a game (no other Python code called it), the batch env's
+serial build (the README's 256 games ran the threaded one, a Gymnasium view's opponent
+stepping a few games the serial one), a read-only board's ``hash_position``. Each part now
+calls each kernel with one set of types and loads them all at its first use in a process
+(``damas_env.kernels.EntryPoints``). The second test runs, on the cache the first left,
+another workload of each part (other variants, FENs, action dtypes, batch sizes, undo,
+agent options: ``cold_start.OTHER``) in a process of its own, and asserts that none
+compiled anything. The slow test does the same with each part alone on a fresh cache.
 """
 
 from __future__ import annotations
@@ -18,19 +31,47 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+SCRIPT = ROOT / "benchmarks" / "cold_start.py"
+STAGES = ["engine", "env", "batch", "search"]
+
+
+def _cold_start(*args: str) -> str:
+    """Returns the stdout of benchmarks/cold_start.py run with `args`."""
+    result = subprocess.run(
+        [sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=1800
+    )  # a hang guard: a cold compile of every part takes minutes on a busy machine
+    assert result.returncode == 0, result.stderr[-3000:]
+    return result.stdout
+
+
+@pytest.fixture(scope="module")
+def warm_cache(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """Returns a numba cache that every stage, run in one process, compiled into, and the
+    specialisations that process counted."""
+    cache = tmp_path_factory.mktemp("numba-cache")
+    report = _cold_start(
+        "--specialisations", "--verbose", "--cache", str(cache), "--stages", *STAGES
+    )
+    return cache, report
 
 
 @pytest.mark.xdist_group("cold")
-def test_every_kernel_is_compiled_once_for_one_type() -> None:
-    script = ROOT / "benchmarks" / "cold_start.py"
-    stages = ["engine", "env", "batch", "search"]
-    result = subprocess.run(
-        [sys.executable, str(script), "--specialisations", "--verbose", "--stages", *stages],
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    assert result.stdout.splitlines()[-1] == (
-        "0 kernels compiled more than once or for a literal"
-    ), result.stdout
+def test_every_kernel_is_compiled_once_for_one_type(warm_cache: tuple[Path, str]) -> None:
+    _, report = warm_cache
+    assert report.splitlines()[-1] == "0 kernels compiled more than once or for a literal", report
+
+
+@pytest.mark.xdist_group("cold")
+def test_a_second_process_compiles_nothing(warm_cache: tuple[Path, str]) -> None:
+    cache, _ = warm_cache
+    report = _cold_start("--reuse", "--cache", str(cache), "--stages", *STAGES)
+    assert report.splitlines()[-1] == "0 kernels compiled by a second process", report
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("cold")
+def test_a_second_process_compiles_nothing_of_each_part_alone() -> None:
+    """Each part warms a cache of its own (no other part's kernels in it), and the training
+    quickstart is one more part: search, network, batch env and arena together."""
+    report = _cold_start("--reuse", "--stages", *STAGES, "quickstart")
+    assert report.splitlines()[-1] == "0 kernels compiled by a second process", report
