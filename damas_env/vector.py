@@ -65,6 +65,7 @@ from .turn import (
     HOP_OVERFLOW,
     MOVE_DONE,
     Starts,
+    Turn,
     array_key,
     check_hop,
     direct_call,
@@ -335,7 +336,8 @@ class DraughtsBatchEnv:
             :data:`MAX_OPENING_PLIES`. An opening that ends the game is drawn again, up to 15
             times; then the game starts from its start position with no opening.
         fens: a list of start positions (PDN FEN) to draw from at each reset (None: the
-            start position); a single FEN goes in a list of one.
+            start position); a single FEN goes in a list of one. Each must leave the side
+            to move a move: a game over before its first move is refused.
         obs_dtype: dtype of the observation planes, float32 (default) or uint8 (halves the
             memory traffic but turns the two counter planes into 0/1), in native byte order.
         as_torch: return torch tensors sharing the numpy buffers (needs torch).
@@ -343,7 +345,9 @@ class DraughtsBatchEnv:
     Raises:
         TypeError: an argument of the wrong type (a bool where an int is due, a string
             for ``fens``...); the message names it.
-        ValueError: an argument out of range, or an empty ``fens``.
+        ValueError: an argument out of range, an empty ``fens``, or a FEN whose game is over
+            before its first move (the side to move has no move): a batch game must start
+            with a move to play.
         NotationError: a malformed FEN in ``fens``.
         RulesetError: an unknown variant or rule switch.
     """
@@ -389,12 +393,20 @@ class DraughtsBatchEnv:
     # --- Setup ------------------------------------------------------------------------------
 
     def _start_positions(self, fens: Any) -> tuple[np.ndarray, np.ndarray]:
-        """Returns the boards and sides to move of the start positions (only None: the start)."""
+        """Returns the boards and sides to move of the start positions (only None: the start).
+
+        Raises:
+            ValueError: a FEN's game is over before its first move (see
+                :func:`_refuse_finished`).
+        """
         if fens is None:
             positions = [Position.start(self.rules)]
         else:
             fens = _checked_fens(fens)
             positions = [position_from_fen(f"fens[{i}]", f, self.rules) for i, f in enumerate(fens)]
+        turn = Turn(self.rules)
+        for i, position in enumerate(positions):
+            _refuse_finished(turn, position, f"fens[{i}]")
         boards = np.stack([p.board for p in positions]).astype(np.int8)
         return boards, np.array([int(p.turn) for p in positions], dtype=np.int64)
 
@@ -687,6 +699,28 @@ def _checked_obs_dtype(obs_dtype: Any) -> np.dtype:
             f"not {shown(obs_dtype)} ({dtype.str})"
         )
     return dtype
+
+
+def _refuse_finished(turn: Turn, position: Position, name: str) -> None:
+    """Raises the ValueError for a start position whose game is over before its first move
+    (the side to move has no move; a king already on the board in Breakthrough), as the
+    turn state, the AEC env's, decides at its reset.
+
+    The AEC env ends such a game at once; a batch game could not: it would have no legal
+    action to be stepped with, and its auto-reset (same-step) would start it again.
+    """
+    turn.reset(position.board, position.turn)
+    if turn.result == K.ONGOING:
+        return
+    names = position.rules.colour_names
+    result = {K.WHITE_WINS: f"{names[0]} wins", K.BLACK_WINS: f"{names[1]} wins"}
+    end = f"{Reason(turn.reason).label}: {result.get(turn.result, 'a draw')}"
+    if turn.reason == Reason.NO_LEGAL_MOVE:
+        end = f"{names[int(position.turn)]} to move has no legal move: {result[turn.result]}"
+    raise ValueError(
+        f"{name} {shown(position.fen())}: the game is over before its first move ({end}); "
+        "every start position of a batch must leave a move to play"
+    )
 
 
 def _checked_fens(fens: Any) -> list[Any] | tuple[Any, ...]:

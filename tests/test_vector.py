@@ -5,7 +5,7 @@ import pytest
 from helpers import PRESETS
 from helpers import VARIANTS as BUILT_IN
 
-from damas_env import draughts_v0
+from damas_env import Position, draughts_v0
 from damas_env.ending import Reason
 from damas_env.vector import DraughtsBatchEnv
 
@@ -182,6 +182,27 @@ def test_openings_and_fens() -> None:
     env = DraughtsBatchEnv(8, variant="english", seed=0, fens=fens)
     env.reset()
     assert {env.position(g).fen() for g in range(8)} <= {"W:W27:B23", "B:WK1:B5,6"}
+
+
+@pytest.mark.parametrize(
+    ("variant", "fen", "end"),
+    [
+        ("italian", "W:W:B5", "white to move has no legal move: black wins"),
+        ("english", "B:W:B", "black to move has no legal move: white wins"),  # an empty board
+        ("english", "B:W17,18,21,23:B14", "black to move has no legal move: white wins"),  # blocked
+        ("breakthrough", "W:WK47,K48:B5", "first_king: white wins"),
+    ],
+)
+def test_a_start_position_whose_game_is_over_is_refused(variant: str, fen: str, end: str) -> None:
+    """The AEC env ends a game that is over at its start (the side to move has no move) at
+    once. In the batch such a game had no legal action, so every later step was refused; a
+    start position must now leave a move to play, and the error names the FEN."""
+    raw = draughts_v0.raw_env(variant)
+    raw.reset(options={"fen": fen})
+    assert all(raw.terminations.values())  # over at once in the AEC env
+    message = rf"fens\[1\] '{fen}': the game is over before its first move \({end}\)"
+    with pytest.raises(ValueError, match=message):
+        DraughtsBatchEnv(4, variant=variant, seed=0, fens=[Position.start(variant).fen(), fen])
 
 
 def test_games_mask_steps_only_some_games() -> None:
