@@ -43,6 +43,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -255,15 +256,17 @@ def compiled_by(code: str, cache: str) -> list[str]:
 def reuse(stages: list[str], cache: str | None) -> int:
     """Prints, for each stage, the kernels that a second process compiled (OTHER: another
     workload of the same parts) on the cache the stage left, each stage on a fresh cache of
-    its own; with `cache`, on that cache as it is (warmed before: no stage runs first)."""
+    its own; with `cache`, on a copy of that cache (warmed before: no stage runs first)."""
     total = 0
     for name in stages:
         with tempfile.TemporaryDirectory() as fresh:
             start, first = time.perf_counter(), None
             if cache is None:
                 first = compiled_by(STAGES[name], fresh)
+            else:  # a copy: what one stage's second process compiles is not the next one's
+                shutil.copytree(cache, fresh, dirs_exist_ok=True)
             cold = time.perf_counter() - start
-            again = compiled_by(OTHER[name], cache or fresh)
+            again = compiled_by(OTHER[name], fresh)
         before = "" if first is None else f"{len(first):>4} compiled cold ({cold:.0f} s), "
         print(f"{name:<12}{before}{len(again)} compiled by a second process", flush=True)
         for kernel in again:
