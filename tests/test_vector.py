@@ -188,7 +188,7 @@ def test_openings_and_fens() -> None:
     ("variant", "fen", "end"),
     [
         ("italian", "W:W:B5", "white to move has no legal move: black wins"),
-        ("english", "B:W:B", "black to move has no legal move: white wins"),  # an empty board
+        ("english", "B:W21:B", "black to move has no legal move: white wins"),  # no pieces
         ("english", "B:W17,18,21,23:B14", "black to move has no legal move: white wins"),  # blocked
         ("breakthrough", "W:WK47,K48:B5", "first_king: white wins"),
     ],
