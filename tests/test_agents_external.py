@@ -343,6 +343,16 @@ def test_hub_engine_that_is_not_an_engine_is_refused_when_built(tmp_path):
         HubAgent(str(exits))
 
 
+def test_hub_engine_that_closes_its_pipes_is_not_said_to_have_died(tmp_path, monkeypatch):
+    monkeypatch.setattr(external, "_EXIT_GRACE", 0.5)  # it sleeps ten minutes: never sooner
+    script = tmp_path / "closes.sh"
+    script.write_text("#!/bin/sh\nexec sleep 600 >&- <&-\n")
+    script.chmod(0o755)
+    with pytest.raises(HubError, match="closed its pipes while .*, yet runs") as error:
+        HubAgent(str(script), init_timeout=GUARD)
+    assert "died" not in str(error.value)
+
+
 def test_hub_engine_that_crashes_at_start_is_refused_when_built(fake_engine):
     with pytest.raises(HubError, match="died while waiting for 'wait'.*cannot find its data"):
         HubAgent(fake_engine, args="hub exit-at-start")

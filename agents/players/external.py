@@ -443,6 +443,7 @@ class _SilentError(HubError):
 
 _STOP_GRACE = 2.0  # seconds an engine sent 'stop' has to answer with its move so far
 _QUIT_GRACE = 1.0  # seconds an engine sent 'quit' has to exit before it is killed
+_EXIT_GRACE = 10.0  # seconds an engine whose pipes broke has to exit (a busy machine is slow)
 
 # What is kept of an engine's output, so that no engine can fill the memory: a Hub line is a
 # few hundred bytes, and the reader waits (and the engine with it) while lines queue unread.
@@ -566,17 +567,21 @@ class _HubProcess:
                 return
 
     def died(self, when: str) -> HubError:
-        """Returns the error for an engine whose output ended: the line that ended its
-        reading, or its death with its exit code and last stderr."""
+        """Returns the error for an engine whose pipes broke: the line that ended the reading
+        of its output, else its death with its exit code and last stderr (or, if it still
+        runs, that it closed its pipes)."""
+        code = None
+        if self.fault is None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                code = self.process.wait(timeout=_EXIT_GRACE)
+            for thread in self.readers:
+                thread.join(timeout=1.0)  # let stderr's last lines in, and a fault be seen
         if self.fault is not None:
             return HubError(f"{self.name} {self.fault}")
-        code = None
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            code = self.process.wait(timeout=1.0)
-        for thread in self.readers:
-            thread.join(timeout=1.0)  # let stderr's last lines in
         shown_lines = tuple(self.stderr)  # the stderr reader may still append
         tail = "; stderr: " + " | ".join(shown_lines) if shown_lines else ""
+        if code is None:
+            return HubError(f"{self.name}: the engine closed its pipes {when}, yet runs{tail}")
         return HubError(f"{self.name}: the engine died {when} (exit code {code}){tail}")
 
     def close(self) -> None:
