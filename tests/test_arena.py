@@ -52,6 +52,10 @@ class StubRandom:
         self.seed = seed
         self.reset()
 
+    def reseed(self, seed: int | None) -> None:
+        self.seed = seed
+        self.reset()
+
     def reset(self) -> None:
         self.rng = np.random.default_rng(self.seed)
 

@@ -25,14 +25,17 @@ match = importlib.import_module("damas_agents.arena.match")
 
 
 class Counted:
-    """A random hop from the mask, drawn from a seeded ``rng``; counts its builds, resets and
-    closes in class attributes."""
+    """A random hop from the mask, drawn from a seeded ``rng`` that ``reseed`` restarts; counts
+    its builds, resets and closes in class attributes."""
 
     name = "counted"
     built = resets = closed = 0
 
     def __init__(self, seed: int | None = None) -> None:
         Counted.built += 1
+        self.rng = np.random.default_rng(seed)
+
+    def reseed(self, seed: int | None) -> None:
         self.rng = np.random.default_rng(seed)
 
     def reset(self) -> None:
@@ -46,9 +49,11 @@ class Counted:
 
 
 class Unseedable(Counted):
-    """A random hop from a stream the arena cannot see (no ``rng``, ``seed`` or ``reseed``)."""
+    """A random hop from a stream the arena cannot restart (no ``reseed``)."""
 
     name = "unseedable"
+
+    reseed = None  # type: ignore[assignment]  # not Reseedable
 
     def __init__(self, seed: int | None = None) -> None:
         super().__init__(seed)
@@ -135,7 +140,7 @@ SEEDED = {
 
 def test_every_seeded_kind_is_checked_for_reuse() -> None:
     """A new kind that takes a seed must join SEEDED: the arena reseeds it between games only
-    if it follows one of the conventions of ``match._reseed``."""
+    if it has a ``reseed(seed)`` method (``players.base.Reseedable``)."""
     seeded = {name for name, kind in specs.KINDS.items() if kind.seeded}
     assert seeded <= set(SEEDED), seeded - set(SEEDED)
 

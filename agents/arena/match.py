@@ -24,8 +24,8 @@ Fair play:
   game: before each game their random streams restart from that game's seed, then
   ``reset()`` is called. A game is played as by an agent built for it, so a match is
   reproducible from its seed and the same with any number of worker processes. A factory's
-  agent whose streams the arena cannot restart (no ``reseed(seed)`` method, ``seed``
-  attribute or ``rng`` generator; see ``_reseed``) is built for each game instead. The agents
+  agent whose streams the arena cannot restart (no ``reseed(seed)`` method:
+  :class:`damas_agents.players.base.Reseedable`) is built for each game instead. The agents
   are closed (engines quit) when the match ends. Agents given as instances are used as they
   are, and left open.
 
@@ -90,7 +90,7 @@ from damas_env.ending import Reason
 from damas_env.engine import Move
 from damas_env.game import Game
 
-from ..players.base import Agent, play_hop
+from ..players.base import Agent, Reseedable, play_hop
 from ..players.specs import make_agent
 from ..workers import exit_with_parent
 from .ballots import DECK
@@ -537,25 +537,12 @@ class _Players:
 
 
 def _reseed(agent: Agent, seed: int) -> bool:
-    """Restarts an agent's random streams from a seed, as building it with that seed would;
-    returns False if it knows of none.
-
-    The agents' conventions: a ``reseed(seed)`` method; a ``seed`` attribute that ``reset()``
-    restarts the streams from (MCTS, OpenSpiel's MCTS); a ``np.random.Generator`` in ``rng``
-    (random, greedy, alpha-beta) or ``search.rng`` (a network's PUCT search).
-    """
-    reseed = getattr(agent, "reseed", None)
-    if callable(reseed):
-        reseed(seed)
+    """Restarts an agent's random streams from a seed, as building it with that seed would
+    (:class:`damas_agents.players.base.Reseedable`); returns False if it cannot."""
+    if isinstance(agent, Reseedable):
+        agent.reseed(seed)
         return True
-    known = hasattr(agent, "seed")
-    if known:
-        agent.seed = seed  # type: ignore[attr-defined]
-    for owner in (agent, getattr(agent, "search", None)):
-        if isinstance(getattr(owner, "rng", None), np.random.Generator):
-            owner.rng = np.random.default_rng(seed)  # type: ignore[union-attr]
-            known = True
-    return known
+    return False
 
 
 def _close(agent: object) -> None:

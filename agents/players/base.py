@@ -37,7 +37,7 @@ import numpy as np
 from damas_env import Move, Position
 from damas_env.encoding import action_layout, move_to_actions
 
-__all__ = ["Agent", "MoveAgent", "allowed_moves", "mask_of", "play_hop"]
+__all__ = ["Agent", "MoveAgent", "Reseedable", "allowed_moves", "mask_of", "play_hop"]
 
 Observation = Mapping[str, np.ndarray]
 
@@ -56,6 +56,16 @@ class Agent(Protocol):
     ) -> int:
         """Returns the next hop action for the agent to move."""
         ...
+
+
+@runtime_checkable
+class Reseedable(Protocol):
+    """An agent with random streams that can restart them: after ``reseed(s)`` it plays as
+    the same agent built with ``seed=s`` would. The arena builds an agent once and reseeds it
+    for each game, so a match does not depend on which process played which game."""
+
+    def reseed(self, seed: int | None) -> None:
+        """Restarts every random stream of the agent from `seed`."""
 
 
 def mask_of(observation: Observation | None, num_actions: int) -> np.ndarray | None:

@@ -45,6 +45,10 @@ class RandomAgent:
     def __init__(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
 
+    def reseed(self, seed: int | None) -> None:
+        """Restarts the random stream from `seed`."""
+        self.rng = np.random.default_rng(seed)
+
     def reset(self) -> None:
         """Does nothing: the random stream runs on across games, as seeded at construction."""
 
@@ -74,6 +78,10 @@ class GreedyAgent(MoveAgent):
 
     def __init__(self, seed: int | None = None) -> None:
         super().__init__()
+        self.rng = np.random.default_rng(seed)
+
+    def reseed(self, seed: int | None) -> None:
+        """Restarts the tie-breaking stream from `seed`."""
         self.rng = np.random.default_rng(seed)
 
     def choose(self, position: Position) -> Move:
@@ -154,6 +162,10 @@ class AlphaBetaAgent(MoveAgent):
         self.weights, self.rules = weights, rules
         self.name = name or "alphabeta:" + ",".join(f"{k}={v}" for k, v in given.items())
         self._searchers: dict[Ruleset, Searcher] = {}
+
+    def reseed(self, seed: int | None) -> None:
+        """Restarts the tie-breaking stream from `seed`."""
+        self.rng = np.random.default_rng(seed)
 
     def check_rules(self, rules: Ruleset) -> None:
         """Raises ValueError if the agent's learned evaluation was trained on other rules."""

@@ -146,6 +146,11 @@ class OpenSpielMCTSAgent:
         self._turns: dict[Ruleset, Turn] = {}
         self.reset()
 
+    def reseed(self, seed: int | None) -> None:
+        """Restarts the random streams from `seed` (and from it at every reset)."""
+        self.seed = seed
+        self.reset()
+
     def reset(self) -> None:
         """Forgets the game and restarts the random streams from the seed."""
         state = np.random.RandomState(self.seed)

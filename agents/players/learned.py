@@ -119,6 +119,11 @@ class NetworkAgent:
         n = rules.board_size
         self._obs = np.zeros((1, planes_for(rules), n, n), dtype=np.float32)
 
+    def reseed(self, seed: int | None) -> None:
+        """Restarts the search's random stream from `seed` (without a search: none to restart)."""
+        if self.search is not None:
+            self.search.rng = np.random.default_rng(seed)
+
     def reset(self) -> None:
         """Nothing to forget: every hop is decided from the position."""
 

@@ -981,6 +981,11 @@ class MCTSAgent:
         )
         self._turns: dict[Ruleset, Turn] = {}
 
+    def reseed(self, seed: int | None) -> None:
+        """Restarts the search's stream from `seed` (and from it at every reset)."""
+        self.seed = seed
+        self.reset()
+
     def reset(self) -> None:
         """Restarts the search's stream from the seed (games replay for a seed)."""
         self._search.rng = np.random.default_rng(self.seed)
