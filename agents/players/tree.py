@@ -881,9 +881,10 @@ class BatchedPUCT:
         back_up: bool,
     ) -> None:
         """Expands evaluated leaves (growing the edge arrays if they must) and backs up."""
-        priors = np.asarray(priors)
-        if priors.dtype not in (np.float32, np.float64):
-            priors = priors.astype(np.float64)
+        # One type for the compiled kernel (what the shipped evaluators return): an evaluator
+        # giving float64 or a non-contiguous view would compile _expand again in every process.
+        priors = np.ascontiguousarray(priors, dtype=np.float32)
+        values = np.ascontiguousarray(values, dtype=np.float64)
         while True:
             need = int(_expand(self._tree.arrays(), leaves, masks, priors, values, back_up))
             if not need:
