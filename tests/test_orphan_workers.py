@@ -111,21 +111,31 @@ def test_killing_the_nnue_trainer_ends_its_workers(tmp_path: Path, where: str) -
         wait_for(lambda: steps() >= 2, START_LIMIT, "two iterations", process)
         workers = children(process.pid)
         assert len(workers) >= 2, workers
-        os.kill(process.pid, signal.SIGKILL)
-        process.wait(timeout=60)
-        deadline = time.monotonic() + EXIT_LIMIT
-        while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        left = [pid for pid in workers if alive(pid)]
-        assert not left, f"workers {left} outlived their trainer by {EXIT_LIMIT} s"
+        assert not outliving(process, workers), f"workers outlived their trainer by {EXIT_LIMIT} s"
     finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-        for pid in workers:  # what a failure left behind
-            if alive(pid):
-                os.kill(pid, signal.SIGKILL)
+        clean_up(process, workers)
         log.close()
+
+
+def outliving(process: subprocess.Popen, workers: list[int], limit: float = EXIT_LIMIT) -> list:
+    """Kills `process` (SIGKILL) and returns those of its `workers` still alive `limit`
+    seconds later."""
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait(timeout=60)
+    deadline = time.monotonic() + limit
+    while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return [pid for pid in workers if alive(pid)]
+
+
+def clean_up(process: subprocess.Popen, workers: list[int]) -> None:
+    """Kills what a failure left behind."""
+    if process.poll() is None:
+        process.kill()
+        process.wait()
+    for pid in workers:
+        if alive(pid):
+            os.kill(pid, signal.SIGKILL)
 
 
 #: A learner with two Ray self-play workers (a local Ray of its own), stepping until killed;
@@ -170,16 +180,9 @@ def test_killing_a_ray_learner_ends_its_self_play_workers(tmp_path: Path) -> Non
         wait_for(lambda: b"workers" in out.read_bytes(), START_LIMIT, "Ray workers", process)
         line = next(x for x in out.read_text().splitlines() if x.startswith("workers"))
         workers = [int(pid) for pid in line.split()[1:]]
-        os.kill(process.pid, signal.SIGKILL)
-        process.wait(timeout=60)
-        deadline = time.monotonic() + 2 * EXIT_LIMIT
-        while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert not [pid for pid in workers if alive(pid)]
+        assert not outliving(process, workers, 2 * EXIT_LIMIT)
     finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
+        clean_up(process, workers)
 
 
 class FakeParent:
@@ -237,20 +240,9 @@ def test_killing_the_arena_ends_its_game_workers(tmp_path: Path) -> None:
         wait_for(lambda: len(busy()) >= 2, START_LIMIT, "two game workers", process)
         time.sleep(1.0)  # inside their first games
         workers = busy()
-        os.kill(process.pid, signal.SIGKILL)
-        process.wait(timeout=60)
-        deadline = time.monotonic() + EXIT_LIMIT
-        while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        left = [pid for pid in workers if alive(pid)]
-        assert not left, f"game workers {left} outlived their arena by {EXIT_LIMIT} s"
+        assert not outliving(process, workers), f"workers outlived their arena by {EXIT_LIMIT} s"
     finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-        for pid in workers:
-            if alive(pid):
-                os.kill(pid, signal.SIGKILL)
+        clean_up(process, workers)
         log.close()
 
 
