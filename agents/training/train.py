@@ -730,7 +730,8 @@ def _already_finished(config: Config, run_dir: Path, iteration: int) -> str:
 def _closing(config: Config, iteration: int, seconds: float, scores: dict[str, float]) -> str:
     """Returns the closing line: iterations, time, and the last evaluation with intervals."""
     minutes, secs = divmod(int(seconds), 60)
-    line = f"done: {iteration} iterations in {minutes}m{secs:02d}s"
+    plural = "" if iteration == 1 else "s"
+    line = f"done: {iteration} iteration{plural} in {minutes}m{secs:02d}s"
     parts = []
     for opponent in config.eval.opponents:
         key = f"eval/{opponent}"
