@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import reprlib
 import stat
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import yaml
 
 __all__ = [
     "INT64_MAX",
@@ -25,6 +27,8 @@ __all__ = [
     "checked_int",
     "checked_options",
     "checked_seed",
+    "DuplicateKeyError",
+    "load_yaml",
     "read_regular_file",
     "shown",
     "yaml_error_place",
@@ -121,3 +125,58 @@ def yaml_error_place(error: BaseException) -> str:
     """
     mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
     return f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+
+
+# --- YAML, read strictly ---------------------------------------------------------------------
+
+
+class DuplicateKeyError(yaml.constructor.ConstructorError):
+    """A mapping holds the same key twice (YAML would silently keep the last value)."""
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """A safe loader that reads YAML 1.2 floats such as ``3e-4`` (PyYAML needs ``3.0e-4``)
+    and refuses a key given twice in one mapping."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        """Returns the mapping of a node; raises DuplicateKeyError for a repeated key."""
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue  # `<<: *defaults` may be overridden by the keys after it
+            key = self.construct_object(key_node, deep=deep)
+            try:
+                repeated = key in seen
+            except TypeError:
+                continue  # an unhashable key: the SafeLoader reports it
+            if repeated:
+                raise DuplicateKeyError(
+                    None, None, f"key {shown(key)} given twice", key_node.start_mark
+                )
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
+# Copy the resolver lists first: add_implicit_resolver would append to SafeLoader's own.
+_StrictLoader.yaml_implicit_resolvers = {
+    k: list(v) for k, v in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_StrictLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(?:[0-9][0-9_]*)(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"),
+    list("-+0123456789"),
+)
+
+
+def load_yaml(text: str) -> Any:
+    """Returns the plain values of a YAML text, read strictly: safe (no object tags), YAML 1.2
+    floats, and a key given twice in one mapping refused. The one YAML reader of rules files
+    and training configs.
+
+    Raises:
+        yaml.YAMLError: the text is not YAML (:class:`DuplicateKeyError` for a repeated key;
+            :func:`yaml_error_place` gives where).
+        RecursionError: the text is nested too deeply.
+        ValueError: an int of too many digits.
+    """
+    return yaml.load(text, Loader=_StrictLoader)  # a SafeLoader subclass: no object tags

@@ -35,7 +35,7 @@ from typing import Any, Literal
 
 import yaml
 
-from .checks import read_regular_file, shown, yaml_error_place
+from .checks import DuplicateKeyError, load_yaml, read_regular_file, shown, yaml_error_place
 
 __all__ = [
     "Ruleset",
@@ -805,13 +805,16 @@ def _read_mapping(path: Path, max_bytes: int = MAX_RULES_FILE_BYTES) -> dict[str
     if len(raw) > max_bytes:
         raise RulesetError(f"rules file {path} is larger than {max_bytes} bytes")
     try:
-        data = yaml.safe_load(raw.decode("utf-8"))
+        data = load_yaml(raw.decode("utf-8"))
     except UnicodeDecodeError:
         raise RulesetError(f"rules file {path} is not UTF-8 text") from None
     except RecursionError:
         raise RulesetError(f"rules file {path} is nested too deeply") from None
-    except yaml.YAMLError as e:
-        raise RulesetError(f"rules file {path} is not valid YAML{yaml_error_place(e)}") from None
+    except (yaml.YAMLError, ValueError) as e:  # ValueError: an int of too many digits
+        what = f": {e.problem}" if isinstance(e, DuplicateKeyError) else ""
+        raise RulesetError(
+            f"rules file {path} is not valid YAML{yaml_error_place(e)}{what}"
+        ) from None
     if not isinstance(data, dict) or not all(isinstance(k, str) for k in data):
         raise RulesetError(f"rules file {path} must hold a mapping of rule switches")
     return dict(data)

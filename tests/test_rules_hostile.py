@@ -100,6 +100,30 @@ def test_yaml_errors_give_the_line_not_the_text(tmp_path: Path) -> None:
     assert "hunter2" not in str(error.value)
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "base: english\nflying_kings: true\nflying_kings: false\n",
+        "base: english\ncolour_names: [white, red]\nbase: russian\n",
+        "base: english\n" + "9" * 5000 + ": 1\n",  # read as a 5000-digit int key
+    ],
+)
+def test_a_rules_file_read_strictly_like_a_config(tmp_path: Path, text: str) -> None:
+    """A key given twice is refused (YAML alone keeps the last value without a word), as a
+    training config refuses it: one YAML reader for both."""
+    path = tmp_path / "twice.yaml"
+    path.write_text(text)
+    with pytest.raises(RulesetError, match=r"not valid YAML|rule switch"):
+        load_ruleset_file(path)
+
+
+def test_a_rules_file_names_the_key_given_twice(tmp_path: Path) -> None:
+    path = tmp_path / "twice.yaml"
+    path.write_text("base: english\nflying_kings: true\nflying_kings: false\n")
+    with pytest.raises(RulesetError, match="line 3, column 1: key 'flying_kings' given twice"):
+        load_ruleset_file(path)
+
+
 def test_large_and_binary_files_are_refused_unread(tmp_path: Path) -> None:
     big = tmp_path / "big.yaml"
     big.write_text("# padding\n" * 100_000)

@@ -52,7 +52,13 @@ from typing import Any, Literal
 
 import yaml
 
-from damas_env.checks import read_regular_file, shown, yaml_error_place
+from damas_env.checks import (
+    DuplicateKeyError,
+    load_yaml,
+    read_regular_file,
+    shown,
+    yaml_error_place,
+)
 from damas_env.rules import Ruleset, RulesetError, get_ruleset, tuples_for_lists
 
 from ..players.specs import parse_spec
@@ -655,44 +661,6 @@ def config_to_dict(config: Config) -> dict[str, Any]:
 # --- YAML -----------------------------------------------------------------------------------
 
 
-class _DuplicateKeyError(yaml.constructor.ConstructorError):
-    """A mapping holds the same key twice (YAML would silently keep the last value)."""
-
-
-class _Loader(yaml.SafeLoader):
-    """A safe loader that reads YAML 1.2 floats such as ``3e-4`` (PyYAML needs ``3.0e-4``)
-    and refuses a key given twice in one mapping."""
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        """Returns the mapping of a node; raises _DuplicateKeyError for a repeated key."""
-        seen: set[Any] = set()
-        for key_node, _ in node.value:
-            if key_node.tag == "tag:yaml.org,2002:merge":
-                continue  # `<<: *defaults` may be overridden by the keys after it
-            key = self.construct_object(key_node, deep=deep)
-            try:
-                repeated = key in seen
-            except TypeError:
-                continue  # an unhashable key: the SafeLoader reports it
-            if repeated:
-                raise _DuplicateKeyError(
-                    None, None, f"key {shown(key)} given twice", key_node.start_mark
-                )
-            seen.add(key)
-        return super().construct_mapping(node, deep=deep)
-
-
-# Copy the resolver lists first: add_implicit_resolver would append to SafeLoader's own.
-_Loader.yaml_implicit_resolvers = {
-    k: list(v) for k, v in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-_Loader.add_implicit_resolver(
-    "tag:yaml.org,2002:float",
-    re.compile(r"^[-+]?(?:[0-9][0-9_]*)(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"),
-    list("-+0123456789"),
-)
-
-
 #: Largest config file read, in bytes (a real one is a few hundred).
 MAX_CONFIG_BYTES = 1 << 20
 
@@ -705,12 +673,12 @@ def _parse_yaml(text: str) -> Any:
             never the text there (a config may hold secrets on the lines around it).
     """
     try:
-        return yaml.load(text, Loader=_Loader)  # a SafeLoader subclass: no object tags
+        return load_yaml(text)
     except RecursionError:
         raise ConfigError("not valid YAML: nested too deeply") from None
     except yaml.MarkedYAMLError as error:
         where = yaml_error_place(error)
-        what = f": {error.problem}" if isinstance(error, _DuplicateKeyError) else ""
+        what = f": {error.problem}" if isinstance(error, DuplicateKeyError) else ""
         raise ConfigError(f"not valid YAML{where}{what}") from None
     except (yaml.YAMLError, ValueError):  # ValueError: an int of too many digits
         raise ConfigError("not valid YAML") from None
