@@ -10,11 +10,13 @@ width and length.
 
 from __future__ import annotations
 
+import difflib
 import errno
 import os
 import re
 import reprlib
 import stat
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +29,8 @@ __all__ = [
     "checked_int",
     "checked_options",
     "checked_seed",
+    "closest",
+    "did_you_mean",
     "DuplicateKeyError",
     "load_yaml",
     "read_regular_file",
@@ -180,3 +184,24 @@ def load_yaml(text: str) -> Any:
         ValueError: an int of too many digits.
     """
     return yaml.load(text, Loader=_StrictLoader)  # a SafeLoader subclass: no object tags
+
+
+# --- Misspelt names ------------------------------------------------------------------------
+
+
+def did_you_mean(word: str, choices: Iterable[str], cutoff: float = 0.6) -> str:
+    """Returns " (did you mean 'x'?)" for the choice closest to a misspelt word, else "".
+
+    The one hint for an unknown name: rule switches, variants, config keys, bundled configs.
+    Variant names ask for a closer match (cutoff 0.75): "frisian" is a variant of its own,
+    not a misspelt "russian".
+    """
+    close = closest(word, choices, cutoff)
+    return f" (did you mean {close!r}?)" if close else ""
+
+
+def closest(word: str, choices: Iterable[str], cutoff: float = 0.6) -> str | None:
+    """Returns the choice closest to a word (difflib's ratio at least `cutoff`), else None;
+    only the word's first 100 characters are compared (a megabyte name stays fast)."""
+    close = difflib.get_close_matches(word[:100], sorted(choices), n=1, cutoff=cutoff)
+    return close[0] if close else None

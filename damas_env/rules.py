@@ -24,7 +24,6 @@ Only the engine reads these switches; everything else calls the engine.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import inspect
 import os
 import re
@@ -35,7 +34,15 @@ from typing import Any, Literal
 
 import yaml
 
-from .checks import DuplicateKeyError, load_yaml, read_regular_file, shown, yaml_error_place
+from .checks import (
+    DuplicateKeyError,
+    closest,
+    did_you_mean,
+    load_yaml,
+    read_regular_file,
+    shown,
+    yaml_error_place,
+)
 
 __all__ = [
     "Ruleset",
@@ -331,9 +338,9 @@ def check_switches(names: Iterable[str], keywords: Iterable[str] = (), owner: st
         return
     shown_names = [k if len(k) <= 60 else k[:57] + "..." for k in unknown]
     if len(unknown) == 1:
-        hint = _did_you_mean(unknown[0], _FIELD_NAMES | known)
+        hint = did_you_mean(unknown[0], _FIELD_NAMES | known)
     else:
-        pairs = [(_closest(k, _FIELD_NAMES | known), k) for k in unknown[:5]]
+        pairs = [(closest(k, _FIELD_NAMES | known), k) for k in unknown[:5]]
         guesses = ", ".join(f"{c!r} for {k[:60]!r}" for c, k in pairs if c)
         hint = f" (did you mean {guesses}?)" if guesses else ""
     if not known:
@@ -728,26 +735,10 @@ def _named(name: str) -> Ruleset:
     if found is not None:
         return found
     key = name.lower() if name.isascii() else name  # "\u212a".lower() is "k"
-    hint = _did_you_mean(key, ruleset_names(), cutoff=0.75)
+    hint = did_you_mean(key, ruleset_names(), cutoff=0.75)
     if name.endswith((".yaml", ".yml")) or "/" in name or os.sep in name:
         hint = " (a rules file is read only from a pathlib.Path or load_ruleset_file)"
     raise RulesetError(f"unknown variant {shown(name)}{hint}; known: {', '.join(ruleset_names())}")
-
-
-def _did_you_mean(word: str, choices: Iterable[str], cutoff: float = 0.6) -> str:
-    """Returns " (did you mean 'x'?)" for the choice closest to a misspelt word, else "".
-
-    Variant names ask for a closer match (cutoff 0.75): "frisian" is a variant of its own,
-    not a misspelt "russian".
-    """
-    close = _closest(word, choices, cutoff)
-    return f" (did you mean {close!r}?)" if close else ""
-
-
-def _closest(word: str, choices: Iterable[str], cutoff: float = 0.6) -> str | None:
-    """Returns the choice closest to a word (difflib's ratio at least `cutoff`), else None."""
-    close = difflib.get_close_matches(word[:100], sorted(choices), n=1, cutoff=cutoff)
-    return close[0] if close else None
 
 
 def load_ruleset_file(path: str | os.PathLike) -> Ruleset:
@@ -766,7 +757,7 @@ def load_ruleset_file(path: str | os.PathLike) -> Ruleset:
     if not isinstance(base_name, str) or (
         base_name.lower() not in _NAMED and base_name.lower() not in _ALIASES
     ):
-        hint = _did_you_mean(base_name, _NAMED, cutoff=0.75) if isinstance(base_name, str) else ""
+        hint = did_you_mean(base_name, _NAMED, cutoff=0.75) if isinstance(base_name, str) else ""
         raise RulesetError(
             f"{path}: unknown base {shown(base_name)}{hint}; known: {sorted(_NAMED)}"
         )

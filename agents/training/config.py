@@ -41,7 +41,6 @@ FIFO or a device), and a YAML error gives its line and column, never the text th
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import math
 import os
 import re
@@ -54,6 +53,7 @@ import yaml
 
 from damas_env.checks import (
     DuplicateKeyError,
+    did_you_mean,
     load_yaml,
     read_regular_file,
     shown,
@@ -556,8 +556,7 @@ def _convert(value: Any, hint: Any, path: str) -> Any:
 
 
 def _unknown_key(key: str, known: list[str], path: str) -> ConfigError:
-    close = difflib.get_close_matches(key, known, n=1)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    hint = did_you_mean(key, known)
     return ConfigError(f"unknown key {shown(path)}{hint}; known keys here: {', '.join(known)}")
 
 
@@ -758,8 +757,7 @@ def _bundled(name: str | Path) -> Path:
     names = config_names()
     if str(name) in names:
         return CONFIGS_DIR / f"{name}.yaml"  # from the listing: no name from input opens a file
-    close = difflib.get_close_matches(str(name)[:100].lower(), names, n=1)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    hint = did_you_mean(str(name).lower(), names)
     raise ConfigError(
         f"no config file or bundled config {shown(str(name))}{hint}; "
         f"bundled configs: {', '.join(names) or 'none'}"
