@@ -110,16 +110,20 @@ class EntryPoints:
             load_kernels(self.calls(*args))
 
 
-#: What compiling each package module's kernels is called in the first-compile note.
+#: What compiling each module's kernels is called in the first-compile note: this package's,
+#: and those that other packages name with :func:`name_kernels`.
 COMPILING = {
     "damas_env.kernels": "the rules kernels",
     "damas_env.turn": "the turn-state kernels",
     "damas_env.vector": "the batch environment's kernels",
     "damas_env.ending": "the ending kernels",
-    "damas_agents.players.alphabeta": "the alpha-beta search",
-    "damas_agents.players.nnue": "the learned evaluation",
-    "damas_agents.players.tree": "the tree search",
 }
+
+
+def name_kernels(module: str, what: str) -> None:
+    """Says what the kernels of `module` are called in the first-compile note ("the tree
+    search"), so that compiling them is announced like this package's own."""
+    COMPILING[module] = what
 
 
 def _write_stderr(line: str) -> None:
@@ -128,8 +132,9 @@ def _write_stderr(line: str) -> None:
 
 class CompileNotice(event.Listener):
     """Prints one line to stderr when numba starts compiling a kernel of a module of this
-    package for the first time in the process (a cache miss: loading cached code is not
-    compiling), so that a first run says why it is silent for a while."""
+    package (or one named with :func:`name_kernels`) for the first time in the process (a
+    cache miss: loading cached code is not compiling), so that a first run says why it is
+    silent for a while."""
 
     def __init__(self) -> None:
         self.noted: set[str] = set()
@@ -139,7 +144,8 @@ class CompileNotice(event.Listener):
 
     def on_start(self, ev: event.Event) -> None:
         module = getattr(ev.data["dispatcher"].py_func, "__module__", "") or ""
-        if not module.startswith(("damas_env.", "damas_agents.")) or module in self.noted:
+        ours = module.startswith("damas_env.") or module in COMPILING
+        if not ours or module in self.noted:
             return
         self.noted.add(module)
         what = COMPILING.get(module, f"the kernels of {module}")

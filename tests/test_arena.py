@@ -7,8 +7,6 @@ import json
 import math
 import os
 import pickle
-import subprocess
-import sys
 import time
 from collections import Counter
 from functools import partial
@@ -528,12 +526,6 @@ def test_cli_errors_exit_2_on_stderr(
 ) -> None:
     status, out, err = arena(capsys, *argv, "--no-progress")
     assert status == 2 and out == "" and message in err and err.startswith("damas arena: error")
-
-
-def test_damas_env_cli_does_not_import_agents() -> None:
-    code = "import sys, damas_env.cli; print('agents' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False"
 
 
 def test_cli_variant_reads_a_rules_file_only_as_a_path(

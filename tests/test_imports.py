@@ -1,4 +1,6 @@
-"""The library's modules import one another one way: no circle, not even through a lazy import.
+"""The library's modules import one another one way: no circle, not even through a lazy import;
+and the import-linter contracts of ``pyproject.toml`` hold (the library never imports the
+application), and break on a planted import.
 
 Every ``import`` statement of a damas_env module counts, wherever it stands: at the top, inside
 a function, or under ``if TYPE_CHECKING:``.
@@ -7,12 +9,19 @@ a function, or under ``if TYPE_CHECKING:``.
 from __future__ import annotations
 
 import ast
+import os
+import shutil
+import subprocess
+import sys
 from graphlib import CycleError, TopologicalSorter
 from pathlib import Path
+
+import pytest
 
 import damas_env
 
 PACKAGE = Path(damas_env.__file__).parent
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def module_name(path: Path) -> str:
@@ -63,3 +72,35 @@ def test_no_module_imports_itself_through_others() -> None:
     assert order.index("damas_env.moves") < order.index("damas_env.notation")
     assert order.index("damas_env.notation") < order.index("damas_env.render")
     assert order.index("damas_env.render") < order.index("damas_env.engine")
+
+
+# --- The import-linter contracts (pyproject.toml), which CI runs as ``lint-imports`` --------
+
+
+def _lint_imports(folder: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    """Runs ``lint-imports`` on this checkout's contracts, with `folder` first on the path
+    (where a test may put a changed copy of damas_env)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    code = "import sys, importlinter.cli as c; sys.exit(c.lint_imports_command())"
+    config = str(ROOT / "pyproject.toml")
+    argv = [sys.executable, "-c", code, "--config", config]
+    return subprocess.run(argv, cwd=folder, env=env, capture_output=True, text=True, timeout=600)
+
+
+def test_the_import_contracts_hold() -> None:
+    pytest.importorskip("importlinter")
+    result = _lint_imports()
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "1 kept, 0 broken" in result.stdout
+
+
+def test_an_import_of_the_application_from_the_library_breaks_a_contract(tmp_path: Path) -> None:
+    """A copy of the library with one planted upward import, found first on the path."""
+    pytest.importorskip("importlinter")
+    copy = tmp_path / "damas_env"
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    geometry = copy / "geometry.py"
+    geometry.write_text(geometry.read_text() + "\nimport damas_agents.arena  # planted\n")
+    result = _lint_imports(tmp_path)
+    assert result.returncode != 0, result.stdout
+    assert "BROKEN" in result.stdout and "damas_env.geometry -> damas_agents.arena" in result.stdout

@@ -107,3 +107,11 @@ def test_readme_layout_matches_the_tree() -> None:
         if path.name != "__init__.py"
     }
     assert not modules - named, f"README's Layout misses {sorted(modules - named)}"
+
+
+def test_ci_runs_the_readme_test_command_exactly() -> None:
+    """``.ci/run`` and the README's second command are one command: CI tests what a new user
+    is told to run."""
+    ci = (ROOT / ".ci" / "run").read_text()
+    readme_command = next(line for line in SHELL if "python -m pytest" in line)
+    assert readme_command in ci

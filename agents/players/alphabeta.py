@@ -87,6 +87,8 @@ from damas_env.rules import Ruleset
 
 from .nnue import NetWeights, empty_weights, full_accumulator, move_accumulator, net_score
 
+K.name_kernels(__name__, "the alpha-beta search")  # the first-compile note
+
 __all__ = [
     "MATE",
     "MAX_DEPTH",

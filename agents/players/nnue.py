@@ -39,7 +39,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from damas_env.kernels import M_CAPS, M_CODES, M_CROWN, M_FROM, M_NCAP, M_TO, kernel
+from damas_env.kernels import M_CAPS, M_CODES, M_CROWN, M_FROM, M_NCAP, M_TO, kernel, name_kernels
+
+name_kernels(__name__, "the learned evaluation")  # the first-compile note
 
 __all__ = [
     "FEATURE_KINDS",

@@ -123,6 +123,8 @@ from damas_env.turn import (
 
 from .base import Observation, mask_of
 
+K.name_kernels(__name__, "the tree search")  # the first-compile note
+
 __all__ = [
     "BatchedPUCT",
     "Evaluator",

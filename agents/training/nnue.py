@@ -67,6 +67,8 @@ from .evalnet import EvalNet, features
 from .network import build_network
 from .trainer import gradient_steps
 
+K.name_kernels(__name__, "the NNUE self-play kernels")  # the first-compile note
+
 __all__ = ["NNUETrainer", "SelfPlay", "play_games"]
 
 
