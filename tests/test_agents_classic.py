@@ -102,6 +102,13 @@ def test_alphabeta_needs_positive_limits(kwargs: dict) -> None:
         AlphaBetaAgent(**kwargs)
 
 
+@pytest.mark.parametrize("time", [5e-324, 1e-9, 0.0009])
+def test_alphabeta_time_is_at_least_a_millisecond(time: float) -> None:
+    """A denormal budget only means "no time": refused built from Python as from a spec."""
+    with pytest.raises(ValueError, match="time must be at least 0.001 s"):
+        AlphaBetaAgent(time=time)
+
+
 def test_random_agent_reproducible_per_seed_and_reset_keeps_the_stream() -> None:
     mask = {"action_mask": np.ones(50, dtype=np.int8)}
     a, b = RandomAgent(seed=3), RandomAgent(seed=3)

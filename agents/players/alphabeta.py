@@ -92,6 +92,7 @@ K.name_kernels(__name__, "the alpha-beta search")  # the first-compile note
 __all__ = [
     "MATE",
     "MAX_DEPTH",
+    "MIN_SECONDS",
     "NodeRate",
     "SearchResult",
     "Searcher",
@@ -104,6 +105,9 @@ MATE = 30_000  # a side with no move at ply p scores -(MATE - p) (giveaway: +(MA
 INF = 32_000
 MAX_PLY = 128  # plies of one line, quiescence included
 MAX_DEPTH = 64  # nominal depth of iterative deepening
+#: The shortest time a search (or an engine's answer) can be given: a tinier number, down to
+#: 5e-324, only means "no time".
+MIN_SECONDS = 0.001
 QS_PLIES = 48  # capture plies searched past the nominal depth (MAX_DEPTH + QS_PLIES < MAX_PLY)
 MATE_BOUND = MATE - MAX_PLY  # scores beyond this are wins or losses with a distance
 MAX_NODES = 1 << 62  # a node budget that never runs out

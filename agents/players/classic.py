@@ -23,7 +23,7 @@ from damas_env import Move, Position, Ruleset
 from damas_env import kernels as K
 from damas_env.checks import shown
 
-from .alphabeta import Searcher, SearchResult
+from .alphabeta import MIN_SECONDS, Searcher, SearchResult
 from .base import MoveAgent, Observation
 from .nnue import NetWeights
 
@@ -154,6 +154,8 @@ class AlphaBetaAgent(MoveAgent):
                 raise ValueError(f"{key} must be a positive finite number, not {shown(value)}")
             if key != "time" and not isinstance(value, int):
                 raise ValueError(f"{key} must be an int, not {shown(value)}")
+            if key == "time" and value < MIN_SECONDS:
+                raise ValueError(f"time must be at least {MIN_SECONDS} s, not {shown(value)}")
         if not 4 <= tt_bits <= 30:
             raise ValueError(f"tt_bits must be 4..30, not {tt_bits}")
         self.depth, self.nodes, self.time = depth, nodes, time

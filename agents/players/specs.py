@@ -54,7 +54,7 @@ from damas_env.checks import shown
 from damas_env.rules import Ruleset, get_ruleset
 
 from ..extras import require
-from .alphabeta import MAX_DEPTH
+from .alphabeta import MAX_DEPTH, MIN_SECONDS
 from .base import Agent
 
 __all__ = [
@@ -84,9 +84,7 @@ MAX_SECONDS = 3600.0
 MAX_SIMS = 100_000
 MAX_C = 100.0
 
-#: Least values of the float options: a millisecond is the shortest time a search, or an
-#: engine's answer, can be given (a tinier number, down to 5e-324, only means "no time").
-MIN_SECONDS = 0.001
+#: Least values of the float options (MIN_SECONDS, the search's own: a millisecond).
 MIN_C = 0.001
 
 
