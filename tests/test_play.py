@@ -49,6 +49,21 @@ def _text_game(script: list[str], auto: bool = False, **kwargs) -> tuple[Game, s
     return game, result, out.getvalue()
 
 
+class CtrlC(io.StringIO):
+    """A person who presses Ctrl-C at the prompt."""
+
+    def readline(self, size: int = -1) -> str:
+        raise KeyboardInterrupt
+
+
+def test_ctrl_c_at_the_prompt_ends_the_prompt_line() -> None:
+    """The command line then prints "damas play: interrupted" on a line of its own."""
+    out = io.StringIO()
+    with pytest.raises(KeyboardInterrupt):
+        play.play_text("english", "random", lines=CtrlC(), out=out, seed=0)
+    assert out.getvalue().endswith("your move> \n")
+
+
 def test_invalid_entries_are_refused_with_the_legal_moves_then_a_move_is_played() -> None:
     game, result, text = _text_game(["hello", "1-5", "11-15", "quit"])
     assert "error: bad move 'hello'" in text

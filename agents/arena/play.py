@@ -381,7 +381,11 @@ def _prompted(lines: TextIO, out: TextIO, session: _TextSession) -> Iterator[str
     """
     while not session.game.is_over:
         print("your move> ", end="", file=out, flush=True)
-        line = lines.readline(MAX_LINE_CHARS + 1)
+        try:
+            line = lines.readline(MAX_LINE_CHARS + 1)
+        except KeyboardInterrupt:  # end the prompt's line, so "interrupted" has its own
+            print(file=out, flush=True)
+            raise
         if not line:
             print(file=out)
             return
