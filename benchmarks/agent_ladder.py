@@ -20,7 +20,7 @@ its match says something (a whitewash only bounds the Elo difference):
     alphabeta:depth=N < dame:depth=N          (International; the same depth, dame-rs)
 
 Before the matches it prints the search speeds on positions from a seeded self-play game:
-alpha-beta nodes/s per depth (:class:`damas_agents.players.alphabeta.SearchResult`), MCTS
+alpha-beta nodes/s per depth (:class:`damas_agents.search.alphabeta.SearchResult`), MCTS
 simulations/s per budget, and the outside engines' nodes/s or simulations/s. Outside engines
 that are not installed are skipped with a note.
 """
@@ -37,7 +37,7 @@ from typing import Any
 
 from damas_agents.arena import MatchResult, play_match, uses_ballots
 from damas_agents.players.classic import AlphaBetaAgent
-from damas_agents.players.specs import make_agent
+from damas_agents.players.make import make_agent
 from damas_agents.players.tree import MCTSAgent
 from damas_env import Move, Position
 

@@ -114,9 +114,9 @@ def main() -> None:
     if not args.no_network:
         import torch
 
+        from damas_agents.models.config import NetworkConfig
+        from damas_agents.models.network import DraughtsNet
         from damas_agents.players.learned import NetworkEvaluator
-        from damas_agents.training.config import NetworkConfig
-        from damas_agents.training.network import DraughtsNet
 
         torch.set_num_threads(args.threads)
         torch.manual_seed(0)

@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from damas_agents.training.config import apply_overrides, load_config  # noqa: E402
+from damas_agents.models.config import apply_overrides, load_config  # noqa: E402
 from damas_agents.training.trainer import make_trainer  # noqa: E402
 
 

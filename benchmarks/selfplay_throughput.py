@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from damas_agents.training.config import Config, apply_overrides, load_config  # noqa: E402
+from damas_agents.models.config import Config, apply_overrides, load_config  # noqa: E402
 from damas_agents.training.trainer import make_trainer  # noqa: E402
 
 DEFAULT = [ROOT / "configs" / "quickstart.yaml", ROOT / "configs" / "nnue_english.yaml"]

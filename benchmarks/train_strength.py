@@ -53,7 +53,8 @@ sys.path.insert(0, str(ROOT))
 
 from damas_agents.arena import play_match  # noqa: E402
 from damas_agents.files import write_atomically  # noqa: E402
-from damas_agents.players.specs import make_agent, parse_spec  # noqa: E402
+from damas_agents.players.make import make_agent  # noqa: E402
+from damas_agents.specs import parse_spec  # noqa: E402
 from damas_env import Ruleset  # noqa: E402
 
 ALPHABETA_DEPTHS = range(1, 9)
@@ -148,7 +149,7 @@ def _snapshots(run_dir: Path, metrics: list[dict[str, float]], points: int) -> l
 def _snapshot_file(path: str) -> tuple[dict[str, Any], Ruleset]:
     """Returns one checkpoint file as a snapshot (its iteration and training seconds, where
     its history has them) and the ruleset it plays."""
-    from damas_agents.training.checkpoint import read_checkpoint
+    from damas_agents.models.checkpoint import read_checkpoint
 
     data = read_checkpoint(path)
     history = data.get("history") or [{}]
@@ -266,7 +267,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _train_or_read(args: argparse.Namespace) -> tuple[dict[str, Any], list[dict], Ruleset]:
     """Returns the run's description, its snapshots and ruleset (training first if asked)."""
-    from damas_agents.training.config import apply_overrides, load_config
+    from damas_agents.models.config import apply_overrides, load_config
 
     stamp = time.strftime("%Y%m%d-%H%M%S")
     if args.snapshot:

@@ -2,7 +2,7 @@
 
     damas perft --variant english --depth 8 [--fen FEN] [--divide] [--json]
     damas moves --variant international [--fen FEN] [--json]
-    damas show  --variant configs/rules/seed002_website_checkers.yaml [--fen FEN]
+    damas show  --variant damas_env/presets/seed002_website_checkers.yaml [--fen FEN]
     damas variants [--names] [--json]
 
 The ``damas`` program itself is assembled by the application (``damas_agents.command``), which

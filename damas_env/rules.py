@@ -69,7 +69,7 @@ Progress = Literal["capture_or_man_move", "capture_or_promotion"]
 PlyLimitResult = Literal["draw", "material"]
 Colour = Literal["white", "black"]
 
-#: Folder of the rules presets shipped in the package (``configs/rules`` links to it).
+#: Folder of the rules presets shipped in the package.
 RULES_DIR = Path(__file__).resolve().parent / "presets"
 
 #: Largest accepted ``repetition_count``: no rulebook asks for more than three occurrences.

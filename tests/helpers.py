@@ -67,8 +67,8 @@ def tiny_training(**sections: Any) -> dict[str, Any]:
 
 
 def tiny_config(**sections: Any) -> Any:
-    """Returns :func:`tiny_training`'s dict as an ``damas_agents.training.config.Config``."""
-    from damas_agents.training.config import config_from_dict
+    """Returns :func:`tiny_training`'s dict as an ``damas_agents.models.config.Config``."""
+    from damas_agents.models.config import config_from_dict
 
     return config_from_dict(tiny_training(**sections))
 

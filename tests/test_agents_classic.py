@@ -14,7 +14,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from damas_agents.players.alphabeta import MATE, MAX_PLY, QS_PLIES, Searcher, piece_square_table
 from damas_agents.players.base import Agent, play_hop
 from damas_agents.players.classic import (
     AlphaBetaAgent,
@@ -23,6 +22,7 @@ from damas_agents.players.classic import (
     king_value,
     material_gain,
 )
+from damas_agents.search.alphabeta import MATE, MAX_PLY, QS_PLIES, Searcher, piece_square_table
 from damas_env import Move, Position, draughts_v0, get_ruleset
 from damas_env import kernels as K
 from damas_env.draughts_v0 import IllegalActionError

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from damas_agents import specs
 from damas_agents.arena import (
     GameRecord,
     MatchResult,
@@ -32,7 +33,6 @@ from damas_agents.arena import (
 from damas_agents.arena.ballots import ACF_OPENINGS, BARRED, DECK
 from damas_agents.arena.cli import main as arena_main
 from damas_agents.command import main as damas_main
-from damas_agents.players import specs
 from damas_env import Position, draughts_v0
 from damas_env.encoding import move_to_actions
 from damas_env.game import Game
@@ -532,7 +532,7 @@ def test_cli_variant_reads_a_rules_file_only_as_a_path(
     capsys: pytest.CaptureFixture[str], random_spec: str
 ) -> None:
     preset = str(
-        Path(__file__).parent.parent / "configs" / "rules" / "seed002_website_checkers.yaml"
+        Path(__file__).parent.parent / "damas_env" / "presets" / "seed002_website_checkers.yaml"
     )
     status, out, _ = arena(
         capsys, "--variant", preset, "--agents", random_spec, random_spec, "--games", "2", "--json"

@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 import pytest
 
+from damas_agents import specs
 from damas_agents.arena import play_match, round_robin
-from damas_agents.players import specs
 from damas_env import get_ruleset
 
 match = importlib.import_module("damas_agents.arena.match")
@@ -117,8 +117,8 @@ def _checkpoint(folder: Path, sims: int) -> str:
     sys.path.insert(0, str(Path(__file__).parent))
     from helpers import tiny_config
 
+    from damas_agents.models.checkpoint import save_checkpoint
     from damas_agents.training.alphazero import AlphaZeroTrainer
-    from damas_agents.training.checkpoint import save_checkpoint
 
     path = folder / "tiny.pt"
     if not path.exists():

@@ -32,21 +32,21 @@ from helpers import tiny_config as tiny
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import damas_agents.training.checkpoint
-import damas_agents.training.network
-from damas_agents.training.alphazero import AlphaZeroTrainer
-from damas_agents.training.checkpoint import (
+import damas_agents.models.checkpoint
+import damas_agents.models.network
+from damas_agents.models.checkpoint import (
     MAX_CHECKPOINT_BYTES,
     CheckpointError,
-    load_agent,
     load_network,
     read_checkpoint,
-    restore_trainer,
     save_checkpoint,
 )
-from damas_agents.training.config import config_from_dict
+from damas_agents.models.config import config_from_dict
+from damas_agents.players.load import load_agent
+from damas_agents.training.alphazero import AlphaZeroTrainer
 from damas_agents.training.nnue import NNUETrainer
 from damas_agents.training.ppo import PPOTrainer
+from damas_agents.training.resume import restore_trainer
 from damas_env import Position
 from damas_env.rules import get_ruleset
 
@@ -388,13 +388,13 @@ def test_a_huge_network_is_refused_before_anything_is_built(
     bounds; one within the bounds that does not fit the weights is built on the meta device
     only, and refused there."""
     built = []
-    real = damas_agents.training.network.DraughtsNet
+    real = damas_agents.models.network.DraughtsNet
 
     def spy(*args: Any) -> Any:
         built.append(torch.empty(0).device.type)
         return real(*args)
 
-    monkeypatch.setattr(damas_agents.training.network, "DraughtsNet", spy)
+    monkeypatch.setattr(damas_agents.models.network, "DraughtsNet", spy)
     refused(
         crafted(saved, scratch, lambda d: d["config"]["network"].update(channels=200000)), "512"
     )

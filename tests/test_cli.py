@@ -32,7 +32,7 @@ def test_perft_with_fen_and_preset_path(capsys: pytest.CaptureFixture[str]) -> N
     woldouby = "W:W25,27,28,30,32,33,34,35,37,38:B12,13,14,16,18,19,21,23,24,26"
     _, out, _ = run(capsys, "perft", "--fen", woldouby, "--depth", "4", "--json")
     assert json.loads(out)["nodes"] == 73
-    preset = "configs/rules/seed002_website_checkers.yaml"
+    preset = "damas_env/presets/seed002_website_checkers.yaml"
     _, out, _ = run(capsys, "perft", "--variant", preset, "--depth", "4", "--json")
     assert json.loads(out)["nodes"] == 1469
 

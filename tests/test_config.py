@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from damas_agents.training.config import (
+from damas_agents.models.config import (
     CONFIGS_DIR,
     Config,
     ConfigError,
@@ -76,7 +76,7 @@ def test_every_field_has_a_docstring() -> None:
     import ast
     import inspect
 
-    import damas_agents.training.config as module
+    import damas_agents.models.config as module
 
     tree = ast.parse(inspect.getsource(module))
     for node in tree.body:
@@ -242,7 +242,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_the_configs_folder_is_the_bundled_one() -> None:
-    """``configs/`` links to the package's folder, so the wheel ships the same files."""
+    """``configs/`` is the package's folder (``damas_agents.configs``): the wheel ships it."""
     assert (ROOT / "configs").resolve() == CONFIGS_DIR.resolve()
     assert config_names() == sorted(p.stem for p in (ROOT / "configs").glob("*.yaml"))
     assert "quickstart" in config_names()

@@ -2,8 +2,8 @@
 
 A config arrives from a YAML file, from ``--set`` on the command line and from the
 ``config`` field of a checkpoint someone else wrote. Whatever it holds, reading it gives a
-valid :class:`~damas_agents.training.config.Config` or a
-:class:`~damas_agents.training.config.ConfigError` naming the key, never another exception, a NaN
+valid :class:`~damas_agents.models.config.Config` or a
+:class:`~damas_agents.models.config.ConfigError` naming the key, never another exception, a NaN
 or a path outside ``runs/``.
 """
 
@@ -21,7 +21,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from damas_agents.training.config import (
+from damas_agents.models.config import (
     MAX_BLOCKS,
     MAX_CHANNELS,
     MAX_INT,
@@ -140,7 +140,7 @@ def test_plain_run_names_are_accepted(name: str) -> None:
 def test_a_variant_is_never_a_file(tmp_path: Path) -> None:
     secret = tmp_path / "secret.yaml"
     secret.write_text("db_password: hunter2\n")
-    for variant in ("/etc/passwd", str(secret), "../configs/rules/pool.yaml"):
+    for variant in ("/etc/passwd", str(secret), "../damas_env/presets/pool.yaml"):
         with pytest.raises(ConfigError, match="env.variant: unknown variant") as error:
             config_from_dict({"env": {"variant": variant}})
         assert "root:" not in str(error.value) and "hunter2" not in str(error.value)

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from damas_agents.training.checkpoint import read_checkpoint
-from damas_agents.training.config import config_from_dict
+from damas_agents.models.checkpoint import read_checkpoint
+from damas_agents.models.config import config_from_dict
 from damas_agents.training.distributed import RaySelfPlay, WorkersLostError, _worker_config
 from damas_agents.training.train import run_training
 from damas_agents.training.trainer import make_trainer

@@ -14,13 +14,13 @@ from helpers import tiny_config
 from pettingzoo.test import api_test
 
 from damas_agents.arena import play_match
+from damas_agents.models.config import NetworkConfig
+from damas_agents.models.network import DraughtsNet
 from damas_agents.players.base import MoveAgent, allowed_moves, play_hop
 from damas_agents.players.classic import AlphaBetaAgent, GreedyAgent, RandomAgent
 from damas_agents.players.learned import NetworkAgent
 from damas_agents.players.tree import MCTSAgent
 from damas_agents.training.alphazero import AlphaZeroTrainer
-from damas_agents.training.config import NetworkConfig
-from damas_agents.training.network import DraughtsNet
 from damas_agents.training.nnue import NNUETrainer
 from damas_agents.training.ppo import PPOTrainer
 from damas_env import Move, Position, draughts_v0

@@ -18,8 +18,8 @@ from damas_agents.arena.play import main as play_main
 @pytest.fixture(scope="module")
 def english_pt(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Returns a tiny checkpoint trained (not at all) on English rules."""
+    from damas_agents.models.checkpoint import save_checkpoint
     from damas_agents.training.alphazero import AlphaZeroTrainer
-    from damas_agents.training.checkpoint import save_checkpoint
 
     path = tmp_path_factory.mktemp("ck") / "english.pt"
     save_checkpoint(path, AlphaZeroTrainer(tiny_config()))

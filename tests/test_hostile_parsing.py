@@ -496,7 +496,7 @@ def file_reads(monkeypatch: pytest.MonkeyPatch) -> list[object]:
 
 @pytest.mark.parametrize(
     "variant",
-    ["/etc/passwd", "../configs/rules/seed002_website_checkers.yaml", "SECRET", "x.yml"],
+    ["/etc/passwd", "../damas_env/presets/seed002_website_checkers.yaml", "SECRET", "x.yml"],
 )
 def test_pdn_variant_tag_never_opens_a_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, variant: str
@@ -541,7 +541,7 @@ def test_variant_arg_makes_typed_files_paths(text: str, expected: str | Path) ->
 
 
 def test_cli_reads_a_typed_rules_file(capsys: pytest.CaptureFixture[str]) -> None:
-    status = main(["show", "--variant", "configs/rules/seed002_website_checkers.yaml"])
+    status = main(["show", "--variant", "damas_env/presets/seed002_website_checkers.yaml"])
     assert status == 0 and "(red to move; B in the FEN)" in capsys.readouterr().out
 
 

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import torch
 
-from damas_agents.training.config import NetworkConfig
-from damas_agents.training.network import MASKED_LOGIT, DraughtsNet, device_from, masked_logits
+from damas_agents.models.config import NetworkConfig
+from damas_agents.models.network import MASKED_LOGIT, DraughtsNet, device_from, masked_logits
 from damas_env.encoding import PLANES, action_layout
 from damas_env.vector import DraughtsBatchEnv
 

@@ -1,5 +1,5 @@
-"""The learned evaluation inside alpha-beta (damas_agents.players.nnue,
-damas_agents.training.evalnet) and its self-play trainer (damas_agents.training.nnue)."""
+"""The learned evaluation inside alpha-beta (damas_agents.search.nnue,
+damas_agents.models.evalnet) and its self-play trainer (damas_agents.training.nnue)."""
 
 from __future__ import annotations
 
@@ -14,28 +14,22 @@ import torch
 from helpers import ONE_PER_BOARD_SIZE, tiny_config
 
 from damas_agents.arena import play_match
-from damas_agents.players.alphabeta import TEMPO, Searcher, piece_square_table
+from damas_agents.models.checkpoint import read_checkpoint, save_checkpoint
+from damas_agents.models.config import apply_overrides
+from damas_agents.models.evalnet import EvalNet, features
 from damas_agents.players.classic import AlphaBetaAgent
-from damas_agents.players.nnue import (
+from damas_agents.players.load import PRETRAINED, load_agent, network_agent, pretrained_path
+from damas_agents.players.make import make_agent
+from damas_agents.search.alphabeta import TEMPO, Searcher, piece_square_table
+from damas_agents.search.nnue import (
     NetWeights,
     full_accumulator,
     move_accumulator,
     net_value,
     pst_weights,
 )
-from damas_agents.players.specs import make_agent
-from damas_agents.training.checkpoint import (
-    PRETRAINED,
-    load_agent,
-    network_agent,
-    pretrained_path,
-    read_checkpoint,
-    restore_trainer,
-    save_checkpoint,
-)
-from damas_agents.training.config import apply_overrides
-from damas_agents.training.evalnet import EvalNet, features
 from damas_agents.training.nnue import NNUETrainer
+from damas_agents.training.resume import restore_trainer
 from damas_agents.training.train import run_training
 from damas_env import Position, get_ruleset
 from damas_env import kernels as K

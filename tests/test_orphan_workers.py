@@ -33,7 +33,7 @@ pytestmark = pytest.mark.skipif(
 TRAINER = textwrap.dedent(
     """
     import sys, threading
-    from damas_agents.training.config import config_from_dict
+    from damas_agents.models.config import config_from_dict
     from damas_agents.training.nnue import NNUETrainer
 
     config = config_from_dict({
@@ -142,7 +142,7 @@ def clean_up(process: subprocess.Popen, workers: list[int]) -> None:
 #: it prints the workers' process ids once they have played.
 RAY_LEARNER = textwrap.dedent(
     """
-    from damas_agents.training.config import config_from_dict
+    from damas_agents.models.config import config_from_dict
     from damas_agents.training.distributed import RaySelfPlay
     from damas_agents.training.trainer import make_trainer
 

@@ -2,10 +2,11 @@
 outside the checkout.
 
 The wheel must carry what an editable install reads from the checkout: the rules presets
-(``damas_env/presets``, which ``configs/rules`` links to) and the training configs
-(``agents/training/configs``, which ``configs`` links to). The agents install under their own
-import name, ``damas_agents`` (the checkout's ``agents/`` folder), so no top-level ``agents``
-package collides with another distribution's (the OpenAI Agents SDK installs one).
+(``damas_env/presets``) and the training configs (the top-level ``configs/``, installed as
+``damas_agents/configs``). The agents install under their own import name, ``damas_agents``
+(the checkout's ``agents/damas_agents/`` folder), so no top-level ``agents`` package collides
+with another distribution's (the OpenAI Agents SDK installs one). The checkout holds no
+symlink, and every package folder is in the wheel.
 
 The fresh venv reuses this environment's installed dependencies (numpy, numba, torch...)
 through a ``.pth`` file that lists their folders, so nothing is downloaded. A ``.pth`` line
@@ -128,7 +129,7 @@ def _venv_with_wheel(tmp: Path, wheel: Path) -> Path:
 @pytest.fixture(scope="module")
 def install(tmp_path_factory: pytest.TempPathFactory) -> Install:
     if sys.platform == "win32":
-        pytest.skip("the venv layout (bin/) and the configs symlinks are POSIX")
+        pytest.skip("the venv layout (bin/) is POSIX")
     tmp = tmp_path_factory.mktemp("packaging")
     wheel, log = _build_wheel(tmp)
     venv = _venv_with_wheel(tmp, wheel)
@@ -139,8 +140,35 @@ def install(tmp_path_factory: pytest.TempPathFactory) -> Install:
 def test_the_wheel_carries_the_presets_and_the_configs(install: Install) -> None:
     names = set(zipfile.ZipFile(install.wheel).namelist())
     assert {f"damas_env/presets/{seed}.yaml" for seed in SEEDS} <= names
-    assert {f"damas_agents/training/configs/{name}.yaml" for name in CONFIGS} <= names
-    assert "damas_env/py.typed" in names
+    assert {f"damas_agents/configs/{name}.yaml" for name in CONFIGS} <= names
+    assert {"damas_env/py.typed", "damas_agents/py.typed"} <= names
+
+
+def test_the_wheel_carries_every_package_folder(install: Install) -> None:
+    """Every folder of the sources with an ``__init__.py`` is a package of the wheel (the
+    package list in ``pyproject.toml`` is written out, so a new subpackage must be added)."""
+    names = set(zipfile.ZipFile(install.wheel).namelist())
+    folders = {
+        "damas_env": ROOT / "damas_env",
+        "damas_agents": ROOT / "agents" / "damas_agents",
+        "damas_agents/configs": ROOT / "configs",
+    }
+    for top, folder in folders.items():
+        for init in folder.rglob("__init__.py"):
+            if "__pycache__" not in init.parts:
+                assert f"{top}/{init.relative_to(folder).as_posix()}" in names
+
+
+def test_the_checkout_holds_no_symlink() -> None:
+    listed = subprocess.run(
+        ["git", "ls-files", "-s"], cwd=ROOT, capture_output=True, text=True, timeout=3600
+    )
+    if listed.returncode != 0:
+        pytest.skip("not a git checkout")
+    links = [
+        line.split("\t")[1] for line in listed.stdout.splitlines() if line.startswith("120000")
+    ]
+    assert links == []
 
 
 def test_the_wheel_installs_no_top_level_agents_package(install: Install) -> None:
@@ -182,7 +210,7 @@ def test_the_seed_presets_work_from_the_wheel(install: Install) -> None:
 
 def test_a_bundled_config_loads_by_name_from_the_wheel(install: Install) -> None:
     code = (
-        "from damas_agents.training.config import config_names, load_config\n"
+        "from damas_agents.models.config import config_names, load_config\n"
         "print(config_names(), load_config('quickstart').name)"
     )
     assert install.python(code).strip() == f"{CONFIGS} quickstart"
@@ -211,8 +239,7 @@ def test_a_bundled_config_trains_from_the_wheel(install: Install) -> None:
 
 
 def test_the_pretrained_agent_ships_in_the_wheel(install: Install) -> None:
-    if not (ROOT / "agents" / "pretrained" / "english.pt").is_file():
-        pytest.skip("agents/pretrained/english.pt is not in the checkout yet")
-    code = "from damas_agents.training.checkpoint import pretrained_path as p; print(p('english'))"
+    assert (ROOT / "agents" / "damas_agents" / "pretrained" / "english.pt").is_file()
+    code = "from damas_agents.players.load import pretrained_path as p; print(p('english'))"
     path = Path(install.python(code).strip())
     assert path.is_file() and path.is_relative_to(install.venv)

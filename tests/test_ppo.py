@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import torch
 
-from damas_agents.training.config import (
+from damas_agents.models.config import (
     Config,
     EnvConfig,
     NetworkConfig,

@@ -43,7 +43,7 @@ def _argv(command: str) -> list[str]:
 def test_readme_damas_commands_parse(command: str) -> None:
     from damas_agents.arena.cli import build_parser as arena_parser
     from damas_agents.arena.play import build_parser as play_parser
-    from damas_agents.training.config import apply_overrides, load_config
+    from damas_agents.models.config import apply_overrides, load_config
     from damas_agents.training.train import _parser as train_parser
     from damas_env.cli import _parser as damas_parser
 

@@ -27,8 +27,8 @@ from pathlib import Path
 import pytest
 from helpers import crafted_checkpoint, tiny_training
 
-from damas_agents.training.checkpoint import CheckpointError, read_checkpoint, save_checkpoint
-from damas_agents.training.config import config_from_dict, config_to_yaml
+from damas_agents.models.checkpoint import CheckpointError, read_checkpoint, save_checkpoint
+from damas_agents.models.config import config_from_dict, config_to_yaml
 from damas_agents.training.train import run_training
 from damas_agents.training.trainer import make_trainer
 

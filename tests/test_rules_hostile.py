@@ -63,8 +63,8 @@ def secret(tmp_path: Path) -> Path:
     "name",
     [
         "/etc/passwd",
-        "../configs/rules/seed002_website_checkers.yaml",
-        "configs/rules/seed002_website_checkers.yaml",
+        "../damas_env/presets/seed002_website_checkers.yaml",
+        "damas_env/presets/seed002_website_checkers.yaml",
         "seed002_website_checkers.yaml",
         "../../etc/passwd",
         "..",

@@ -16,7 +16,7 @@ import sys
 import numpy as np
 import pytest
 
-from damas_agents.players.alphabeta import (
+from damas_agents.search.alphabeta import (
     FIRST_NODES,
     MATE_BOUND,
     S_NODES,

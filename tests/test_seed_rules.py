@@ -30,7 +30,7 @@ from damas_env import Colour, IllegalMoveError, NotationError, Position, Ruleset
 from damas_env.game import Game, Outcome, Reason
 from damas_env.notation import format_move
 
-RULES_DIR = Path(__file__).resolve().parent.parent / "configs" / "rules"
+RULES_DIR = Path(__file__).resolve().parent.parent / "damas_env" / "presets"
 
 INTERNATIONAL = get_ruleset("international")  # FMJD: a king stops on any free square beyond
 SEED000 = INTERNATIONAL.replace(name="seed000_international", king_landing="immediate")
@@ -1262,7 +1262,7 @@ def test_004_material_adjudication_at_the_ply_limit(fen: str, winner: Colour | N
 
 
 # =============================================================================================
-# Presets in configs/rules equal the rulesets built above
+# Presets in damas_env/presets equal the rulesets built above
 # =============================================================================================
 
 
@@ -1281,7 +1281,7 @@ def _switches(rules: Ruleset, *skip: str) -> dict[str, object]:
 def test_preset_matches_the_seed_reading(preset: str, built: Ruleset) -> None:
     """The YAML preset of each seed has exactly the switches these tests were written for."""
     if not (RULES_DIR / f"{preset}.yaml").exists():
-        pytest.skip(f"configs/rules/{preset}.yaml not written yet")
+        pytest.skip(f"damas_env/presets/{preset}.yaml not written yet")
     assert _switches(get_ruleset(preset)) == _switches(built)
 
 

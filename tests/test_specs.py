@@ -13,7 +13,8 @@ import pytest
 
 from damas_agents.extras import MissingExtraError
 from damas_agents.players.base import Agent, play_hop
-from damas_agents.players.specs import KINDS, make_agent, parse_spec
+from damas_agents.players.make import make_agent
+from damas_agents.specs import KINDS, parse_spec
 from damas_env import draughts_v0
 
 
@@ -126,7 +127,7 @@ def test_hub_needs_an_existing_engine() -> None:
 
 
 def test_checkpoint_spec_reaches_load_agent(monkeypatch: pytest.MonkeyPatch) -> None:
-    import damas_agents.training.checkpoint
+    import damas_agents.players.load
 
     loaded: list[tuple] = []
 
@@ -134,7 +135,7 @@ def test_checkpoint_spec_reaches_load_agent(monkeypatch: pytest.MonkeyPatch) -> 
         loaded.append((path, seed, sims))
         return "the agent"
 
-    monkeypatch.setattr(damas_agents.training.checkpoint, "load_agent", load_agent)
+    monkeypatch.setattr(damas_agents.players.load, "load_agent", load_agent)
     assert make_agent("checkpoint:runs/x.pt", seed=3) == "the agent"
     assert make_agent("checkpoint:runs/y.pt,sims=8") == "the agent"
     assert loaded == [("runs/x.pt", 3, 0), ("runs/y.pt", None, 8)]

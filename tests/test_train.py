@@ -14,17 +14,13 @@ import torch
 
 from damas_agents.arena import play_match
 from damas_agents.files import write_atomically
+from damas_agents.models.checkpoint import CheckpointError, read_checkpoint, save_checkpoint
+from damas_agents.models.config import Config, apply_overrides, config_from_dict, load_config
 from damas_agents.players.learned import NetworkAgent
-from damas_agents.players.specs import make_agent
+from damas_agents.players.load import load_agent
+from damas_agents.players.make import make_agent
 from damas_agents.training.alphazero import AlphaZeroTrainer, ReplayBuffer
-from damas_agents.training.checkpoint import (
-    CheckpointError,
-    load_agent,
-    read_checkpoint,
-    restore_trainer,
-    save_checkpoint,
-)
-from damas_agents.training.config import Config, apply_overrides, config_from_dict, load_config
+from damas_agents.training.resume import restore_trainer
 from damas_agents.training.train import main as train_main
 from damas_agents.training.train import run_training, summary_line
 from damas_env import Colour

@@ -20,10 +20,10 @@ from numba.core import event
 
 from damas_agents.command import main as damas_main
 from damas_agents.extras import MissingExtraError
-from damas_agents.players.specs import make_agent
+from damas_agents.models.config import config_from_dict, load_config
+from damas_agents.players.make import make_agent
 from damas_agents.training import train
 from damas_agents.training.alphazero import AlphaZeroTrainer
-from damas_agents.training.config import config_from_dict, load_config
 from damas_env import kernels as K
 from damas_env.draughts_v0 import raw_env
 from damas_env.rules import get_ruleset

@@ -1,0 +1,126 @@
+"""The learned evaluation in PyTorch: :class:`EvalNet`, trained by :mod:`damas_agents.training.nnue`
+and exported to the compiled search (:mod:`damas_agents.search.nnue`, where the layout is
+described) as :class:`~damas_agents.search.nnue.NetWeights`.
+
+    net = EvalNet.for_rules(rules, hidden=64, hidden2=16)   # starts as the classical table
+    scores = net.scores(boards, sides)    # centi-men for the side to move, like the search
+    weights = net.weights()               # float32 numpy arrays for the search's tables
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from torch import nn
+
+from damas_agents.search.alphabeta import TEMPO, piece_square_table
+from damas_agents.search.nnue import FEATURE_KINDS, SCORE_SCALE, NetWeights, pst_weights
+from damas_env.rules import Ruleset
+
+__all__ = ["EvalNet", "features"]
+
+_KIND_OF_CODE = np.array([3, 2, -1, 0, 1], dtype=np.int64)  # code + 2 -> kind (own man: 0...)
+
+
+def features(boards: np.ndarray, sides: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Returns the active features of each board from the side to move's view and from the
+    other side's, as int64 [N, S] indices into W1's rows (F = 4*S: an empty square).
+
+    Args:
+        boards: int8 [N, S] piece codes (White's view, as the engine stores them).
+        sides: int [N] the side to move (0: White).
+    """
+    boards = np.asarray(boards, dtype=np.int64)
+    n, squares = boards.shape
+    empty = FEATURE_KINDS * squares
+    square = np.arange(squares, dtype=np.int64)
+    views = []
+    for view_is_other in (False, True):
+        view = np.asarray(sides, dtype=np.int64) ^ int(view_is_other)  # [N]
+        black = view[:, None] == 1
+        codes = np.where(black, -boards[:, ::-1], boards)  # the board turned for Black
+        kind = _KIND_OF_CODE[codes + 2]
+        index = kind * squares + square[None, :]
+        views.append(np.where(codes == 0, empty, index))
+    return views[0], views[1]
+
+
+class EvalNet(nn.Module):
+    """The evaluation network (shapes in :mod:`damas_agents.search.nnue`).
+
+    Args:
+        squares: playable squares of the board (S).
+        hidden: H, the accumulator's width (without its piece-square column).
+        hidden2: L2, the second layer's width.
+        start: weights to start from (float32 numpy, as :meth:`weights` returns).
+    """
+
+    def __init__(
+        self, squares: int, hidden: int, hidden2: int, start: NetWeights | None = None
+    ) -> None:
+        super().__init__()
+        self.squares, self.hidden, self.hidden2 = squares, hidden, hidden2
+        f = FEATURE_KINDS * squares
+        self.w1 = nn.Parameter(torch.zeros(f, hidden + 1))
+        self.b1 = nn.Parameter(torch.zeros(hidden + 1))
+        self.w2 = nn.Parameter(torch.zeros(hidden2, 2 * hidden))
+        self.b2 = nn.Parameter(torch.zeros(hidden2))
+        self.w3 = nn.Parameter(torch.zeros(hidden2))
+        self.b3 = nn.Parameter(torch.zeros(1))
+        if start is not None:
+            self.load_weights(start)
+
+    @classmethod
+    def for_rules(
+        cls, rules: Ruleset, hidden: int, hidden2: int, seed: int = 0, zero: bool = False
+    ) -> EvalNet:
+        """Returns a fresh network: one that evaluates as the classical piece-square table of
+        `rules`, or with `zero` one that scores every position 0 (its hidden layers random)."""
+        table = piece_square_table(rules) * (0 if zero else 1)
+        start = pst_weights(table, 0 if zero else TEMPO, hidden, hidden2, seed)
+        return cls(rules.squares, hidden, hidden2, start)
+
+    def load_weights(self, weights: NetWeights) -> None:
+        """Copies numpy weights (:meth:`weights`' layout) into the parameters."""
+        with torch.no_grad():
+            for name, array in weights._asdict().items():
+                param = getattr(self, name)
+                if tuple(array.shape) != tuple(param.shape):
+                    raise ValueError(f"{name} has shape {array.shape}, expected {param.shape}")
+                param.copy_(torch.as_tensor(array, dtype=param.dtype))
+
+    def weights(self) -> NetWeights:
+        """Returns the weights as float32 numpy arrays for the compiled search."""
+        arrays = {
+            name: getattr(self, name).detach().cpu().numpy().astype(np.float32).copy()
+            for name in NetWeights._fields
+        }
+        return NetWeights(**arrays)
+
+    def _accumulate(self, index: torch.Tensor) -> torch.Tensor:
+        """Returns the accumulators [N, H + 1] of feature indices [N, S] (F: none).
+
+        A one-hot matrix times W1: its backward pass is a matrix product too, several times
+        faster on a CPU than gathering W1's rows and scattering their gradients back.
+        """
+        features = self.w1.shape[0]
+        hot = self.w1.new_zeros(index.shape[0], features + 1)
+        hot.scatter_(1, index, 1.0)
+        return hot[:, :features] @ self.w1 + self.b1
+
+    def forward(self, own: torch.Tensor, other: torch.Tensor) -> torch.Tensor:
+        """Returns the value in men for the side to move, from the feature indices of both
+        views ([N, S] int64, as :func:`features` gives them)."""
+        a, b = self._accumulate(own), self._accumulate(other)
+        h = self.hidden
+        x = torch.cat([a[:, :h].clamp(0, 1), b[:, :h].clamp(0, 1)], dim=1)
+        y = (x @ self.w2.T + self.b2).clamp(0, 1)
+        return y @ self.w3 + self.b3 + (a[:, h] - b[:, h]) * 0.5
+
+    def scores(self, boards: np.ndarray, sides: np.ndarray) -> np.ndarray:
+        """Returns the values of boards in centi-men for the side to move (float64, unrounded)."""
+        own, other = features(boards, sides)
+        with torch.no_grad():
+            device = self.w1.device
+            value = self(torch.as_tensor(own, device=device), torch.as_tensor(other, device=device))
+        return value.double().cpu().numpy() * SCORE_SCALE
