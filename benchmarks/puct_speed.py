@@ -18,7 +18,7 @@ timer, so each row prints sims/s, the share of the search spent inside ``evaluat
 tree's own time per simulation (search time less evaluator time, over the simulations).
 
 Measured on the 2-core development machine (shared; one torch thread), before and after the
-tree moved into compiled code (agents/players/tree.py)::
+tree moved into compiled code (agents/damas_agents/players/tree.py)::
 
     evaluator         sims   sims/s before -> after   in eval      tree us/sim
     uniform             32      9,775 -> 125,365     5% -> 42%     97.6 -> 4.6
