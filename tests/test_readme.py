@@ -98,8 +98,8 @@ def test_readme_layout_matches_the_tree() -> None:
     layout = README.split("\n## Layout\n", 1)[1].split("\n## ", 1)[0]
     top = "damas_env|agents|tests|benchmarks|examples|notebooks|configs"
     named = set(re.findall(rf"`((?:{top})/[\w/.]*)`", layout))
-    modules = r"(?:command|specs|extras|files|workers)\.py"
-    layers = rf"{modules}|(?:training|arena|players|models|search)/\w+\.py"
+    singles = r"(?:command|specs|extras|files|workers)\.py"
+    layers = rf"{singles}|(?:training|arena|players|models|search)/\w+\.py"
     named |= {f"agents/damas_agents/{path}" for path in re.findall(rf"`({layers})`", layout)}
     for path in named:
         assert (ROOT / path).exists(), f"README's Layout names {path}, which does not exist"
