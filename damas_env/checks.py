@@ -1,5 +1,5 @@
-"""Argument checks for the public API, input quoted safely in error messages, and small
-files read safely.
+"""Argument checks for the public API, input quoted safely in error messages, small files
+read safely, and frozen dataclasses built from plain values.
 
 One home for refusing a wrong type or value the same way everywhere: the envs, the batch
 env, notation, rulesets and the agents' configs and checkpoints all name a bad argument
@@ -10,15 +10,18 @@ width and length.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import errno
+import math
 import os
 import re
 import reprlib
 import stat
-from collections.abc import Iterable
+import typing
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 import yaml
@@ -30,8 +33,12 @@ __all__ = [
     "checked_options",
     "checked_seed",
     "closest",
+    "dataclass_from_dict",
     "did_you_mean",
     "DuplicateKeyError",
+    "plain_fields",
+    "type_name",
+    "unknown_key_error",
     "load_yaml",
     "read_regular_file",
     "shown",
@@ -39,6 +46,8 @@ __all__ = [
 ]
 
 INT64_MAX = int(np.iinfo(np.int64).max)
+
+T = TypeVar("T")
 
 # reprlib bounds the depth and width shown: YAML aliases can make a value exponentially big.
 _REPR = reprlib.Repr()
@@ -205,3 +214,149 @@ def closest(word: str, choices: Iterable[str], cutoff: float = 0.6) -> str | Non
     only the word's first 100 characters are compared (a megabyte name stays fast)."""
     close = difflib.get_close_matches(word[:100], sorted(choices), n=1, cutoff=cutoff)
     return close[0] if close else None
+
+
+# --- Frozen dataclasses from plain values ----------------------------------------------------
+# The one builder of a typed dataclass from a mapping as YAML or JSON give it (lists, ints,
+# strings): the training config's sections strictly, a ruleset's switches leniently (the
+# Ruleset checks its own values, also when it is built in Python).
+
+
+def type_name(hint: Any) -> str:
+    """Returns how an error message names a field's type: ``int``, ``one of 'a', 'b'``,
+    ``a list of str`` or ``a mapping``."""
+    origin = typing.get_origin(hint)
+    if origin is Literal:
+        return "one of " + ", ".join(repr(v) for v in typing.get_args(hint))
+    if origin is tuple:
+        return "a list of " + type_name(typing.get_args(hint)[0])
+    if origin is dict:
+        return "a mapping"
+    return getattr(hint, "__name__", str(hint))
+
+
+def dataclass_from_dict(
+    cls: type[T],
+    data: Any,
+    path: str = "",
+    *,
+    name: str = "the mapping",
+    error: Callable[[str], Exception] = ValueError,
+    check: Callable[[int | float, str], None] | None = None,
+) -> T:
+    """Returns a dataclass built from a mapping, every value checked against its field's type.
+
+    A missing key takes the field's default and None stands for an empty mapping. Lists
+    become tuples, ints become floats where the field wants them, and a field that is a
+    dataclass is built the same way from a nested mapping.
+
+    Args:
+        cls: the dataclass.
+        data: the mapping of field names to plain values.
+        path: the key path of `data`, which messages start with (``"train"``); "" at the top.
+        name: what messages call `data` at the top (``"the config"``).
+        error: the exception class raised.
+        check: called with each number and its key path (``"train.lr"``) once its type is
+            right, to refuse a value out of range by raising.
+
+    Raises:
+        Exception: an `error` naming the key path: "train must be a mapping...",
+            "unknown key 'train.lrr' (did you mean 'lr'?)...", "train.lr must be float,
+            not 'fast'", "... must be a finite number...", or what `check` raises.
+    """
+    where = path or name
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise error(f"{where} must be a mapping of keys to values, not {shown(data)}")
+    hints = _field_hints(cls)
+    known = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
+    values = {}
+    for key, value in data.items():
+        key_path = f"{path}.{key}" if path else str(key)
+        if key not in hints:
+            raise unknown_key_error(str(key), known, key_path, error)
+        values[key] = _checked_value(value, hints[key], key_path, error, check)
+    return cls(**values)
+
+
+def unknown_key_error(
+    key: str, known: list[str], path: str, error: Callable[[str], Exception] = ValueError
+) -> Exception:
+    """Returns the error for an unknown key at a key path: it suggests the closest known key
+    and lists them all."""
+    hint = did_you_mean(key, known)
+    return error(f"unknown key {shown(path)}{hint}; known keys here: {', '.join(known)}")
+
+
+def _checked_value(
+    value: Any,
+    hint: Any,
+    path: str,
+    error: Callable[[str], Exception],
+    check: Callable[[int | float, str], None] | None,
+) -> Any:
+    """Returns `value` checked (and, for floats and lists, converted) against a field's type."""
+    origin = typing.get_origin(hint)
+    if dataclasses.is_dataclass(hint):
+        section: type = hint  # type: ignore[assignment]
+        return dataclass_from_dict(section, value, path, error=error, check=check)
+    if origin is Literal:
+        ok = isinstance(value, str) and value in typing.get_args(hint)
+    elif origin is tuple:
+        if not isinstance(value, list | tuple):
+            raise error(f"{path} must be {type_name(hint)}, not {shown(value)}")
+        item = typing.get_args(hint)[0]
+        return tuple(
+            _checked_value(v, item, f"{path}[{i}]", error, check) for i, v in enumerate(value)
+        )
+    elif origin is dict:
+        ok = isinstance(value, dict) and all(isinstance(k, str) for k in value)
+        value = dict(value) if ok else value
+    elif hint is float:
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
+        value = _as_float(value, path, error) if ok else value
+    elif hint is int:
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    else:
+        ok = isinstance(value, hint)
+    if not ok:
+        raise error(f"{path} must be {type_name(hint)}, not {shown(value)}")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise error(f"{path} must be a finite number, not {shown(value)}")
+    if check is not None and isinstance(value, int | float):
+        check(value, path)
+    return value
+
+
+def _as_float(value: int | float, path: str, error: Callable[[str], Exception]) -> float:
+    try:
+        return float(value)
+    except OverflowError:  # an int too large for a float
+        raise error(f"{path} must be a finite number, not {shown(value)}") from None
+
+
+def plain_fields(cls: type, data: dict[str, Any]) -> dict[str, Any]:
+    """Returns a mapping's values in the form the dataclass's fields hold them, for a class
+    that checks its own values: the lists of tuple fields become tuples, and everything else
+    (an unknown key, a value of the wrong type) is left for the class to refuse."""
+    hints = _field_hints(cls)
+    return {
+        k: tuple(v) if isinstance(v, list) and _is_tuple(hints.get(k)) else v
+        for k, v in data.items()
+    }
+
+
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
+def _field_hints(cls: type) -> dict[str, Any]:
+    """Returns the type hints of a dataclass's fields, their string annotations resolved
+    (once per class)."""
+    if cls not in _HINTS:
+        _HINTS[cls] = typing.get_type_hints(cls)
+    return _HINTS[cls]
+
+
+def _is_tuple(hint: Any) -> bool:
+    return hint is tuple or typing.get_origin(hint) is tuple

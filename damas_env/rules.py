@@ -39,6 +39,7 @@ from .checks import (
     closest,
     did_you_mean,
     load_yaml,
+    plain_fields,
     read_regular_file,
     shown,
     yaml_error_place,
@@ -769,16 +770,10 @@ def load_ruleset_file(path: str | os.PathLike) -> Ruleset:
         raise RulesetError(f"{path}: {e}") from None
 
 
-#: The switches whose values are tuples (YAML and JSON give lists).
-TUPLE_SWITCHES = ("colour_names", "capture_tiebreaks")
-
-
 def tuples_for_lists(switches: dict[str, Any]) -> dict[str, Any]:
-    """Returns switches read from YAML or JSON with the lists of tuple switches as tuples."""
-    return {
-        k: tuple(v) if k in TUPLE_SWITCHES and isinstance(v, list) else v
-        for k, v in switches.items()
-    }
+    """Returns switches read from YAML or JSON with the lists of tuple switches as tuples;
+    the Ruleset checks the switches themselves."""
+    return plain_fields(Ruleset, switches)
 
 
 def _read_mapping(path: Path, max_bytes: int = MAX_RULES_FILE_BYTES) -> dict[str, Any]:

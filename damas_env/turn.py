@@ -296,6 +296,11 @@ def result_value(result, side):
     return white if side == K.WHITE else -white
 
 
+#: Piece values of :func:`game_value`: a man 1 and a king 2, whatever the ruleset's kings do
+#: (in the engine's hundredths of a man, so the sign is that of men + 2 * kings).
+_GAME_VALUE_PIECES = K.piece_values(False, king=2 * K.MAN_VALUE)
+
+
 @kernel()
 def game_value(s, g, t, side):
     """Returns game g's value for `side`: its result if it ended, else the sign of the
@@ -303,9 +308,7 @@ def game_value(s, g, t, side):
     result = s.st[g, T_RESULT]
     if result != K.ONGOING:
         return result_value(result, side)
-    balance = 0
-    for i in range(s.board.shape[1]):
-        balance += s.board[g, i]
+    balance = K.material(s.board[g], _GAME_VALUE_PIECES)
     if t.rules[K.R_GIVEAWAY] == 1:
         balance = -balance
     if side == K.BLACK:

@@ -198,6 +198,17 @@ def test_game_value_is_the_result_or_the_material_sign() -> None:
     assert game_value(s, 0, t, WHITE) == -1.0
 
 
+@pytest.mark.parametrize("variant", ["english", "international"])
+def test_game_value_counts_a_king_as_two_men_whatever_kings_do(variant: str) -> None:
+    """Neither a short king's 1.5 men nor a flying king's 2.5 men: a rollout's score weighs
+    a king as two men on every board."""
+    turn = Turn(get_ruleset(variant))
+    s, t = turn.states, turn.tables
+    for fen, value in [("W:WK27:B1,2", 0.0), ("W:WK27,K28:B1,2,3", 1.0), ("W:WK27:B1,2,3", -1.0)]:
+        turn.reset(Position.from_fen(fen, variant).board, Colour.WHITE)
+        assert game_value(s, 0, t, WHITE) == value, fen
+
+
 def test_grown_scratch_is_four_times_longer() -> None:
     assert grown(new_move_buffer(5)).shape == (20, MOVE_WIDTH)
     assert grown(np.zeros((2, 5, MOVE_WIDTH), np.int16)).shape == (2, 20, MOVE_WIDTH)

@@ -94,7 +94,8 @@ class Kind:
     """One agent kind: where its class lives, the options it takes and their types."""
 
     target: str
-    """``module:Class`` (or ``module:function``) that builds the agent."""
+    """``module:Class`` (or ``module:function``) that builds the agent, imported only when
+    one is made (:func:`damas_agents.extras.import_target`)."""
 
     options: dict[str, Option] = field(default_factory=dict)
     """Accepted options, their types (ints, floats) and bounds; others are an error."""

@@ -41,7 +41,6 @@ FIFO or a device), and a YAML error gives its line and column, never the text th
 from __future__ import annotations
 
 import dataclasses
-import math
 import os
 import re
 import typing
@@ -55,10 +54,12 @@ import damas_agents.configs as _configs
 from damas_agents.specs import parse_spec
 from damas_env.checks import (
     DuplicateKeyError,
+    dataclass_from_dict,
     did_you_mean,
     load_yaml,
     read_regular_file,
     shown,
+    unknown_key_error,
     yaml_error_place,
 )
 from damas_env.rules import Ruleset, RulesetError, get_ruleset, tuples_for_lists
@@ -490,9 +491,7 @@ _NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,99}")
 
 
 def _check_range(value: int | float, path: str) -> None:
-    """Raises a ConfigError if a number is not finite or outside its field's range."""
-    if isinstance(value, float) and not math.isfinite(value):
-        raise ConfigError(f"{path} must be a finite number, not {shown(value)}")
+    """Raises a ConfigError if a number is outside its field's range."""
     if path in _POSITIVE and value <= 0:
         raise ConfigError(f"{path} must be > 0, not {shown(value)}")
     if path in _FRACTIONS and not 0 <= value <= 1:
@@ -509,73 +508,8 @@ def _check_range(value: int | float, path: str) -> None:
 # --- From plain values ----------------------------------------------------------------------
 
 
-def _type_name(hint: Any) -> str:
-    if typing.get_origin(hint) is Literal:
-        return "one of " + ", ".join(repr(v) for v in typing.get_args(hint))
-    if typing.get_origin(hint) is tuple:
-        return "a list of " + _type_name(typing.get_args(hint)[0])
-    if typing.get_origin(hint) is dict:
-        return "a mapping"
-    return getattr(hint, "__name__", str(hint))
-
-
-def _as_float(value: int | float, path: str) -> float:
-    try:
-        return float(value)
-    except OverflowError:
-        raise ConfigError(f"{path} must be a finite number, not {shown(value)}") from None
-
-
-def _convert(value: Any, hint: Any, path: str) -> Any:
-    """Returns `value` checked (and, for floats and lists, converted) against a field's type."""
-    origin = typing.get_origin(hint)
-    if dataclasses.is_dataclass(hint):
-        return _build(hint, value, path)  # type: ignore[arg-type]
-    if origin is Literal:
-        ok = isinstance(value, str) and value in typing.get_args(hint)
-    elif origin is tuple:
-        if not isinstance(value, list | tuple):
-            raise ConfigError(f"{path} must be {_type_name(hint)}, not {shown(value)}")
-        item = typing.get_args(hint)[0]
-        return tuple(_convert(v, item, f"{path}[{i}]") for i, v in enumerate(value))
-    elif origin is dict:
-        ok = isinstance(value, dict) and all(isinstance(k, str) for k in value)
-        value = dict(value) if ok else value
-    elif hint is float:
-        ok = isinstance(value, int | float) and not isinstance(value, bool)
-        value = _as_float(value, path) if ok else value
-    elif hint is int:
-        ok = isinstance(value, int) and not isinstance(value, bool)
-    else:
-        ok = isinstance(value, hint)
-    if not ok:
-        raise ConfigError(f"{path} must be {_type_name(hint)}, not {shown(value)}")
-    if isinstance(value, int | float):
-        _check_range(value, path)
-    return value
-
-
-def _unknown_key(key: str, known: list[str], path: str) -> ConfigError:
-    hint = did_you_mean(key, known)
-    return ConfigError(f"unknown key {shown(path)}{hint}; known keys here: {', '.join(known)}")
-
-
-def _build(cls: type, data: Any, prefix: str) -> Any:
-    """Returns a `cls` section built from a mapping, every value checked."""
-    where = prefix or "the config"
-    if data is None:
-        data = {}
-    if not isinstance(data, dict):
-        raise ConfigError(f"{where} must be a mapping of keys to values, not {shown(data)}")
-    hints = typing.get_type_hints(cls)
-    known = [f.name for f in dataclasses.fields(cls)]
-    values = {}
-    for key, value in data.items():
-        path = f"{prefix}.{key}" if prefix else str(key)
-        if key not in hints:
-            raise _unknown_key(str(key), known, path)
-        values[key] = _convert(value, hints[key], path)
-    return cls(**values)
+def _unknown_key(key: str, known: list[str], path: str) -> Exception:
+    return unknown_key_error(key, known, path, ConfigError)
 
 
 _RULE_SWITCHES = [f.name for f in dataclasses.fields(Ruleset)]
@@ -636,7 +570,9 @@ def config_from_dict(data: Any) -> Config:
             "the config is empty: it must be a mapping of keys to values "
             "(see configs/quickstart.yaml)"
         )
-    config = _build(Config, data, "")
+    config = dataclass_from_dict(
+        Config, data, name="the config", error=ConfigError, check=_check_range
+    )
     _check_name(config.name)
     _check_rules(config.env)
     _check_opponents(config.eval)

@@ -6,13 +6,12 @@
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from typing import Any
 
-from damas_agents.extras import require
+from damas_agents.extras import import_target, require
 from damas_agents.players.base import Agent
-from damas_agents.specs import KINDS, Kind, parse_spec
+from damas_agents.specs import KINDS, parse_spec
 from damas_env.checks import shown
 from damas_env.rules import Ruleset, get_ruleset
 
@@ -40,7 +39,7 @@ def make_agent(spec: str, seed: int | None = None, rules: Ruleset | str | None =
     kind = KINDS[kind_name]
     for module in kind.needs:  # before the import: one line naming the extra, no traceback
         require(module, f"agent {shown(spec)}")
-    build = _target(kind_name, kind)
+    build: Callable[..., Any] = import_target(kind.target)
     kwargs: dict[str, Any] = dict(options)
     if kind.seeded:
         kwargs["seed"] = seed
@@ -59,11 +58,3 @@ def check_plays(agent: Agent, rules: Ruleset | str) -> None:
     check = getattr(agent, "check_rules", None)
     if callable(check):
         check(get_ruleset(rules))
-
-
-def _target(kind_name: str, kind: Kind) -> Callable[..., Any]:
-    """Returns the class or function that builds a kind, importing its module now."""
-    module_name, _, attr = kind.target.partition(":")
-    module = importlib.import_module(module_name)
-    build: Callable[..., Any] = getattr(module, attr)
-    return build

@@ -39,13 +39,13 @@ their own loss, and the mean of its terms.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 import torch
 
+from damas_agents.extras import import_target
 from damas_agents.models.config import Config, ConfigError
 from damas_agents.models.network import DraughtsNet, device_from
 
@@ -126,8 +126,7 @@ class Trainer(Protocol):
 
 def make_trainer(config: Config) -> Trainer:
     """Returns the trainer of ``config.algorithm``, built from the config."""
-    module_name, _, name = ALGORITHMS[config.algorithm].partition(":")
-    cls = getattr(importlib.import_module(module_name), name)
+    cls = import_target(ALGORITHMS[config.algorithm])
     trainer: Trainer = cls(config)
     return trainer
 
