@@ -147,7 +147,7 @@ class Tables(NamedTuple):
     keys: np.ndarray  # the Zobrist keys
     side_key: Any  # the Zobrist key of the side to move
     ray: np.ndarray  # the board's rays
-    rules: np.ndarray  # the ruleset as kernels.R_* integers
+    rules: np.ndarray  # the ruleset as integers (the compiled_rules.R_* slots)
 
 
 class Starts(NamedTuple):
