@@ -2,10 +2,11 @@
 
 The kernels never see a :class:`~damas_env.rules.Ruleset`. :func:`rules_array` writes each
 switch into its slot of an ``int64[R_LEN]`` array, and :func:`ray_table` cuts the rays of
-the lines the ruleset uses out of its board's geometry; these two arrays are the rules the
-kernels are given. A switch typed by a Literal is written as a code: its choice's position
-in the Literal (:data:`~damas_env.rules.SWITCH_CHOICES`), or for ``king_capture_weight`` the
-weight in hundredths of a man, so each choice is written once, in its Literal.
+the lines the ruleset uses out of its board's geometry. The kernels see a ruleset only
+through these two arrays (and the board's cells, for the observation planes). A switch
+typed by a Literal is written as a code: its choice's position in the Literal
+(:data:`~damas_env.rules.SWITCH_CHOICES`), or for ``king_capture_weight`` the weight in
+hundredths of a man, so each choice is written once, in its Literal.
 
 The kernels read the slots and codes below as compile-time constants (numba reads a
 module's int globals so): they are plain ints, and this module imports nothing that

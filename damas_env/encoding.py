@@ -86,7 +86,7 @@ __all__ = [
 
 
 class Plane(IntEnum):
-    """The observation planes, by index (the table above); the kernels write them by name."""
+    """The observation planes' indices (the table above); PLANE_NAMES are their names."""
 
     OWN_MEN = 0
     OWN_KINGS = 1

@@ -1,7 +1,7 @@
 """The rules contract: every switch of a Ruleset reaches the kernels, through the rules array
 or the ray table (damas_env.compiled_rules) or the board's geometry, or is declared
 Python-only; every choice of a Literal switch compiles to rules of its own, and the codes
-round-trip."""
+round-trip. The observation planes are named once (damas_env.encoding.Plane)."""
 
 from __future__ import annotations
 
@@ -15,8 +15,19 @@ from helpers import RULESETS
 
 from damas_env import compiled_rules as C
 from damas_env import kernels as K
+from damas_env.encoding import (
+    KING_RUN_PLANE_NAMES,
+    PLANE_NAMES,
+    Plane,
+    move_to_actions,
+    other_view,
+    planes_for,
+)
+from damas_env.engine import Colour
+from damas_env.game import Game
 from damas_env.geometry import geometry
 from damas_env.rules import CAPTURE_TIEBREAKS, SWITCH_CHOICES, Ruleset, RulesetError, get_ruleset
+from damas_env.turn import Turn
 
 BASES = [get_ruleset(name) for name in RULESETS]
 PYTHON_ONLY = dict(C.PYTHON_ONLY)
@@ -149,3 +160,33 @@ def test_the_slots_fit_the_array() -> None:
     taken = sorted(slots.values()) + [C.R_TIEBREAK + 1, C.R_TIEBREAK + 2]
     assert len(set(taken)) == len(taken) == C.R_LEN
     assert C.rules_array(Ruleset()).dtype == np.int64
+
+
+# --- The observation planes -----------------------------------------------------------------
+
+
+def test_the_planes_are_named_once() -> None:
+    assert tuple(p.name.lower() for p in Plane) == PLANE_NAMES + KING_RUN_PLANE_NAMES
+    assert planes_for(get_ruleset("frisian")) == len(Plane)
+
+
+def test_other_view_gives_the_other_players_planes() -> None:
+    # Frisian kings and men: every plane but the capture in progress is written (king runs)
+    game = Game("frisian", fen="W:WK47,36:BK4,15")
+    turn = Turn(game.rules)
+    turn.reset(game.board, game.turn)
+    n = game.rules.board_size
+    white, black = (np.zeros((len(Plane), n, n), np.float32) for _ in range(2))
+    runs = 0.0
+    for _ in range(6):
+        kings = [m for m in game.legal_moves() if abs(int(game.board[m.squares[0]])) == 2]
+        move = kings[0]
+        for action in move_to_actions(move, game.turn, game.rules):
+            turn.play(action)
+        game.push(move)
+        turn.write_planes(white, Colour.WHITE)
+        turn.write_planes(black, Colour.BLACK)
+        assert np.array_equal(other_view(white), black)
+        assert np.array_equal(other_view(black), white)
+        runs += white[Plane.OWN_KING_RUN].sum() + white[Plane.OPPONENT_KING_RUN].sum()
+    assert runs > 0
