@@ -54,7 +54,6 @@ __all__ = [
     "tuples_for_lists",
     "RULES_DIR",
     "SWITCH_CHOICES",
-    "CAPTURE_TIEBREAKS",
     "MAX_REPETITION_COUNT",
     "MAX_NO_PROGRESS_PLIES",
     "MAX_PLY_LIMIT",
