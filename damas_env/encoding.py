@@ -60,6 +60,7 @@ opponent pieces; the other agent (whose mask is all zeros) sees the same from it
 from __future__ import annotations
 
 from collections.abc import Sequence
+from enum import IntEnum
 from functools import cache
 
 import numpy as np
@@ -70,6 +71,7 @@ from .geometry import geometry
 from .rules import Ruleset
 
 __all__ = [
+    "Plane",
     "PLANES",
     "PLANE_NAMES",
     "KING_RUN_PLANE_NAMES",
@@ -82,19 +84,26 @@ __all__ = [
     "other_view",
 ]
 
-PLANE_NAMES = (
-    "own_men",
-    "own_kings",
-    "opponent_men",
-    "opponent_kings",
-    "moving_piece",
-    "taken_this_move",
-    "no_progress",
-    "repetition",
-)
-PLANES = len(PLANE_NAMES)
+
+class Plane(IntEnum):
+    """The observation planes' indices (the table above); PLANE_NAMES are their names."""
+
+    OWN_MEN = 0
+    OWN_KINGS = 1
+    OPPONENT_MEN = 2
+    OPPONENT_KINGS = 3
+    MOVING_PIECE = 4
+    TAKEN_THIS_MOVE = 5
+    NO_PROGRESS = 6
+    REPETITION = 7
+    OWN_KING_RUN = 8  # with a king move limit only
+    OPPONENT_KING_RUN = 9
+
+
+PLANES = int(Plane.OWN_KING_RUN)  # every ruleset's planes: those before the king-run planes
+PLANE_NAMES = tuple(p.name.lower() for p in Plane)[:PLANES]
 #: The planes of rulesets with a king move limit (planes 8 and 9, after PLANE_NAMES).
-KING_RUN_PLANE_NAMES = ("own_king_run", "opponent_king_run")
+KING_RUN_PLANE_NAMES = tuple(p.name.lower() for p in Plane)[PLANES:]
 
 
 def planes_for(rules: Ruleset) -> int:
@@ -186,8 +195,16 @@ def _cached_layout(size: int, layout: str, directions: int) -> ActionLayout:
     return ActionLayout(size, layout, directions)
 
 
+def _other_side(plane: Plane) -> Plane:
+    """Returns the plane that shows the same pieces from the other player's side."""
+    for mine, theirs in (("OWN_", "OPPONENT_"), ("OPPONENT_", "OWN_")):
+        if plane.name.startswith(mine):
+            return Plane[theirs + plane.name.removeprefix(mine)]
+    return plane
+
+
 #: Plane order of the other player's view: own and opponent planes trade places.
-_OTHER_SIDE_PLANES = [2, 3, 0, 1, 4, 5, 6, 7, 9, 8]
+_OTHER_SIDE_PLANES = [int(_other_side(p)) for p in Plane]
 
 
 def other_view(planes: np.ndarray) -> np.ndarray:

@@ -23,6 +23,7 @@ import numpy as np
 
 from . import kernels as K
 from .checks import checked_int, shown
+from .compiled_rules import ray_table, rules_array
 from .geometry import Geometry, geometry
 from .moves import (
     BOARD_SIZES,
@@ -47,7 +48,6 @@ __all__ = [
     "Position",
     "Engine",
     "IllegalMoveError",
-    "rules_array",
     "MAX_PERFT_DEPTH",
     "check_perft_depth",
     "checked_board_size",
@@ -55,86 +55,6 @@ __all__ = [
     "checked_move",
     "board_codes",
 ]
-
-
-def rules_array(rules: Ruleset) -> np.ndarray:
-    """Returns the int64 array of switches the kernels read (layout in kernels.R_*)."""
-    r = np.zeros(K.R_LEN, dtype=np.int64)
-    r[K.R_SIZE] = rules.board_size
-    r[K.R_SQUARES] = rules.squares
-    r[K.R_MEN_BACK] = rules.men_capture_backward
-    r[K.R_FLYING] = rules.flying_kings
-    r[K.R_MAJORITY] = rules.capture_precedence == "most_pieces"
-    promo = ("ends_move", "pass_through", "crown_and_continue")
-    r[K.R_PROMO] = promo.index(rules.promotion_in_capture)
-    r[K.R_TURKISH] = rules.turkish_strike
-    r[K.R_GIVEAWAY] = rules.giveaway
-    r[K.R_REPETITION] = rules.repetition_count
-    r[K.R_NO_PROGRESS] = rules.no_progress_plies
-    r[K.R_PROGRESS] = rules.progress == "capture_or_promotion"
-    r[K.R_PLY_LIMIT] = rules.ply_limit
-    r[K.R_LIMIT_MATERIAL] = rules.ply_limit_result == "material"
-    r[K.R_LANDING] = ("any", "immediate", "right_behind").index(rules.king_landing)
-    r[K.R_ENDGAME] = K.ENDGAME_FMJD if rules.fmjd_endgame else 0
-    if rules.frisian_endgame:
-        r[K.R_ENDGAME] = K.ENDGAME_FRISIAN
-    r[K.R_ROW] = rules.squares_per_row
-    slots = ray_slots(rules)
-    moves, captures = _LINES[rules.move_directions], _LINES[rules.capture_directions]
-    r[K.R_MOVE_LO], r[K.R_MOVE_HI] = _slot_range(slots, moves)
-    r[K.R_CAP_LO], r[K.R_CAP_HI] = _slot_range(slots, captures)
-    r[K.R_MAN_DIRS] = sum(
-        1 << (8 * side + slot)
-        for side, allowed in enumerate(_MAN_LINES)
-        for slot, d in enumerate(slots)
-        if d in allowed
-    )
-    r[K.R_RANKED] = rules.capture_precedence == "most_pieces" or bool(rules.capture_tiebreaks)
-    weights = {"man": 100, "man_and_a_half": 150, "almost_two_men": 199}  # hundredths
-    r[K.R_KING_WEIGHT] = weights[rules.king_capture_weight]
-    codes = {"with_king": K.TB_WITH_KING, "most_kings": K.TB_MOST_KINGS}
-    codes["earliest_king"] = K.TB_EARLIEST_KING
-    for i, tiebreak in enumerate(rules.capture_tiebreaks):
-        r[K.R_TIEBREAK + i] = codes[tiebreak]
-    r[K.R_MEN_TAKE_KINGS] = rules.men_capture_kings
-    r[K.R_REVERSE] = rules.capture_may_reverse
-    r[K.R_FIRST_KING] = rules.first_king_wins
-    r[K.R_KING_LIMIT] = rules.king_move_limit
-    r[K.R_DIRS] = rules.directions
-    return r
-
-
-#: The absolute directions (damas_env.geometry) of each kind of line.
-_LINES = {
-    "diagonal": (0, 1, 2, 3),
-    "orthogonal": (4, 5, 6, 7),
-    "diagonal_and_orthogonal": (0, 1, 2, 3, 4, 5, 6, 7),
-}
-#: The directions a man of White, of Black may go where it may not go back: forward, or
-#: sideways along its row.
-_MAN_LINES = ((0, 1, 4, 5, 6), (2, 3, 5, 6, 7))
-
-
-def ray_slots(rules: Ruleset) -> tuple[int, ...]:
-    """Returns the absolute directions of the kernels' ray table, slot by slot.
-
-    The kernels walk only the lines a ruleset uses, so that their loops have a constant
-    length of four wherever four directions suffice: the diagonals (most variants), the
-    orthogonals (Turkish, in the order up, left, right, down: the opposite of slot d is
-    3 - d in both), or all eight where moves and captures use different lines (Frisian).
-    """
-    used = set(_LINES[rules.move_directions]) | set(_LINES[rules.capture_directions])
-    if used == set(_LINES["diagonal"]):
-        return _LINES["diagonal"]
-    if used == set(_LINES["orthogonal"]):
-        return _LINES["orthogonal"]
-    return _LINES["diagonal_and_orthogonal"]
-
-
-def _slot_range(slots: tuple[int, ...], lines: tuple[int, ...]) -> tuple[int, int]:
-    """Returns the slots [lo, hi) of `lines` in a ray table of `slots` (a block of four)."""
-    first = slots.index(lines[0])
-    return first, first + len(lines)
 
 
 #: Deepest perft the API counts. Real positions hold more leaves than any machine can count
@@ -180,7 +100,7 @@ class Engine:
     def __init__(self, rules: Ruleset) -> None:
         self.rules = rules
         self.geometry: Geometry = geometry(rules.board_size, rules.board_layout)
-        self.ray = np.ascontiguousarray(self.geometry.ray[:, list(ray_slots(rules)), :])
+        self.ray = ray_table(rules)
         self.rule_array = rules_array(rules)
         self.zobrist, self.side_key = K.zobrist_table(rules.squares)
         self.moves = K.new_move_buffer()

@@ -16,10 +16,11 @@ Board: ``int8[S]`` over the playable squares (see :mod:`damas_env.geometry`)::
 
 Side: 0 = White, 1 = Black. ``sgn = 1 - 2 * side`` turns colours into signs.
 
-Rules: ``int64[R_LEN]``, built by :func:`damas_env.engine.rules_array` from a Ruleset.
+Rules: ``int64[R_LEN]``, built by :func:`damas_env.compiled_rules.rules_array` from a
+Ruleset; its slots (``R_*``) and codes are that module's.
 
 Rays: ``ray[sq, slot, k]``, the geometry's rays of the lines the ruleset uses
-(:func:`damas_env.engine.ray_slots`): four slots, the diagonals or (Turkish) the
+(:func:`damas_env.compiled_rules.ray_slots`): four slots, the diagonals or (Turkish) the
 orthogonals, or all eight (Frisian). Direction numbers in the kernels are slots.
 
 Move list: ``int16[M, MOVE_WIDTH]``, one row per move::
@@ -41,6 +42,44 @@ import numpy as np
 from numba import njit, typeof
 from numba.core import event
 
+from .compiled_rules import (  # the rules array's slots and codes, constants to numba
+    ENDGAME_FRISIAN,
+    LANDING_IMMEDIATE,
+    LANDING_RIGHT_BEHIND,
+    PROGRESS_MAN_MOVE,
+    PROMO_CROWN,
+    PROMO_ENDS,
+    R_CAP_HI,
+    R_CAP_LO,
+    R_ENDGAME,
+    R_FIRST_KING,
+    R_FLYING,
+    R_GIVEAWAY,
+    R_KING_LIMIT,
+    R_KING_WEIGHT,
+    R_LANDING,
+    R_LIMIT_MATERIAL,
+    R_MAJORITY,
+    R_MAN_DIRS,
+    R_MEN_BACK,
+    R_MEN_TAKE_KINGS,
+    R_MOVE_LO,
+    R_NO_PROGRESS,
+    R_PLY_LIMIT,
+    R_PROGRESS,
+    R_PROMO,
+    R_RANKED,
+    R_REPETITION,
+    R_REVERSE,
+    R_ROW,
+    R_SQUARES,
+    R_TIEBREAK,
+    R_TURKISH,
+    TB_EARLIEST_KING,
+    TB_MOST_KINGS,
+    TB_NONE,
+    TB_WITH_KING,
+)
 from .geometry import NUM_DIRECTIONS  # 4 diagonals, 4 orthogonals
 
 
@@ -166,22 +205,6 @@ event.register("numba:compile", NOTICE)
 
 MARK = 3
 WHITE, BLACK = 0, 1
-
-# Rules array.
-R_SIZE, R_SQUARES, R_MEN_BACK, R_FLYING, R_MAJORITY, R_PROMO, R_LANDING = 0, 1, 2, 3, 4, 5, 6
-R_TURKISH, R_GIVEAWAY, R_REPETITION, R_NO_PROGRESS, R_PROGRESS, R_ENDGAME = 7, 8, 9, 10, 11, 12
-R_PLY_LIMIT, R_LIMIT_MATERIAL = 13, 14
-R_ROW, R_MOVE_LO, R_MOVE_HI, R_CAP_LO, R_CAP_HI = 15, 16, 17, 18, 19  # squares a row; directions
-R_RANKED, R_KING_WEIGHT, R_TIEBREAK = 20, 21, 22  # R_TIEBREAK..+2: TB_* codes in order
-R_MEN_TAKE_KINGS, R_REVERSE, R_FIRST_KING, R_KING_LIMIT = 25, 26, 27, 28
-R_DIRS = 29  # directions of the action layout: 4 or 8 (damas_env.encoding)
-R_MAN_DIRS = 30  # bit 8 * side + d: a man of side may go along ray slot d (see _man_may)
-R_LEN = 31
-PROMO_ENDS, PROMO_CROWN = 0, 2  # R_PROMO; 1 (pass_through): the man goes on uncrowned
-PROGRESS_MAN_MOVE = 0  # R_PROGRESS; 1: a capture or a promotion is progress
-LANDING_IMMEDIATE, LANDING_RIGHT_BEHIND = 1, 2  # R_LANDING; 0: any square beyond
-ENDGAME_FMJD, ENDGAME_FRISIAN = 1, 2  # R_ENDGAME; 0: none
-TB_NONE, TB_WITH_KING, TB_MOST_KINGS, TB_EARLIEST_KING = 0, 1, 2, 3  # R_TIEBREAK codes
 
 # Move rows.
 MAX_CAPTURES = 32  # a move never takes more than 30 pieces (Canadian: 30 men a side)

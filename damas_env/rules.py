@@ -30,7 +30,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args, get_origin, get_type_hints
 
 import yaml
 
@@ -54,6 +54,7 @@ __all__ = [
     "load_ruleset_file",
     "tuples_for_lists",
     "RULES_DIR",
+    "SWITCH_CHOICES",
     "MAX_REPETITION_COUNT",
     "MAX_NO_PROGRESS_PLIES",
     "MAX_PLY_LIMIT",
@@ -69,6 +70,7 @@ KingWeight = Literal["man", "man_and_a_half", "almost_two_men"]
 Progress = Literal["capture_or_man_move", "capture_or_promotion"]
 PlyLimitResult = Literal["draw", "material"]
 Colour = Literal["white", "black"]
+CaptureTiebreak = Literal["with_king", "most_kings", "earliest_king"]
 
 #: Folder of the rules presets shipped in the package.
 RULES_DIR = Path(__file__).resolve().parent / "presets"
@@ -82,7 +84,7 @@ MAX_PLY_LIMIT = 100_000
 #: Largest accepted ``king_move_limit`` (Frisian: 3).
 MAX_KING_MOVE_LIMIT = 100
 #: The tie-breaks ``capture_tiebreaks`` may list, in any order (each at most once).
-CAPTURE_TIEBREAKS = ("with_king", "most_kings", "earliest_king")
+CAPTURE_TIEBREAKS: tuple[str, ...] = get_args(CaptureTiebreak)
 
 #: Largest rules file :func:`load_ruleset_file` reads; the presets are under 2 kB.
 MAX_RULES_FILE_BYTES = 64 * 1024
@@ -354,17 +356,12 @@ def check_switches(names: Iterable[str], keywords: Iterable[str] = (), owner: st
     )
 
 
-_CHOICES: dict[str, tuple[str, ...]] = {
-    "first_player": ("white", "black"),
-    "capture_precedence": ("free", "most_pieces"),
-    "promotion_in_capture": ("ends_move", "pass_through", "crown_and_continue"),
-    "king_landing": ("any", "immediate", "right_behind"),
-    "board_layout": ("dark", "mirrored", "all"),
-    "move_directions": ("diagonal", "orthogonal"),
-    "capture_directions": ("diagonal", "diagonal_and_orthogonal", "orthogonal"),
-    "king_capture_weight": ("man", "man_and_a_half", "almost_two_men"),
-    "progress": ("capture_or_man_move", "capture_or_promotion"),
-    "ply_limit_result": ("draw", "material"),
+#: The choices of each switch a Literal types, by switch in field order, each in its
+#: Literal's order (the kernels' codes follow that order: see damas_env.compiled_rules).
+SWITCH_CHOICES: dict[str, tuple[str, ...]] = {
+    name: get_args(hint)
+    for name, hint in get_type_hints(Ruleset).items()
+    if get_origin(hint) is Literal
 }
 
 
@@ -373,19 +370,39 @@ def _problems(r: Ruleset) -> list[str]:
     problems = _type_problems(r)
     if problems:
         return problems
-    for key, choices in _CHOICES.items():
-        if getattr(r, key) not in choices:
-            problems.append(f"{key} must be one of {list(choices)}, not {getattr(r, key)!r}")
+    for check in _CHECKS:
+        problems += check(r)
+    return problems
+
+
+def _choice_problems(r: Ruleset) -> list[str]:
+    """Returns the switches whose value is not one of their choices."""
+    return [
+        f"{key} must be one of {list(choices)}, not {getattr(r, key)!r}"
+        for key, choices in SWITCH_CHOICES.items()
+        if getattr(r, key) not in choices
+    ]
+
+
+def _board_problems(r: Ruleset) -> list[str]:
+    """Returns what is wrong with the board and the rows the men start on."""
     if r.board_size not in (8, 10, 12):
-        problems.append(f"board_size must be 8, 10 or 12, not {r.board_size}")
-    elif r.empty_back_rows < 0:
-        problems.append(f"empty_back_rows must be 0 or more, not {r.empty_back_rows}")
-    elif not 1 <= r.rows_per_side <= (r.board_size - 2) // 2 - r.empty_back_rows:
-        problems.append(
-            f"rows_per_side must be 1..{(r.board_size - 2) // 2 - r.empty_back_rows} on a "
+        return [f"board_size must be 8, 10 or 12, not {r.board_size}"]
+    if r.empty_back_rows < 0:
+        return [f"empty_back_rows must be 0 or more, not {r.empty_back_rows}"]
+    most = (r.board_size - 2) // 2 - r.empty_back_rows
+    if not 1 <= r.rows_per_side <= most:
+        return [
+            f"rows_per_side must be 1..{most} on a "
             f"{r.board_size}x{r.board_size} board with {r.empty_back_rows} empty back rows "
             f"(two empty rows in the middle), not {r.rows_per_side}"
-        )
+        ]
+    return []
+
+
+def _count_problems(r: Ruleset) -> list[str]:
+    """Returns the counts of the draw rules and limits that are out of range."""
+    problems = []
     if r.repetition_count == 1 or r.repetition_count < 0:
         problems.append(f"repetition_count must be 0 (off) or at least 2, not {r.repetition_count}")
     for key in ("no_progress_plies", "ply_limit"):
@@ -394,6 +411,12 @@ def _problems(r: Ruleset) -> list[str]:
     for key, most in _LIMITS.items():
         if getattr(r, key) > most:
             problems.append(f"{key} must be at most {most}, not {shown(getattr(r, key))}")
+    return problems
+
+
+def _capture_problems(r: Ruleset) -> list[str]:
+    """Returns the capture switches that contradict each other or are malformed."""
+    problems = []
     if r.king_landing != "any" and not r.flying_kings:
         problems.append(f"king_landing={r.king_landing!r} only applies to flying kings")
     sideways = r.capture_directions != "diagonal"
@@ -410,6 +433,13 @@ def _problems(r: Ruleset) -> list[str]:
         )
     if r.king_capture_weight != "man" and r.capture_precedence != "most_pieces":
         problems.append("king_capture_weight only applies with capture_precedence='most_pieces'")
+    return problems
+
+
+def _ending_problems(r: Ruleset) -> list[str]:
+    """Returns the contradictions among the endgame rules, the king move limit and the ply
+    limit's result."""
+    problems = []
     if r.fmjd_endgame and r.frisian_endgame:
         problems.append("fmjd_endgame and frisian_endgame are two different endgame rules")
     if r.king_move_limit < 0:
@@ -418,12 +448,29 @@ def _problems(r: Ruleset) -> list[str]:
         problems.append("ply_limit_result='material' needs a ply_limit")
     if r.ply_limit_result == "material" and r.giveaway:
         problems.append("material adjudication contradicts giveaway play (fewer pieces is better)")
+    return problems
+
+
+def _name_problems(r: Ruleset) -> list[str]:
+    """Returns what is wrong with the ruleset's name and the colours' names."""
+    problems = []
     if len(r.colour_names) != 2 or len(set(r.colour_names)) != 2:
         problems.append(f"colour_names must be two different names, not {shown(r.colour_names)}")
     for label in (r.name, *r.colour_names):  # shown on boards, in PDN tags and terminals
         if not 1 <= len(label) <= 64 or not label.isprintable():
             problems.append(f"names must be 1-64 printable characters, not {shown(label)}")
     return problems
+
+
+#: The checks of a well-typed ruleset, in the order their problems are reported.
+_CHECKS = (
+    _choice_problems,
+    _board_problems,
+    _count_problems,
+    _capture_problems,
+    _ending_problems,
+    _name_problems,
+)
 
 
 def _type_problems(r: Ruleset) -> list[str]:

@@ -36,7 +36,21 @@ import numpy as np
 
 from . import kernels as K
 from .checks import shown
-from .encoding import action_layout
+from .compiled_rules import (
+    PROGRESS_MAN_MOVE,
+    PROMO_CROWN,
+    R_DIRS,
+    R_GIVEAWAY,
+    R_KING_LIMIT,
+    R_NO_PROGRESS,
+    R_PROGRESS,
+    R_PROMO,
+    R_REPETITION,
+    R_ROW,
+    R_SIZE,
+    R_SQUARES,
+)
+from .encoding import Plane, action_layout
 from .engine import MAX_LIST_ROWS, Colour, Engine, Move, Position, move_from_row
 from .kernels import kernel
 from .notation import NotationError
@@ -133,7 +147,7 @@ class Tables(NamedTuple):
     keys: np.ndarray  # the Zobrist keys
     side_key: Any  # the Zobrist key of the side to move
     ray: np.ndarray  # the board's rays
-    rules: np.ndarray  # the ruleset as kernels.R_* integers
+    rules: np.ndarray  # the ruleset as integers (the compiled_rules.R_* slots)
 
 
 class Starts(NamedTuple):
@@ -309,7 +323,7 @@ def game_value(s, g, t, side):
     if result != K.ONGOING:
         return result_value(result, side)
     balance = K.material(s.board[g], _GAME_VALUE_PIECES)
-    if t.rules[K.R_GIVEAWAY] == 1:
+    if t.rules[R_GIVEAWAY] == 1:
         balance = -balance
     if side == K.BLACK:
         balance = -balance
@@ -390,7 +404,7 @@ def play_route(s, g, t, routes, r, scratch, ws):
     that was refused. `routes` may be `scratch` itself only when it holds the routes as the
     hops list them (unmerged, as :func:`random_move` does): the hops rewrite scratch."""
     side = s.st[g, T_SIDE]
-    squares = t.rules[K.R_SQUARES]
+    squares = t.rules[R_SQUARES]
     hops = max(routes[r, K.M_NCAP], 1)
     for k in range(hops):
         origin = routes[r, K.M_FROM] if k == 0 else routes[r, K.M_PATH + k - 1]
@@ -522,14 +536,14 @@ def _listed(board, st, cache, scratch, ray, rules, ws):
 def _find_route(board, st, cur, cache, action, action_of, ray, rules, scratch, ws):
     """Returns (in cache, the first route in play whose next hop is `action`), the route
     HOP_ILLEGAL if there is none and HOP_OVERFLOW if the scratch list is too small."""
-    num_actions = rules[K.R_SQUARES] * rules[K.R_DIRS] * (rules[K.R_SIZE] - 1)
+    num_actions = rules[R_SQUARES] * rules[R_DIRS] * (rules[R_SIZE] - 1)
     if st[T_RESULT] != K.ONGOING or action < 0 or action >= num_actions:
         return True, HOP_ILLEGAL
     in_cache, n = _listed(board, st, cache, scratch, ray, rules, ws)
     if n < 0:
         return in_cache, HOP_OVERFLOW
     routes = cache if in_cache else scratch
-    squares, k, flip = rules[K.R_SQUARES], st[T_HOP], st[T_SIDE] == K.BLACK
+    squares, k, flip = rules[R_SQUARES], st[T_HOP], st[T_SIDE] == K.BLACK
     for r in range(n):
         if (
             _in_play(routes, r, st, cur)
@@ -612,7 +626,7 @@ def _write_mask(board, st, cur, cache, legal, mask, action_of, ray, rules, scrat
     flip, k, count = st[T_SIDE] == K.BLACK, st[T_HOP], 0
     for r in range(n):
         if _in_play(routes, r, st, cur):
-            a = hop_action(routes, r, k, flip, rules[K.R_SQUARES], action_of)
+            a = hop_action(routes, r, k, flip, rules[R_SQUARES], action_of)
             if mask[a] == 0:
                 mask[a] = 1
                 if count < legal.shape[0]:
@@ -629,7 +643,7 @@ def _write_planes(board, st, cur, obs, view_side, rows, cols, rules):
         for i in range(obs.shape[1]):
             for j in range(obs.shape[2]):
                 obs[p, i, j] = 0
-    squares = rules[K.R_SQUARES]
+    squares = rules[R_SQUARES]
     sgn = 1 - 2 * view_side
     flip = view_side == K.BLACK
     moving = cur[CUR_ORIGIN] if st[T_HOP] > 0 else -1
@@ -638,40 +652,42 @@ def _write_planes(board, st, cur, obs, view_side, rows, cols, rules):
         if p == 0 or s == moving:
             continue
         v = squares - 1 - s if flip else s
-        plane = (0 if p * sgn > 0 else 2) + (1 if p == 2 or p == -2 else 0)
-        obs[plane, rows[v], cols[v]] = 1
+        men = Plane.OWN_MEN if p * sgn > 0 else Plane.OPPONENT_MEN
+        obs[men + (1 if p == 2 or p == -2 else 0), rows[v], cols[v]] = 1  # kings: the next plane
     if moving >= 0:
         _write_capture_in_progress(board, st, cur, obs, sgn, flip, rows, cols, rules)
     _fill_counter_planes(st, obs, rules)
-    if obs.shape[0] > 8:  # the king-run planes (a king move limit: Frisian rules art. 10)
-        for who in range(2):
+    if obs.shape[0] > Plane.OWN_KING_RUN:  # a king move limit (Frisian rules art. 10)
+        for who in range(2):  # OWN_KING_RUN, then OPPONENT_KING_RUN
             side = view_side if who == 0 else 1 - view_side
             run = st[T_COUNTERS + K.G_RUN + 2 * side]
             sq = st[T_COUNTERS + K.G_RUN_SQ + 2 * side]
-            if run > 0 and rules[K.R_KING_LIMIT] > 0 and board[sq] * (1 - 2 * side) == 2:
+            if run > 0 and rules[R_KING_LIMIT] > 0 and board[sq] * (1 - 2 * side) == 2:
                 v = squares - 1 - sq if flip else sq
-                obs[8 + who, rows[v], cols[v]] = min(1.0, run / rules[K.R_KING_LIMIT])
+                run_plane = Plane.OWN_KING_RUN + who
+                obs[run_plane, rows[v], cols[v]] = min(1.0, run / rules[R_KING_LIMIT])
 
 
 @kernel()
 def _write_capture_in_progress(board, st, cur, obs, sgn, flip, rows, cols, rules):
-    """Planes 0-1 and 4 for the moving piece, plane 5 for the pieces it has taken."""
-    squares, half = rules[K.R_SQUARES], rules[K.R_ROW]
+    """Writes the moving piece (its piece plane and MOVING_PIECE) and the pieces it has taken
+    (TAKEN_THIS_MOVE)."""
+    squares, half = rules[R_SQUARES], rules[R_ROW]
     piece = board[cur[CUR_ORIGIN]]
     king = piece == 2 or piece == -2
     side = 0 if piece > 0 else 1
     hops = st[T_HOP]
     for k in range(hops):  # Russian rules: crowned on the far row mid-capture
         far = _far_row(cur[CUR_PATH + k], side, squares, half)
-        king = king or (rules[K.R_PROMO] == K.PROMO_CROWN and far)
+        king = king or (rules[R_PROMO] == PROMO_CROWN and far)
         x = cur[CUR_CAPS + k]
         vx = squares - 1 - x if flip else x
-        obs[5, rows[vx], cols[vx]] = 1
+        obs[Plane.TAKEN_THIS_MOVE, rows[vx], cols[vx]] = 1
     at = cur[CUR_PATH + hops - 1]
     v = squares - 1 - at if flip else at
-    plane = (0 if piece * sgn > 0 else 2) + (1 if king else 0)
-    obs[plane, rows[v], cols[v]] = 1
-    obs[4, rows[v], cols[v]] = 1
+    men = Plane.OWN_MEN if piece * sgn > 0 else Plane.OPPONENT_MEN
+    obs[men + (1 if king else 0), rows[v], cols[v]] = 1  # kings: the next plane
+    obs[Plane.MOVING_PIECE, rows[v], cols[v]] = 1
 
 
 @kernel(inline=True)
@@ -681,19 +697,19 @@ def _far_row(sq, side, squares, half):
 
 @kernel()
 def _fill_counter_planes(st, obs, rules):
-    limit = rules[K.R_NO_PROGRESS]
+    limit = rules[R_NO_PROGRESS]
     since = st[T_COUNTERS + K.G_SINCE_PROMOTION_OR_CAPTURE]
-    if rules[K.R_PROGRESS] == K.PROGRESS_MAN_MOVE:
+    if rules[R_PROGRESS] == PROGRESS_MAN_MOVE:
         since = st[T_COUNTERS + K.G_SINCE_MAN_OR_CAPTURE]
     progress = min(1.0, since / limit) if limit > 0 else 0.0
-    reps = rules[K.R_REPETITION]
+    reps = rules[R_REPETITION]
     repetition = min(1.0, (st[T_REPS] - 1) / (reps - 1)) if reps > 1 else 0.0
     if progress == 0.0 and repetition == 0.0:
         return
     for i in range(obs.shape[1]):
         for j in range(obs.shape[2]):
-            obs[6, i, j] = progress
-            obs[7, i, j] = repetition
+            obs[Plane.NO_PROGRESS, i, j] = progress
+            obs[Plane.REPETITION, i, j] = repetition
 
 
 # --- Arguments of the envs ------------------------------------------------------------------

@@ -10,7 +10,7 @@ import yaml
 
 from damas_env import Position, Ruleset, RulesetError, get_ruleset, ruleset_names
 from damas_env import kernels as K
-from damas_env.engine import rules_array
+from damas_env.compiled_rules import R_PLY_LIMIT, rules_array
 from damas_env.rules import RULES_DIR, load_ruleset_file
 
 PRESETS = ["seed000_international", "seed002_website_checkers", "seed004_english"]
@@ -66,7 +66,7 @@ def adjudicated(board: np.ndarray) -> int:
 @pytest.mark.parametrize("squares", [32, 72])
 def test_seed004_adjudication_counts_pieces_then_kings(squares: int) -> None:
     rules = rules_array(get_ruleset("seed004_english"))
-    counters = np.array([rules[K.R_PLY_LIMIT], 0, 0], dtype=np.int64)
+    counters = np.array([rules[R_PLY_LIMIT], 0, 0], dtype=np.int64)
     rng = np.random.default_rng(4)
     for _ in range(2000):
         board = rng.choice(np.array([-2, -1, 0, 1, 2], np.int8), squares, p=rng.dirichlet([1] * 5))

@@ -72,6 +72,7 @@ from damas_agents.search.nnue import (
 )
 from damas_env import Move, Position
 from damas_env import kernels as K
+from damas_env.compiled_rules import R_FIRST_KING, R_GIVEAWAY
 from damas_env.engine import MAX_LIST_ROWS, Engine
 from damas_env.geometry import geometry
 from damas_env.kernels import (
@@ -81,8 +82,6 @@ from damas_env.kernels import (
     M_MARK,
     M_NCAP,
     M_TO,
-    R_FIRST_KING,
-    R_GIVEAWAY,
     apply_move,
     generate_moves,
     hash_after,
