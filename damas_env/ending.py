@@ -71,7 +71,8 @@ class Ending(NamedTuple):
 
 # --- Kernels ---------------------------------------------------------------------------------
 # Those that take the bundles (turn.States, turn.Tables) are inlined into their callers:
-# passing a bundle across a compiled call is slow.
+# passing a bundle across a compiled call is slow. Numba infers their types, so they carry no
+# annotations (hence each `type: ignore[no-untyped-def]`).
 
 
 def _goes_on(result, ply, max_plies):  # type: ignore[no-untyped-def]
@@ -84,7 +85,7 @@ goes_on = kernel(inline=True)(_goes_on)
 
 
 @kernel(inline=True)
-def ending_reason(s, g, max_plies):
+def ending_reason(s, g, max_plies):  # type: ignore[no-untyped-def]
     """Returns why game g ends after a complete move: the rules' reason if the engine ended
     it, Reason.MAX_PLIES at the ply cut (``max_plies`` > 0), Reason.NONE while it goes on."""
     result = result_of(s, g)
@@ -94,20 +95,20 @@ def ending_reason(s, g, max_plies):
 
 
 @kernel(inline=True)
-def truncates(reason):
+def truncates(reason):  # type: ignore[no-untyped-def]
     """Returns whether an ending truncates the game (only Reason.MAX_PLIES: the env cut it,
     the game is not over) rather than terminating it."""
     return reason == Reason.MAX_PLIES
 
 
 @kernel(inline=True)
-def player_colour(player, first):
+def player_colour(player, first):  # type: ignore[no-untyped-def]
     """Returns the colour a player plays (player 0 plays colour `first`, player 1 the other)."""
     return first if player == 0 else 1 - first
 
 
 @kernel(inline=True)
-def write_rewards(result, first, loser_only, rewards):
+def write_rewards(result, first, loser_only, rewards):  # type: ignore[no-untyped-def]
     """Writes the rewards of a result by player into rewards[0:2] (player 0 plays colour
     `first`): +1 win, -1 loss, 0 draw or unfinished; with `loser_only` the winner gets 0."""
     for player in range(2):
@@ -116,7 +117,7 @@ def write_rewards(result, first, loser_only, rewards):
 
 
 @kernel(inline=True)
-def end_of_move(s, g, t, first, max_plies, rewards, final_obs):
+def end_of_move(s, g, t, first, max_plies, rewards, final_obs):  # type: ignore[no-untyped-def]
     """Ends game g after a complete move, if it is over or cut: returns the reason
     (:func:`ending_reason`; Reason.NONE while it goes on, and nothing is written) and writes
     the rewards by player into `rewards` and the final observation into `final_obs`

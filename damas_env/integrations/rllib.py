@@ -112,14 +112,7 @@ def _masked_ppo_module() -> type:
         """
 
         def __init__(self, *, observation_space: Any = None, **kwargs: Any) -> None:
-            if not isinstance(observation_space, spaces.Dict) or set(observation_space) != {
-                "observations",
-                mask_column,
-            }:
-                raise ValueError(
-                    "MaskedPPOTorchRLModule needs a Dict observation space of "
-                    f"'observations' and 'action_mask', got {observation_space}"
-                )
+            _check_masked_space(observation_space)
             self._with_mask = observation_space
             super().__init__(observation_space=observation_space["observations"], **kwargs)
 
@@ -166,3 +159,15 @@ def _masked_ppo_module() -> type:
     MaskedPPOTorchRLModule.__module__ = __name__
     MaskedPPOTorchRLModule.__qualname__ = "MaskedPPOTorchRLModule"
     return MaskedPPOTorchRLModule
+
+
+def _check_masked_space(observation_space: Any) -> None:
+    """Raises ValueError unless the space is a Dict of "observations" and "action_mask"."""
+    if not isinstance(observation_space, spaces.Dict) or set(observation_space) != {
+        "observations",
+        "action_mask",
+    }:
+        raise ValueError(
+            "MaskedPPOTorchRLModule needs a Dict observation space of "
+            f"'observations' and 'action_mask', got {observation_space}"
+        )

@@ -72,10 +72,11 @@ __all__ = ["NNUETrainer", "SelfPlay", "play_games"]
 
 
 # --- One game, compiled ------------------------------------------------------------------------
+# Kernels: numba infers their types, so they carry no annotations (hence `type: ignore`).
 
 
 @kernel()
-def _sort_by_score(order, scores, n):
+def _sort_by_score(order, scores, n):  # type: ignore[no-untyped-def]
     """Sorts order[:n] by descending scores[order] (stable: insertion sort, n is small)."""
     for a in range(1, n):
         item = order[a]
@@ -87,7 +88,7 @@ def _sort_by_score(order, scores, n):
 
 
 @kernel()
-def _search_move(board, side, t, root, n, depth, order, scores):
+def _search_move(board, side, t, root, n, depth, order, scores):  # type: ignore[no-untyped-def]
     """Searches a position to `depth` by iterative deepening; returns the best score, and
     leaves order[:n] sorted best first (the moves scoring the best lead). -INF if aborted."""
     h = K.hash_position(board, side, t.keys, t.side_key)
@@ -112,7 +113,7 @@ def _search_move(board, side, t, root, n, depth, order, scores):
 
 
 @kernel()
-def play_game(s, tt, starts, scratch, ws, t, root, order, scores, depth, max_plies, noise, out):
+def play_game(s, tt, starts, scratch, ws, t, root, order, scores, depth, max_plies, noise, out):  # type: ignore[no-untyped-def]
     """Plays game 0 of the turn states `s` from a new start to its end (or `max_plies`
     plies) with the search to `depth`, writing each quiet position into `out`; returns
     (rows written, nodes searched).

@@ -586,33 +586,20 @@ def run_training(
     """
     out = out or sys.stdout
     check_time_budget(time_budget)
-    if "" in (str(run_dir), str(resume)):  # Path("") would be the current directory
-        raise ConfigError("the run directory is empty: give its path (--out or --resume)")
+    _check_not_empty(run_dir, resume)
     check_extras(config, progress)  # before anything is compiled or written
     path = _run_path(
         config,
         None if run_dir is None else Path(run_dir),
         None if resume is None else Path(resume),
     )
-    notes = notes or (sys.stderr if progress else None)
-    if notes is not None:
-        # Checking the opponents, importing torch and building the trainer take seconds (a
-        # minute when kernels compile): say what is going on before anything else.
-        name = config.name if config is not None else "the run"
-        print(
-            f"damas train: setting up {name} in {path} (torch, the network, the kernels)",
-            file=notes,
-            flush=True,
-        )
+    _say_setting_up(config, path, notes or (sys.stderr if progress else None))
     config, checkpoint = _prepare(config, path, resume is not None, progress)
     if checkpoint is None:  # a fresh run is resumable before torch is imported
         _open_run_dir(config, path)
-    import torch
-
+    _import_torch(config.train.torch_threads)
     from damas_agents.models.checkpoint import save_checkpoint
 
-    if config.train.torch_threads:
-        torch.set_num_threads(config.train.torch_threads)
     trainer, history = _start(config, path, checkpoint)
     metrics_path, log_path = path / "metrics.jsonl", path / "train.log"
     dropped = _cut_records(path, trainer.iteration)
@@ -628,43 +615,23 @@ def run_training(
     latest_eval = _latest_eval(history)
     games = 0.0  # finished since this start
 
-    def emit(line: str) -> None:
-        (bar.write if bar is not None else print)(line, file=out)
-        log.write(line + "\n")
-        log.flush()
-
-    def save() -> None:
-        _check_finite(trainer, {})
-        save_checkpoint(latest, trainer, history)
-
+    emit = functools.partial(_emit, out=out, bar=bar, log=log)
+    save = functools.partial(_save, latest, trainer, history)
     emit(_opening(config, path, trainer.iteration, resume is not None, dropped))
     finished_before = trainer.iteration >= total
     try:
         while trainer.iteration < total:
-            t0 = time.perf_counter()
-            metrics = step()
-            _check_finite(trainer, metrics)
-            seconds = time.perf_counter() - t0
+            metrics = _timed_step(step, trainer, started)
             i = trainer.iteration
-            metrics["iteration"] = float(i)
-            metrics["seconds"] = seconds
-            metrics["games_per_s"] = metrics.get("games", 0.0) / seconds
-            metrics["positions_per_s"] = metrics.get("positions", 0.0) / seconds
-            metrics["elapsed_s"] = time.perf_counter() - started
             games += metrics.get("games", 0.0)
             out_of_time = time_budget is not None and metrics["elapsed_s"] >= time_budget
             last = i >= total or out_of_time
             evaluated = bool(config.eval.every) and (i % config.eval.every == 0 or last)
             if evaluated:
-                scores, pdn = evaluate(trainer, seed=config.train.seed + i)
-                (path / "games" / f"iter_{i:06d}.pdn").write_text(pdn, encoding="utf-8")
-                metrics.update(scores)
-                latest_eval = {**scores, "iteration": float(i)}
+                latest_eval = _evaluate_into(metrics, trainer, config, path, i)
             if i % config.train.log_every == 0 or last or evaluated:
                 history.append(metrics)
-                board.write(metrics, i)
-                with metrics_path.open("a", encoding="utf-8") as file:
-                    file.write(json.dumps(metrics) + "\n")
+                _write_metrics(metrics, i, board, metrics_path)
                 emit(summary_line(metrics, config, latest_eval, games))
             if _has_snapshot(config, i) or out_of_time:
                 # The snapshot first, latest.pt last. A snapshot can only be written from the
@@ -678,24 +645,125 @@ def run_training(
             if out_of_time:
                 emit(f"time budget of {time_budget:.0f} s spent at iteration {i}")
                 break
-        if finished_before:
-            emit(_already_finished(config, path, trainer.iteration))
-        else:
-            emit(_closing(config, trainer.iteration, time.perf_counter() - started, latest_eval))
-        emit(f"checkpoint: {latest}")
-        emit(f"play it: {play_command(config, path, latest)}")
+        i = trainer.iteration
+        for line in _last_lines(config, path, latest, i, finished_before, started, latest_eval):
+            emit(line)
     except KeyboardInterrupt:
         save()
         emit(f"interrupted: checkpoint of iteration {trainer.iteration} saved to {latest}")
         raise
     finally:
-        close()
-        restore_notes()
-        if bar is not None:
-            bar.close()
-        board.close()
-        log.close()
+        _close_outputs(close, restore_notes, bar, board, log)
     return TrainResult(path, latest, history)
+
+
+def _check_not_empty(run_dir: str | Path | None, resume: str | Path | None) -> None:
+    """Raises ConfigError if the run directory or the run to resume is an empty path."""
+    if "" in (str(run_dir), str(resume)):  # Path("") would be the current directory
+        raise ConfigError("the run directory is empty: give its path (--out or --resume)")
+
+
+def _say_setting_up(config: Config | None, path: Path, notes: TextIO | None) -> None:
+    """Writes the first line, ``damas train: setting up ...``, to `notes` (None: nowhere)."""
+    if notes is not None:
+        # Checking the opponents, importing torch and building the trainer take seconds (a
+        # minute when kernels compile): say what is going on before anything else.
+        name = config.name if config is not None else "the run"
+        print(
+            f"damas train: setting up {name} in {path} (torch, the network, the kernels)",
+            file=notes,
+            flush=True,
+        )
+
+
+def _import_torch(threads: int) -> None:
+    """Imports torch, and sets its number of threads unless `threads` is 0."""
+    import torch
+
+    if threads:
+        torch.set_num_threads(threads)
+
+
+def _emit(line: str, out: TextIO, bar: Any, log: TextIO) -> None:
+    """Writes a line to `out` (through the progress bar, if any) and to ``train.log``."""
+    (bar.write if bar is not None else print)(line, file=out)
+    log.write(line + "\n")
+    log.flush()
+
+
+def _save(latest: Path, trainer: Any, history: list[dict[str, float]]) -> None:
+    """Checks the trainer's weights are finite, then writes it and the history to `latest`."""
+    from damas_agents.models.checkpoint import save_checkpoint
+
+    _check_finite(trainer, {})
+    save_checkpoint(latest, trainer, history)
+
+
+def _timed_step(
+    step: Callable[[], dict[str, float]], trainer: Any, started: float
+) -> dict[str, float]:
+    """Runs one training iteration; returns its metrics with the iteration and the timings."""
+    t0 = time.perf_counter()
+    metrics = step()
+    _check_finite(trainer, metrics)
+    seconds = time.perf_counter() - t0
+    metrics["iteration"] = float(trainer.iteration)
+    metrics["seconds"] = seconds
+    metrics["games_per_s"] = metrics.get("games", 0.0) / seconds
+    metrics["positions_per_s"] = metrics.get("positions", 0.0) / seconds
+    metrics["elapsed_s"] = time.perf_counter() - started
+    return metrics
+
+
+def _evaluate_into(
+    metrics: dict[str, float], trainer: Any, config: Config, run_dir: Path, iteration: int
+) -> dict[str, float]:
+    """Evaluates the trainer, writes the games to ``games/`` and the scores into `metrics`;
+    returns the scores with their iteration."""
+    scores, pdn = evaluate(trainer, seed=config.train.seed + iteration)
+    (run_dir / "games" / f"iter_{iteration:06d}.pdn").write_text(pdn, encoding="utf-8")
+    metrics.update(scores)
+    return {**scores, "iteration": float(iteration)}
+
+
+def _write_metrics(metrics: dict[str, float], iteration: int, board: _Board, path: Path) -> None:
+    """Writes an iteration's metrics to TensorBoard and as a line of ``metrics.jsonl``."""
+    board.write(metrics, iteration)
+    with path.open("a", encoding="utf-8") as file:
+        file.write(json.dumps(metrics) + "\n")
+
+
+def _last_lines(
+    config: Config,
+    run_dir: Path,
+    latest: Path,
+    iteration: int,
+    finished_before: bool,
+    started: float,
+    latest_eval: dict[str, float],
+) -> list[str]:
+    """Returns the lines that end a start: how it went, the checkpoint, how to play it."""
+    if finished_before:
+        first = _already_finished(config, run_dir, iteration)
+    else:
+        first = _closing(config, iteration, time.perf_counter() - started, latest_eval)
+    return [first, f"checkpoint: {latest}", f"play it: {play_command(config, run_dir, latest)}"]
+
+
+def _close_outputs(
+    close: Callable[[], None],
+    restore_notes: Callable[[], None],
+    bar: Any,
+    board: _Board,
+    log: TextIO,
+) -> None:
+    """Closes what a start opened: the workers, the notes' route, the bar and the logs."""
+    close()
+    restore_notes()
+    if bar is not None:
+        bar.close()
+    board.close()
+    log.close()
 
 
 def _stepper(trainer: Any, config: Config) -> tuple[Any, Any]:
