@@ -231,7 +231,7 @@ def test_a_cut_short_iteration_gives_only_a_better_move_than_the_first() -> None
 
 _LOADS = """
 from numba.core.registry import CPUDispatcher
-from damas_agents.players import alphabeta, nnue
+from damas_agents.search import alphabeta, nnue
 from damas_env import Position
 from damas_env import kernels as K
 
