@@ -128,7 +128,7 @@ position.capture_routes()
 for move in position.legal_moves():
     position.play(move).hash()
 Position.start("english").hash()
-position.engine.legal_moves(position.board, np.int64(1))
+Position(position.rules, position.board, np.int64(1)).legal_moves()
 Position.start("english").perft(6)  # deeper than one compiled call: the walk in Python
 """,
     "env": r"""

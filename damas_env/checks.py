@@ -297,29 +297,17 @@ def _checked_value(
     check: Callable[[int | float, str], None] | None,
 ) -> Any:
     """Returns `value` checked (and, for floats and lists, converted) against a field's type."""
-    origin = typing.get_origin(hint)
     if dataclasses.is_dataclass(hint):
         section: type = hint  # type: ignore[assignment]
         return dataclass_from_dict(section, value, path, error=error, check=check)
-    if origin is Literal:
-        ok = isinstance(value, str) and value in typing.get_args(hint)
-    elif origin is tuple:
+    if typing.get_origin(hint) is tuple:
         if not isinstance(value, list | tuple):
             raise error(f"{path} must be {type_name(hint)}, not {shown(value)}")
         item = typing.get_args(hint)[0]
         return tuple(
             _checked_value(v, item, f"{path}[{i}]", error, check) for i, v in enumerate(value)
         )
-    elif origin is dict:
-        ok = isinstance(value, dict) and all(isinstance(k, str) for k in value)
-        value = dict(value) if ok else value
-    elif hint is float:
-        ok = isinstance(value, int | float) and not isinstance(value, bool)
-        value = _as_float(value, path, error) if ok else value
-    elif hint is int:
-        ok = isinstance(value, int) and not isinstance(value, bool)
-    else:
-        ok = isinstance(value, hint)
+    ok, value = _matched(value, hint, path, error)
     if not ok:
         raise error(f"{path} must be {type_name(hint)}, not {shown(value)}")
     if isinstance(value, float) and not math.isfinite(value):
@@ -327,6 +315,25 @@ def _checked_value(
     if check is not None and isinstance(value, int | float):
         check(value, path)
     return value
+
+
+def _matched(
+    value: Any, hint: Any, path: str, error: Callable[[str], Exception]
+) -> tuple[bool, Any]:
+    """Returns whether a plain value has a field's (non-tuple, non-section) type, and the value
+    as the field holds it (a float for an int given to a float field, a dict copied)."""
+    origin = typing.get_origin(hint)
+    if origin is Literal:
+        return isinstance(value, str) and value in typing.get_args(hint), value
+    if origin is dict:
+        ok = isinstance(value, dict) and all(isinstance(k, str) for k in value)
+        return ok, dict(value) if ok else value
+    if hint is float:
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
+        return ok, _as_float(value, path, error) if ok else value
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool), value
+    return isinstance(value, hint), value
 
 
 def _as_float(value: int | float, path: str, error: Callable[[str], Exception]) -> float:

@@ -338,13 +338,15 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
 
     @property
     def position(self) -> Position:
-        """Returns the position at the start of the current turn.
+        """Returns the position at the start of the current turn, with the game's king runs
+        (its legal moves are the game's).
 
         Raises:
             RuntimeError: reset() was never called.
         """
         self._require_reset()
-        return Position(self.rules, self._turn.board, self._turn.side)
+        turn = self._turn
+        return Position.of_game(self.rules, turn.board, turn.side, turn.counters)
 
     def legal_actions(self) -> list[int]:
         """Returns the legal hop actions of the agent to move.

@@ -48,6 +48,8 @@ __all__ = [
     "Position",
     "Engine",
     "IllegalMoveError",
+    "KingRuns",
+    "NO_RUNS",
     "MAX_PERFT_DEPTH",
     "check_perft_depth",
     "checked_board_size",
@@ -87,9 +89,6 @@ def check_perft_depth(depth: object) -> int:
 #: default (K.MAX_MOVES); capture routes of many flying kings can run into thousands.
 MAX_LIST_ROWS = 1 << 18
 
-#: The counters of a position without a history: no king has moved (no king move limit).
-_NO_COUNTERS = np.zeros(K.G_LEN, dtype=np.int64)
-
 
 class Engine:
     """The compiled kernels bound to one ruleset: tables, rule array and scratch buffers.
@@ -125,23 +124,26 @@ class Engine:
         board[end - rows * per_row : end] = 1
         return board
 
-    def generate(
-        self, board: np.ndarray, side: int, merge: bool = True, counters: np.ndarray | None = None
-    ) -> int:
-        """Fills self.moves with the legal moves; returns how many. The board is not touched.
+    def generate(self, position: Position, merge: bool = True) -> int:
+        """Fills self.moves with the legal moves of a position; returns how many.
 
-        With a game's `counters` (kernels.G_* layout) the king move limit applies too
-        (:func:`damas_env.kernels.game_moves`). The move list grows (up to MAX_LIST_ROWS)
-        when a position has more moves or capture routes than it holds; past that an
-        OverflowError says so.
+        The position's king runs apply the king move limit. The move list grows (up to
+        MAX_LIST_ROWS) when a position has more moves or capture routes than it holds; past
+        that an OverflowError says so.
+
+        Raises:
+            ValueError: the position is played under other rules than this engine's.
         """
-        if counters is None:
-            counters = _NO_COUNTERS
+        if position.rules is not self.rules and position.rules != self.rules:
+            raise ValueError(
+                f"a {position.rules.name!r} position given to the {self.rules.name!r} engine"
+            )
+        board, side, counters = position.board, int(position.turn), position._counters
         while True:
             n = int(
                 K.game_moves(
                     _kernel_board(board),
-                    int(side),
+                    side,
                     counters,
                     self.ray,
                     self.rule_array,
@@ -155,12 +157,9 @@ class Engine:
             what = "moves" if merge else "capture routes"
             self.moves = K.grown_move_buffer(self.moves, n, MAX_LIST_ROWS, what)
 
-    def legal_moves(
-        self, board: np.ndarray, side: int, merge: bool = True, counters: np.ndarray | None = None
-    ) -> list[Move]:
-        """Returns the legal moves as Move values (every route if not merge); a game's
-        `counters` add the king move limit."""
-        n = self.generate(board, side, merge, counters)
+    def legal_moves(self, position: Position, merge: bool = True) -> list[Move]:
+        """Returns the legal moves of a position as Move values (every route if not merge)."""
+        n = self.generate(position, merge)
         return [move_from_row(self.moves[i]) for i in range(n)]
 
     def perft(self, board: np.ndarray, side: int, depth: int) -> int:
@@ -238,16 +237,18 @@ def _kernel_board(board: np.ndarray) -> np.ndarray:
 
 def _rules_calls(engine: Engine) -> list[tuple[Any, tuple[Any, ...]]]:
     """Returns the rules kernels the Python layer calls, with arguments of the types it calls
-    them with (the king move limit's ``tired_king`` is :class:`~damas_env.game.Game`'s)."""
+    them with (``after_move`` and ``tired_king``: a position's king runs)."""
     e, board, side, ws = engine, engine.start_board(), 0, engine.workspace
     buffers = np.zeros((1, 1, K.MOVE_WIDTH), dtype=np.int16)
+    counters = np.zeros(K.G_LEN, dtype=np.int64)
     return [
-        (K.game_moves, (board, side, _NO_COUNTERS, e.ray, e.rule_array, e.moves, True, ws)),
+        (K.game_moves, (board, side, counters, e.ray, e.rule_array, e.moves, True, ws)),
         (K.generate_moves, (board, side, e.ray, e.rule_array, e.moves, True, ws)),
         (K.apply_move, (board, e.moves, 0)),
         (K.perft, (board, side, 0, e.ray, e.rule_array, buffers, ws)),
         (K.hash_position, (board, side, e.zobrist, e.side_key)),
-        (K.tired_king, (board, side, _NO_COUNTERS, e.rule_array)),
+        (K.tired_king, (board, side, counters, e.rule_array)),
+        (K.after_move, (counters, board, e.moves, 0)),
     ]
 
 
@@ -255,29 +256,95 @@ def _rules_calls(engine: Engine) -> list[tuple[Any, tuple[Any, ...]]]:
 RULES_KERNELS = K.EntryPoints(_rules_calls)
 
 
-class Position:
-    """A position as a value: ruleset, pieces on the squares and the colour to move.
+#: A position's king runs (see :class:`Position`): White's, then Black's.
+KingRuns = tuple[tuple[int, int], tuple[int, int]]
 
-    Positions are immutable: :meth:`play` returns a new one. For long sequences with undo
-    and draw rules use :class:`damas_env.game.Game`.
+#: The king runs of a position without a history: no king has moved.
+NO_RUNS: KingRuns = ((0, 0), (0, 0))
+
+#: The game counters (kernels.G_* layout) of every position without king runs; the kernels
+#: only read them.
+_NO_RUN_COUNTERS = np.zeros(K.G_LEN, dtype=np.int64)
+
+
+class Position:
+    """A position as a value: ruleset, pieces on the squares, the colour to move, and the
+    king runs of the game that led to it.
+
+    The king runs are the history one rule needs: under a king move limit
+    (``Ruleset.king_move_limit``, Frisian art. 10) a king may not make more non-capturing
+    moves in a row while its side has men. Each colour's run is (the square of the king
+    that made its last non-capturing moves, how many in a row); (0, 0) is none. They are
+    kept only where the rules have the limit (elsewhere they are always NO_RUNS), and
+    :meth:`legal_moves` applies them: a position taken from a game
+    (:attr:`damas_env.game.Game.position`, the env's ``position``) allows exactly the
+    game's moves.
+
+    Positions are immutable: :meth:`play` returns a new one (its king runs carried on). For
+    long sequences with undo and draw rules use :class:`damas_env.game.Game`.
+
+    Raises:
+        TypeError, ValueError: a bad board (a man on its crowning row), colour or king runs
+            (a square off the board, a negative count).
     """
 
-    __slots__ = ("rules", "_board", "turn")
+    __slots__ = ("rules", "_board", "turn", "king_runs", "_counters")
 
-    def __init__(self, rules: Ruleset | str, board: Iterable[int], turn: Colour | int) -> None:
+    def __init__(
+        self,
+        rules: Ruleset | str,
+        board: Iterable[int],
+        turn: Colour | int,
+        king_runs: KingRuns = NO_RUNS,
+    ) -> None:
         self.rules = get_ruleset(rules)
-        arr = board_codes(board, self.rules.squares)
+        self._set(board_codes(board, self.rules.squares), turn, king_runs)
+
+    def _set(self, board: np.ndarray, turn: Colour | int, king_runs: KingRuns) -> None:
+        """Takes a new int8 board of valid codes (made read-only), the colour and king runs,
+        checking the men's rows, the colour and the runs."""
         half = self.rules.squares_per_row
-        for colour, row, code in (("white", arr[:half], 1), ("black", arr[-half:], -1)):
+        for colour, row, code in (("white", board[:half], 1), ("black", board[-half:], -1)):
             if (row == code).any():
-                first = int(np.flatnonzero(row == code)[0]) + (0 if code == 1 else arr.size - half)
+                first = int(np.flatnonzero(row == code)[0])
+                first += 0 if code == 1 else board.size - half
                 raise ValueError(
                     f"a {colour} man on square {first + 1} stands on its crowning row "
                     "(it would be a king)"
                 )
-        arr.setflags(write=False)
-        self._board = arr
+        board.setflags(write=False)
+        self._board = board
         self.turn = checked_colour("turn", turn)
+        self.king_runs = _checked_runs(king_runs, self.rules)
+        self._counters = (
+            _NO_RUN_COUNTERS if self.king_runs == NO_RUNS else _run_counters(self.king_runs)
+        )
+
+    @classmethod
+    def of_game(
+        cls, rules: Ruleset, board: np.ndarray, turn: Colour | int, counters: np.ndarray
+    ) -> Position:
+        """Returns the position of a game in progress: a game's int8 board (as
+        :class:`~damas_env.game.Game` and the envs hold it), the colour to move, and the king
+        runs read from the game's counters (kernels.G_* layout: ``Game.counters``).
+
+        Quicker than the constructor, for a position per ply: the board's codes are checked
+        by range only.
+
+        Raises:
+            TypeError: board is not an int8 array.
+            ValueError: board has the wrong length or a code outside -2..2, or as the
+                constructor.
+        """
+        if not isinstance(board, np.ndarray) or board.dtype != np.int8:
+            raise TypeError(f"board must be an int8 array, not {shown(board)}")
+        if board.shape != (rules.squares,) or board.min() < -2 or board.max() > 2:
+            raise ValueError(f"board must hold {rules.squares} codes in -2..2: {shown(board)}")
+        position = cls.__new__(cls)
+        position.rules = rules
+        runs = _runs_of(counters) if rules.king_move_limit else NO_RUNS
+        position._set(board.copy(), turn, runs)
+        return position
 
     @classmethod
     def start(cls, rules: Ruleset | str = "international") -> Position:
@@ -317,12 +384,13 @@ class Position:
         return Engine.for_rules(self.rules)
 
     def legal_moves(self) -> list[Move]:
-        """Returns every legal move, duplicate capture routes merged."""
-        return self.engine.legal_moves(self._board.copy(), int(self.turn))
+        """Returns every legal move (the king move limit applied), duplicate capture routes
+        merged."""
+        return self.engine.legal_moves(self)
 
     def capture_routes(self) -> list[Move]:
         """Returns every legal move with each capture route listed separately."""
-        return self.engine.legal_moves(self._board.copy(), int(self.turn), merge=False)
+        return self.engine.legal_moves(self, merge=False)
 
     def play(self, move: Move | str) -> Position:
         """Returns the position after a legal move (a Move or a PDN move string).
@@ -337,8 +405,13 @@ class Position:
         board = self._board.copy()
         row = np.zeros((1, K.MOVE_WIDTH), dtype=np.int16)
         move_to_row(legal, board, row[0])
+        runs = self.king_runs
+        if self.rules.king_move_limit:
+            counters = self._counters.copy()
+            K.after_move(counters, board, row, 0)
+            runs = _runs_of(counters)
         K.apply_move(board, row, 0)
-        return Position(self.rules, board, self.turn.opponent)
+        return Position(self.rules, board, self.turn.opponent, runs)
 
     def find_move(self, move: Move | str) -> Move:
         """Returns the legal move matching a Move (any route) or a PDN move string.
@@ -354,6 +427,25 @@ class Position:
                 "move must be a Move or a PDN move string (squares joined by '-' or 'x', such "
                 f"as '11-15' or '11x18'), not {type(move).__name__} {shown(move)}"
             )
+        try:
+            return self._find(move)
+        except IllegalMoveError as e:
+            refused = e
+        tired = self._tired_king()
+        if tired < 0:
+            raise refused
+        try:  # a step the pieces alone allow, refused by the king move limit: say so
+            step = Position(self.rules, self._board, self.turn)._find(move)
+        except IllegalMoveError:
+            raise refused from None
+        raise IllegalMoveError(
+            f"{format_move(step, [step])} is not legal in this game: the king on {tired + 1} "
+            f"has made {self.rules.king_move_limit} non-capturing moves in a row while its "
+            "side has men (king_move_limit); move another piece"
+        )
+
+    def _find(self, move: Move | str) -> Move:
+        """Returns the legal move matching a Move or a PDN move string (see find_move)."""
         legal = self.legal_moves()
         if isinstance(move, str):  # any capture route names its (merged) move
             key = parse_move(move, self.capture_routes(), self.engine.geometry).key
@@ -368,8 +460,19 @@ class Position:
             f"legal moves: {names}"
         )
 
+    def _tired_king(self) -> int:
+        """Returns the square of the king the king move limit stops now, or -1."""
+        if not self.rules.king_move_limit:
+            return -1
+        engine = self.engine
+        board = _kernel_board(self._board)
+        return int(K.tired_king(board, int(self.turn), self._counters, engine.rule_array))
+
     def perft(self, depth: int) -> int:
         """Returns the number of leaves of the legal move tree depth plies deep.
+
+        The tree is the pieces' moves: the king move limit, which needs a game's history, is
+        not applied (nor are the draw rules).
 
         Ctrl-C stops a long count (KeyboardInterrupt); the position is unchanged.
 
@@ -380,7 +483,7 @@ class Position:
         return self.engine.perft(self._board, int(self.turn), depth)
 
     def fen(self) -> str:
-        """Returns the PDN FEN string of the position."""
+        """Returns the PDN FEN string of the position (pieces and colour; no king runs)."""
         return format_fen(self._board, self.turn)
 
     def hash(self) -> int:
@@ -399,14 +502,16 @@ class Position:
             isinstance(other, Position)
             and self.rules == other.rules
             and self.turn == other.turn
+            and self.king_runs == other.king_runs
             and bool(np.array_equal(self._board, other._board))
         )
 
     def __hash__(self) -> int:
-        return hash((self.rules, self.turn, self._board.tobytes()))
+        return hash((self.rules, self.turn, self.king_runs, self._board.tobytes()))
 
     def __repr__(self) -> str:
-        return f"Position({self.rules.name!r}, {self.fen()!r})"
+        runs = "" if self.king_runs == NO_RUNS else f", king_runs={self.king_runs}"
+        return f"Position({self.rules.name!r}, {self.fen()!r}{runs})"
 
     def __str__(self) -> str:
         return board_text(self._board, self.engine.geometry)
@@ -414,3 +519,41 @@ class Position:
     def _repr_svg_(self) -> str:
         """Returns the board as SVG, so a notebook draws the position by itself."""
         return position_svg(self)
+
+
+def _checked_runs(runs: object, rules: Ruleset) -> KingRuns:
+    """Returns king runs checked, as kept: NO_RUNS where the rules have no king move limit,
+    (0, 0) for a run of no moves.
+
+    Raises:
+        TypeError: runs is not two (square, count) pairs of ints.
+        ValueError: a square is off the board or a count negative.
+    """
+    if runs is NO_RUNS:
+        return NO_RUNS
+    pairs = runs if isinstance(runs, (tuple, list)) else ()
+    if len(pairs) != 2 or not all(isinstance(p, (tuple, list)) and len(p) == 2 for p in pairs):
+        raise TypeError(f"king_runs must be two (square, count) pairs, not {shown(runs)}")
+    kept = []
+    for colour, (square, count) in zip(("white", "black"), pairs, strict=True):
+        square = checked_int(f"{colour}'s king run square", square, 0, rules.squares - 1)
+        count = checked_int(f"{colour}'s king run count", count, 0, 2**31 - 1)
+        kept.append((square, count) if count else (0, 0))
+    return (kept[0], kept[1]) if rules.king_move_limit else NO_RUNS
+
+
+def _runs_of(counters: np.ndarray) -> KingRuns:
+    """Returns the king runs a game's counters (kernels.G_* layout) hold."""
+    white, black = (
+        (int(counters[K.G_RUN_SQ + 2 * side]), int(counters[K.G_RUN + 2 * side]))
+        for side in (K.WHITE, K.BLACK)
+    )
+    return (white, black)
+
+
+def _run_counters(runs: KingRuns) -> np.ndarray:
+    """Returns game counters (kernels.G_* layout) holding king runs, and zeros elsewhere."""
+    counters = np.zeros(K.G_LEN, dtype=np.int64)
+    for side, (square, count) in zip((K.WHITE, K.BLACK), runs, strict=True):
+        counters[K.G_RUN_SQ + 2 * side], counters[K.G_RUN + 2 * side] = square, count
+    return counters

@@ -9,9 +9,9 @@ under uniformly random play.
 Random play picks each move uniformly among the legal moves of the position (a capture
 reached by two routes is one move, as in perft), with the game's draw rules and the king
 move limit applied, as :class:`~damas_env.game.Game` plays them. The games are played
-through one :class:`~damas_env.turn.Turn` per ruleset, hop by hop, without building a
-:class:`~damas_env.engine.Position` per ply (that makes it several times faster than
-``Game.push``). Per game it records the plies, the legal moves summed over the positions
+through one :class:`~damas_env.turn.Turn` per ruleset, hop by hop, the moves listed from
+the turn's position (:meth:`~damas_env.engine.Position.of_game`: its king runs apply the
+limit). Per game it records the plies, the legal moves summed over the positions
 met, the first player's score and the reason the game ended; :class:`RandomPlayStats`
 turns them into means with standard errors.
 """
@@ -191,7 +191,7 @@ def _random_game(
     turn.reset(start.board, start.turn)
     moves = 0
     while turn.reason == Reason.NONE and turn.ply < max_plies:
-        n = engine.generate(turn.board, int(turn.side), counters=turn.counters)
+        n = engine.generate(Position.of_game(turn.rules, turn.board, turn.side, turn.counters))
         moves += n
         turn.play_move(move_from_row(engine.moves[rng.integers(n)]).squares)
     if turn.reason == Reason.NONE:

@@ -134,8 +134,9 @@ class Game:
 
     @property
     def position(self) -> Position:
-        """Returns the current position as a value."""
-        return Position(self.rules, self.board, self.turn)
+        """Returns the current position as a value, with the game's king runs (so that its
+        legal moves are the game's: the king move limit applies)."""
+        return Position.of_game(self.rules, self.board, self.turn, self.counters)
 
     @property
     def ply(self) -> int:
@@ -146,7 +147,7 @@ class Game:
         """Returns the legal moves, or [] once the game is over by a draw rule or limit."""
         if self.is_over:
             return []
-        return self.engine.legal_moves(self.board, int(self.turn), counters=self.counters)
+        return self.position.legal_moves()
 
     def repetitions(self) -> int:
         """Returns how many times the current position has occurred (this time included)."""
@@ -180,14 +181,6 @@ class Game:
         if self.is_over:
             raise IllegalMoveError(f"the game is over ({self.outcome()}); no move can be played")
         legal = self.position.find_move(move)
-        if self.rules.king_move_limit and not legal.captures:
-            tired = K.tired_king(self.board, int(self.turn), self.counters, self.engine.rule_array)
-            if legal.origin == tired:
-                raise IllegalMoveError(
-                    f"{legal} is not legal in this game: the king on {legal.origin + 1} has made "
-                    f"{self.rules.king_move_limit} non-capturing moves in a row while its side "
-                    "has men (king_move_limit); move another piece"
-                )
         turn = self._turn
         slot = (self.ply + 1) % turn.hist.size  # the ring slot this move's hash takes
         undo = _Undo(turn.board.copy(), turn.st.copy(), turn.hist[slot], turn.last.copy())

@@ -898,7 +898,8 @@ class Turn:
 
     def routes_in_play(self) -> list[Move]:
         """Returns the legal routes that begin with the hops played this turn."""
-        position_routes = self.engine.legal_moves(self.board, int(self.st[T_SIDE]), merge=False)
+        position = Position.of_game(self.rules, self.board, self.side, self.counters)
+        position_routes = self.engine.legal_moves(position, merge=False)
         k = self.hop
         if k == 0:
             return position_routes

@@ -535,14 +535,16 @@ class DraughtsBatchEnv:
         return self._out(self._actions)
 
     def position(self, game: int) -> Position:
-        """Returns the position at the start of the current turn of one game.
+        """Returns the position at the start of the current turn of one game, with its king
+        runs (its legal moves are the game's).
 
         Raises:
             TypeError: game is not an int.
             ValueError: game is not in [0, num_envs).
         """
         g = checked_int("game", game, 0, self.num_envs - 1)
-        return Position(self.rules, self.boards[g], int(self._games.sides[g]))
+        counters = self._games.counters[g]
+        return Position.of_game(self.rules, self.boards[g], int(self._games.sides[g]), counters)
 
     def _time_step(self, full: bool) -> None:
         """Gives the chooser the time since the last full-batch step began: that step's cycle

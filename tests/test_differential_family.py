@@ -176,8 +176,9 @@ def kings_first(rng: random.Random, held: Counter[str]) -> Chooser:
     the positions where the king move limit held a king back."""
 
     def choose(game: Game, moves: list[PeerMove]) -> PeerMove:
+        pieces_only = Position(game.rules, game.board, game.turn)  # no king runs
         held[game.rules.base_name] += pdn_keys(game.legal_moves()) != pdn_keys(
-            game.position.legal_moves()
+            pieces_only.legal_moves()
         )
         kings = [m for m in moves if abs(game.board[m[0] - 1]) == 2]
         return rng.choice(kings if kings and rng.random() < 0.8 else moves)

@@ -16,7 +16,8 @@ from pettingzoo.test import api_test
 from damas_agents.arena import play_match
 from damas_agents.models.config import NetworkConfig
 from damas_agents.models.network import DraughtsNet
-from damas_agents.players.base import MoveAgent, allowed_moves, play_hop
+from damas_agents.players import base
+from damas_agents.players.base import MoveAgent, play_hop
 from damas_agents.players.classic import AlphaBetaAgent, GreedyAgent, RandomAgent
 from damas_agents.players.learned import NetworkAgent
 from damas_agents.players.tree import MCTSAgent
@@ -88,7 +89,8 @@ def replay_random_games(variant: str, games: int, fen: str | None = None) -> dic
             if not hops[g]:
                 assert set(np.flatnonzero(masks[g]).tolist()) == first_hops(record)
                 counts["turns"] += 1
-                counts["limited"] += len(record.legal_moves()) < len(record.position.legal_moves())
+                pieces_only = Position(rules, record.board, record.turn)  # no king runs
+                counts["limited"] += len(record.legal_moves()) < len(pieces_only.legal_moves())
         actions = env.random_actions().copy()
         before = to_play.copy()
         _, masks, to_play, _, terminated, truncated, info = env.step(actions)
@@ -163,15 +165,34 @@ def tired_king_env() -> tuple[Any, Game]:
     return env, game
 
 
-def test_allowed_moves_are_the_games_moves_under_the_king_move_limit() -> None:
+def test_the_envs_position_carries_the_king_runs_its_legal_moves_are_the_games() -> None:
     env, game = tired_king_env()
     observation, position = env.observe(env.agent_selection), env.position
+    assert position == game.position and position.king_runs == ((15, 3), (0, 0))
     assert sorted(str(m) for m in game.legal_moves()) == TIRED_LEGAL
-    assert len(position.legal_moves()) == 12  # the position alone lets the king go on
-    assert sorted(str(m) for m in allowed_moves(position, observation)) == TIRED_LEGAL
-    assert len(allowed_moves(position, {})) == 12  # no mask, no history
-    # What makes the test bite: from the position alone the search would move the king.
-    assert AlphaBetaAgent(depth=2, seed=0).choose(position).origin == 15
+    assert sorted(str(m) for m in position.legal_moves()) == TIRED_LEGAL
+    assert (base.first_hops(position) == observation["action_mask"]).all()
+    pieces_only = Position("frisian", position.board, position.turn)
+    assert len(pieces_only.legal_moves()) == 12  # the pieces alone let the king go on
+    # What makes the tests bite: from the pieces alone the search would move the king.
+    assert AlphaBetaAgent(depth=2, seed=0).choose(pieces_only).origin == 15
+
+
+class Recorder(MoveAgent):
+    """A MoveAgent that filters nothing: it plays a king's move if its position offers one
+    (else the first), and records every move it was offered."""
+
+    name = "recorder"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[Move] = []
+
+    def choose(self, position: Position) -> Move:
+        legal = position.legal_moves()
+        self.seen += legal
+        kings = [m for m in legal if abs(int(position.board[m.origin])) == 2]
+        return (kings or legal)[0]
 
 
 def tiny_network_agent(simulations: int) -> NetworkAgent:
@@ -180,13 +201,16 @@ def tiny_network_agent(simulations: int) -> NetworkAgent:
     return NetworkAgent(DraughtsNet(TINY, rules).eval(), rules, simulations=simulations, seed=0)
 
 
-class PositionOnly(MoveAgent):
-    """A MoveAgent that thinks on positions alone (as an external engine): it moves the king."""
-
-    name = "position-only"
-
-    def choose(self, position: Position) -> Move:
-        return next(m for m in position.legal_moves() if abs(int(position.board[m.origin])) == 2)
+def test_an_agent_handed_a_tired_kings_position_never_sees_its_step_as_legal() -> None:
+    """Through the one API, position.legal_moves(), with no filtering of the agent's own:
+    the arena hands the env's position, and the tired king (square 16) has no move in it."""
+    env, _ = tired_king_env()
+    agent = Recorder()
+    action = play_hop(agent, env)
+    assert agent.seen and all(m.origin != 15 for m in agent.seen)
+    assert env.observe(env.agent_selection)["action_mask"][action] == 1
+    pieces_only = Position("frisian", env.position.board, env.position.turn)
+    assert any(m.origin == 15 for m in pieces_only.legal_moves())  # what the test guards
 
 
 @pytest.mark.parametrize(
@@ -198,9 +222,9 @@ class PositionOnly(MoveAgent):
         lambda: MCTSAgent(sims=40, seed=0),
         lambda: tiny_network_agent(0),
         lambda: tiny_network_agent(8),
-        PositionOnly,
+        Recorder,
     ],
-    ids=["alphabeta", "greedy", "random", "mcts", "network", "network-puct", "position-only"],
+    ids=["alphabeta", "greedy", "random", "mcts", "network", "network-puct", "recorder"],
 )
 def test_every_agent_plays_a_move_the_game_allows(make: Any) -> None:
     env, game = tired_king_env()

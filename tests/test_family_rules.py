@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import pytest
 
-from damas_env import Colour, Position, Ruleset, get_ruleset
+from damas_env import Colour, IllegalMoveError, Position, Ruleset, get_ruleset
+from damas_env.engine import NO_RUNS
 from damas_env.game import Game, Outcome, Reason
 from damas_env.geometry import geometry
 from damas_env.moves import move_text
@@ -193,6 +194,39 @@ def test_frisian_king_may_not_make_a_fourth_move_in_a_row() -> None:
     assert {str(m) for m in two.legal_moves()} >= {"46-41", "35-30"}  # a third move is allowed
     three = game_after("frisian", KING_AND_MAN, ["46-41", "6-1", "41-46", "1-6", "46-41", "6-1"])
     assert {str(m) for m in three.legal_moves()} == {"35-30"}
+
+
+def test_frisian_position_carries_the_king_runs_and_plays_them_on() -> None:
+    """A position holds each side's king run (square, moves in a row): played on from the
+    start, or given, it allows the game's moves; the pieces alone allow the king a fourth."""
+    moves = ["46-41", "6-1", "41-46", "1-6", "46-41", "6-1"]
+    position = Position.from_fen(KING_AND_MAN, "frisian")
+    for move in moves:
+        position = position.play(move)
+    game = game_after("frisian", KING_AND_MAN, moves)
+    assert position == game.position and position.king_runs == ((40, 3), (0, 3))
+    assert {str(m) for m in position.legal_moves()} == {"35-30"}
+    given = Position("frisian", position.board, position.turn, ((40, 3), (0, 3)))
+    assert given == position and hash(given) == hash(position)
+    pieces_only = Position("frisian", position.board, position.turn)
+    assert pieces_only != position and "41-46" in {str(m) for m in pieces_only.legal_moves()}
+    assert position.play("35-30").king_runs == ((0, 0), (0, 3))  # a man moved: White's ends
+    with pytest.raises(IllegalMoveError, match="king_move_limit"):
+        position.play("41-46")
+    with pytest.raises(IllegalMoveError, match="legal moves: 35-30"):
+        position.play("41-40")  # not a move of the pieces either: the usual message
+
+
+def test_king_runs_are_checked_and_kept_only_under_a_king_move_limit() -> None:
+    board = Position.from_fen(KING_AND_MAN, "frisian").board
+    with pytest.raises(ValueError, match="square"):
+        Position("frisian", board, Colour.WHITE, ((50, 1), (0, 0)))
+    with pytest.raises(ValueError, match="count"):
+        Position("frisian", board, Colour.WHITE, ((45, -1), (0, 0)))
+    with pytest.raises(TypeError, match="pairs"):
+        Position("frisian", board, Colour.WHITE, (45, 1))  # type: ignore[arg-type]
+    assert Position("frisian", board, Colour.WHITE, ((45, 0), (0, 0))).king_runs == NO_RUNS
+    assert Position("international", board, Colour.WHITE, ((45, 3), (5, 1))).king_runs == NO_RUNS
 
 
 def test_frisian_tired_king_may_still_capture() -> None:

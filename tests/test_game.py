@@ -224,4 +224,6 @@ def test_push_refuses_a_tired_kings_fourth_step_and_changes_nothing() -> None:
     assert (game.board == before[0]).all() and (game.counters == before[1]).all()
     assert game.ply == before[2]
     assert all(m.origin != 15 for m in game.legal_moves())
-    assert any(m.origin == 15 for m in game.position.legal_moves())  # the pieces alone allow it
+    assert all(m.origin != 15 for m in game.position.legal_moves())  # it carries the king runs
+    pieces_only = Position(game.rules, game.board, game.turn)
+    assert any(m.origin == 15 for m in pieces_only.legal_moves())  # the pieces alone allow it

@@ -8,16 +8,8 @@ multi-capture), and returns the next action. Agents that think in complete moves
 :class:`MoveAgent`: they choose a :class:`damas_env.Move` and it emits its hops one by one.
 
 Agents never decide legality themselves: moves come from the engine
-(``position.legal_moves()``) and hops from the mask.
-
-The game's history: a :class:`~damas_env.Position` is the pieces and the side to move, and
-one rule needs more. Under a king move limit (``Ruleset.king_move_limit``, Frisian: a king
-may not make a fourth non-capturing move in a row while its side has men) a move the
-position allows may be illegal in the game, and only the game's counters tell. The env's
-action mask is computed with them, so at the start of a turn :func:`allowed_moves` keeps the
-legal moves whose first hop the mask allows: exactly the moves the game allows.
-:class:`MoveAgent` chooses among those (:meth:`MoveAgent.choose_among`); a caller holding a
-:class:`~damas_env.Game` passes ``game.legal_moves()`` to ``choose_among`` itself.
+(``position.legal_moves()``) and hops from the mask. The position carries the history the
+rules need (its king runs: the Frisian king move limit), so its legal moves are the game's.
 
     from damas_env import draughts_v0
     from damas_agents.players.base import play_hop
@@ -37,7 +29,7 @@ import numpy as np
 from damas_env import Move, Position
 from damas_env.encoding import action_layout, move_to_actions
 
-__all__ = ["Agent", "MoveAgent", "Reseedable", "allowed_moves", "mask_of", "play_hop"]
+__all__ = ["Agent", "MoveAgent", "Reseedable", "first_hops", "mask_of", "play_hop"]
 
 Observation = Mapping[str, np.ndarray]
 
@@ -80,25 +72,19 @@ def mask_of(observation: Observation | None, num_actions: int) -> np.ndarray | N
     return mask if mask.shape == (num_actions,) else None
 
 
-def allowed_moves(position: Position, observation: Observation | None = None) -> list[Move]:
-    """Returns the legal moves of a position that the game allows, in the engine's order:
-    those whose first hop the observation's action mask allows (all of them without a mask).
-
-    Only at the start of a turn: mid-capture the mask is about the next hop.
-    """
-    moves = position.legal_moves()
-    mask = mask_of(observation, action_layout(position.rules).num_actions)
-    if mask is None:
-        return moves
-    turn, rules = position.turn, position.rules
-    return [m for m in moves if mask[move_to_actions(m, turn, rules)[0]]]
+def first_hops(position: Position) -> np.ndarray:
+    """Returns the mask (int8, one entry per action) of the first hops of the position's legal
+    moves: the hops the game allows at the start of the turn."""
+    mask = np.zeros(action_layout(position.rules).num_actions, dtype=np.int8)
+    for move in position.legal_moves():
+        mask[move_to_actions(move, position.turn, position.rules)[0]] = 1
+    return mask
 
 
 class MoveAgent:
     """Base of agents that choose complete moves; emits the chosen move's hops one by one.
 
-    At the start of a turn it asks :meth:`choose_among` for one of the moves the game allows
-    (:func:`allowed_moves`: the env's mask knows the game's history, the position does not).
+    At the start of a turn it asks :meth:`choose` for one of ``position.legal_moves()``.
     """
 
     name = "move-agent"
@@ -111,25 +97,9 @@ class MoveAgent:
         self._plan = []
 
     def choose(self, position: Position) -> Move:
-        """Returns the move to play in a position (subclasses implement it)."""
+        """Returns the move to play in a position, one of its legal moves (subclasses
+        implement it)."""
         raise NotImplementedError
-
-    def choose_among(self, position: Position, moves: Sequence[Move]) -> Move:
-        """Returns the move to play among `moves`: the legal moves of the position that the
-        game allows (fewer than ``position.legal_moves()`` where the game's history rules
-        some out, as a king move limit does).
-
-        Agents that can restrict their choice override it. This one plays :meth:`choose`'s
-        move if the game allows it, else the first move allowed: an agent that thinks on
-        positions alone (an external engine) cannot know the game's history.
-
-        Raises:
-            ValueError: `moves` is empty.
-        """
-        if not moves:
-            raise ValueError(f"{self.name}: no move allowed in {position.fen()}")
-        move = self.choose(position)
-        return move if move in moves else moves[0]
 
     def act(
         self, observation: Observation, position: Position | None = None, hops: Sequence[int] = ()
@@ -142,9 +112,7 @@ class MoveAgent:
         if position is None:
             raise ValueError(f"{self.name} needs the engine position: act(obs, position, hops)")
         if not hops or self._plan[: len(hops)] != list(hops):
-            mid_capture = bool(hops)  # the mask is about the next hop: every move stays
-            allowed = allowed_moves(position, None if mid_capture else observation)
-            move = self.choose_among(position, allowed)
+            move = self.choose(position)
             self._plan = move_to_actions(move, position.turn, position.rules)
             if hops and self._plan[: len(hops)] != list(hops):
                 # The turn began with hops this agent did not choose: follow any route on.

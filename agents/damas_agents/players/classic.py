@@ -85,11 +85,7 @@ class GreedyAgent(MoveAgent):
 
     def choose(self, position: Position) -> Move:
         """Returns a legal move with the best material balance after it."""
-        return self.choose_among(position, position.legal_moves())
-
-    def choose_among(self, position: Position, moves: Sequence[Move]) -> Move:
-        """Returns the move of `moves` (the moves the game allows) with the best material
-        balance after it."""
+        moves = position.legal_moves()
         gains = np.array([material_gain(position, m) for m in moves])
         if position.rules.giveaway:
             gains = -gains
@@ -176,31 +172,25 @@ class AlphaBetaAgent(MoveAgent):
                 f"{rules.name!r} game"
             )
 
-    def search(self, position: Position, moves: Sequence[Move] | None = None) -> SearchResult:
+    def search(self, position: Position) -> SearchResult:
         """Returns the search's best move of a position, with its score, depth, nodes and pv.
 
-        Args:
-            position: the position to search.
-            moves: the moves the game allows at the root (None: every legal move); the
-                search below the root does not know the game's history
-                (:class:`~damas_agents.search.alphabeta.Searcher`).
+        The root moves are the position's legal moves (its king runs applied); below the
+        root the search knows the pieces only
+        (:class:`~damas_agents.search.alphabeta.Searcher`).
 
         Raises:
-            ValueError: the position has no legal move (or none of `moves` is one), or its
-                rules are not the ones the learned evaluation was trained on.
+            ValueError: the position has no legal move, or its rules are not the ones the
+                learned evaluation was trained on.
         """
         self.check_rules(position.rules)
         return self._searcher(position.rules).search(
-            position, self.depth, self.nodes, self.time, self.rng, moves
+            position, self.depth, self.nodes, self.time, self.rng
         )
 
     def choose(self, position: Position) -> Move:
         """Returns the move to play: the search's best."""
         return self.search(position).move
-
-    def choose_among(self, position: Position, moves: Sequence[Move]) -> Move:
-        """Returns the search's best move among `moves` (the moves the game allows)."""
-        return self.search(position, moves).move
 
     def evaluate(self, position: Position) -> int:
         """Returns the static evaluation of a position, in centi-men for the side to move."""

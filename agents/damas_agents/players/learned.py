@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import torch
 
-from damas_agents.players.base import Observation, mask_of
+from damas_agents.players.base import Observation, first_hops
 from damas_agents.players.tree import BatchedPUCT, select_action
 from damas_env import Position
 from damas_env.encoding import planes_for
@@ -83,9 +83,10 @@ class NetworkAgent:
 
     The planes and actions are the ruleset's (:func:`damas_env.encoding.planes_for`,
     :func:`~damas_env.encoding.action_layout`). The policy alone reads the env's observation,
-    which knows the game so far. The search starts from the position, which does not: its
-    root hops are cut to the env's action mask, so the hop played is legal in the game (the
-    Frisian king move limit); below the root a king's moves are counted from the root on.
+    which knows the game so far. The search starts from the position's pieces, its root hops
+    cut to the first hops of the position's legal moves (its king runs: the Frisian king
+    move limit), so the hop played is legal in the game; below the root a king's moves are
+    counted from the root on.
 
     Args:
         network: the network (any device).
@@ -156,8 +157,7 @@ class NetworkAgent:
             if turn.play(int(hop)) == HOP_ILLEGAL:
                 raise ValueError(f"hop {hop} of {list(hops)} is not legal in {position.fen()}")
         if self.search is not None:
-            mask = mask_of(observation, len(self._mask))  # the game's hops (see the class doc)
-            roots = None if mask is None else mask[None]
+            roots = None if hops else first_hops(position)[None]  # the game's (its king runs)
             (visits,) = self.search.search([turn], add_noise=False, root_masks=roots)
             return select_action(visits, 0.0, self.search.rng)
         turn.write_planes(self._obs[0], turn.side)

@@ -94,7 +94,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from damas_agents.players.base import Observation, mask_of
+from damas_agents.players.base import Observation, first_hops
 from damas_env import Colour, Position
 from damas_env import kernels as K
 from damas_env.encoding import action_layout, planes_for
@@ -802,10 +802,11 @@ class BatchedPUCT:
             turns: the games' turn states, the roots.
             add_noise: mix Dirichlet noise into the root priors.
             root_masks: (games, A), nonzero for the hops the games allow at each root, where
-                a turn state knows less than the game: one started from a position has no
-                history, so the env's mask says which root hops the Frisian king move limit
-                leaves (the agents pass it). None: the turn states' own hops. Below the
-                roots the turn states decide alone, counting a king's moves from the root.
+                a turn state knows less than the game: one started from a position's pieces
+                counts no king run, so the agents pass the first hops of the position's
+                legal moves (:func:`~damas_agents.players.base.first_hops`: the Frisian king
+                move limit applied). None: the turn states' own hops. Below the roots the
+                turn states decide alone, counting a king's moves from the root.
 
         Raises:
             ValueError: a root mask allows none of its root's hops.
@@ -962,9 +963,10 @@ class MCTSAgent:
 
     The agent sees only the position at the start of the turn: the draw counters and the
     repetition history of the game so far are not known to the search (they start afresh at
-    the root). The env's action mask is: the root's hops are cut to it, so the hop played is
-    legal in the game (the Frisian king move limit); below the root the search counts a
-    king's moves from the root on, not from its first move of the run.
+    the root). The position's king runs are: the root's hops are cut to the first hops of
+    its legal moves, so the hop played is legal in the game (the Frisian king move limit);
+    below the root the search counts a king's moves from the root on, not from its first
+    move of the run.
     """
 
     def __init__(
@@ -1004,7 +1006,7 @@ class MCTSAgent:
         if position is None:
             raise ValueError(f"{self.name} needs the engine position: act(obs, position, hops)")
         turn = self._root(position, hops)
-        mask = mask_of(observation, turn.layout.num_actions)
+        mask = None if hops else first_hops(position)  # mid-capture: the turn state's hops
         actions = [a for a in turn.legal_actions() if mask is None or mask[a]]
         if not actions:
             raise ValueError(f"{self.name}: no legal hop (the game is over)")

@@ -21,12 +21,12 @@ alpha-beta pruning. The rules are the engine's: moves come only from
   has lost (won under ``rules[R_GIVEAWAY]``): ``MATE - ply`` says how soon; so has a side
   whose opponent has crowned a king where the first king wins (Breakthrough: the engine's
   :func:`damas_env.kernels.outcome`). A position met again on the search path scores a draw.
-- The game's history: the root moves are the ones the caller says the game allows
-  (``Searcher.search(..., moves=)``; :func:`damas_agents.players.base.allowed_moves` reads
-  them off the env's mask), so the move played is legal under the Frisian king move limit.
-  Below the root the search lists moves with ``generate_moves``, which knows the position
-  only: it ignores the king move limit there (a king may step on past its limit on the
-  search's lines), as it ignores the game's draw counters and repetitions before the root.
+- The game's history: the root moves are the position's legal moves (``Engine.generate``:
+  the position's king runs apply the Frisian king move limit), so the move played is legal
+  in the game. Below the root the search lists moves with ``generate_moves``, which knows
+  the pieces only: it ignores the king move limit there (a king may step on past its limit
+  on the search's lines), as it ignores the game's draw counters and repetitions before the
+  root.
 
 Limits: depth; nodes (a budget checked at every node: the search aborts when it is spent);
 time. Compiled code cannot read the clock, so time becomes node budgets: each Searcher
@@ -57,7 +57,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -73,7 +73,7 @@ from damas_agents.search.nnue import (
 from damas_env import Move, Position
 from damas_env import kernels as K
 from damas_env.compiled_rules import R_FIRST_KING, R_GIVEAWAY
-from damas_env.engine import MAX_LIST_ROWS, Engine
+from damas_env.engine import Engine
 from damas_env.geometry import geometry
 from damas_env.kernels import (
     M_CODES,
@@ -721,21 +721,20 @@ class Searcher:
         nodes: int | None = None,
         seconds: float | None = None,
         rng: np.random.Generator | None = None,
-        moves: Sequence[Move] | None = None,
     ) -> SearchResult:
         """Returns the best move of a position within the limits (at least one is needed).
 
-        `moves` are the root moves the game allows (None: every legal move); the root
-        searches those only, in the engine's order (see the module docstring).
+        The root searches the position's legal moves, in the engine's order (see the module
+        docstring).
 
         Raises:
-            ValueError: no limit given, or the position has no legal move (none of `moves`).
+            ValueError: no limit given, or the position has no legal move.
         """
         if depth is None and nodes is None and seconds is None:
             raise ValueError("search needs a limit: depth, nodes or seconds")
         limits = _Limits(nodes, seconds, self.clock())
         board, side = position.board.copy(), int(position.turn)
-        root, n = self._root_moves(board, side, moves)
+        root, n = self._root_moves(position)
         if n == 0:
             raise ValueError(f"no legal move in {position!r}: the game is over")
         self._new_search()
@@ -866,21 +865,10 @@ class Searcher:
         self.tables = self.tables._replace(buffers=bigger)
         return True
 
-    def _root_moves(
-        self, board: np.ndarray, side: int, moves: Sequence[Move] | None = None
-    ) -> tuple[np.ndarray, int]:
-        """Returns the root's move list (grown to fit; only `moves` if given) and its length."""
-        root, t = K.new_move_buffer(FIRST_ROWS), self.tables
-        while True:
-            n = int(generate_moves(board, side, t.ray, t.rules, root, np.bool_(True), t.ws))
-            if n <= root.shape[0]:
-                break
-            root = K.grown_move_buffer(root, n, MAX_LIST_ROWS)
-        keep = np.arange(n)
-        if moves is not None:
-            keys = {m.key for m in moves}
-            keep = np.array([i for i in keep if move_from_row(root[i]).key in keys], np.int64)
-        return root[keep], len(keep)  # a copy (fancy indexing)
+    def _root_moves(self, position: Position) -> tuple[np.ndarray, int]:
+        """Returns a copy of the position's legal moves (the engine's list) and their count."""
+        n = self._engine.generate(position)
+        return self._engine.moves[:n].copy(), n
 
     # --- Result -------------------------------------------------------------------------------
 
