@@ -1,30 +1,12 @@
 """The Agent protocol every player implements, classical or learned.
 
-An agent is asked for one *hop* at a time, as the environments play them
-(:mod:`damas_env.encoding`): ``act(observation, position, hops)`` gets the env's
-observation dict (planes and ``action_mask``), the engine position at the start of the
-turn, and the actions already played this turn (non-empty only in the middle of a
-multi-capture), and returns the next action. Agents that think in complete moves subclass
-:class:`MoveAgent`: they choose a :class:`damas_env.Move` and it emits its hops one by one.
-
-Agents never decide legality themselves: moves come from the engine
-(``position.legal_moves()``) and hops from the mask.
-
-The game's history: a :class:`~damas_env.Position` is the pieces and the side to move, and
-one rule needs more. Under a king move limit (``Ruleset.king_move_limit``, Frisian: a king
-may not make a fourth non-capturing move in a row while its side has men) a move the
-position allows may be illegal in the game, and only the game's counters tell. The env's
-action mask is computed with them, so at the start of a turn :func:`allowed_moves` keeps the
-legal moves whose first hop the mask allows: exactly the moves the game allows.
-:class:`MoveAgent` chooses among those (:meth:`MoveAgent.choose_among`); a caller holding a
-:class:`~damas_env.Game` passes ``game.legal_moves()`` to ``choose_among`` itself.
-
-    from damas_env import draughts_v0
-    from damas_agents.players.base import play_hop
-
-    env = draughts_v0.env("english")
-    env.reset()
     action = play_hop(agent, env)   # what the arena does for the agent to move
+
+An agent is asked for one hop at a time: ``act(observation, position, hops)`` gets the env's
+observation dict, the position at the start of the turn and the hops already played this
+turn. Agents that think in complete moves subclass :class:`MoveAgent`, which plays a chosen
+move hop by hop among :func:`allowed_moves` (the legal moves the mask allows, so the Frisian
+king move limit holds).
 """
 
 from __future__ import annotations
