@@ -1,12 +1,9 @@
 """damas-env: exact, compiled draughts rules for every major variant, for RL research.
 
-Importing it sets ``OMP_WAIT_POLICY=PASSIVE`` unless the variable is already set: the batch
-env's threads (numba's OpenMP layer) and torch's share one OpenMP runtime, whose idle
-threads otherwise spin for a while after every parallel loop. On a machine that other work
-keeps busy, that spinning takes the cores the work needs (``benchmarks/busy_machine.py``
-measures it). The runtime reads the variable when it starts, so it takes effect when
-``damas_env`` is imported before torch or numba's first parallel kernel; set it yourself to
-choose otherwise (``OMP_WAIT_POLICY=ACTIVE`` for a machine of your own).
+Importing it sets ``OMP_WAIT_POLICY=PASSIVE`` unless the variable is already set, so that the
+idle OpenMP threads of the batch env (and of torch) do not spin on cores that other work
+needs. It takes effect when ``damas_env`` is imported before torch or numba's first parallel
+kernel; set ``OMP_WAIT_POLICY=ACTIVE`` yourself on a machine of your own.
 """
 
 import os

@@ -1,11 +1,9 @@
 """Argument checks for the public API, input quoted safely in error messages, small files
 read safely, and frozen dataclasses built from plain values.
 
-One home for refusing a wrong type or value the same way everywhere: the envs, the batch
-env, notation, rulesets and the agents' configs and checkpoints all name a bad argument
-through these functions. Input can be hostile (a 1 MB string, a 5000-digit int, a YAML
-alias bomb), so an error message shows it through :func:`shown`, which is bounded in depth,
-width and length.
+The envs, notation, rulesets and the agents' configs and checkpoints all refuse a bad
+argument through these functions. Input can be hostile (a 1 MB string, a 5000-digit int),
+so an error message shows it through :func:`shown`, bounded in depth, width and length.
 """
 
 from __future__ import annotations

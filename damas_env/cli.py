@@ -2,18 +2,12 @@
 
     damas perft --variant english --depth 8 [--fen FEN] [--divide] [--json]
     damas moves --variant international [--fen FEN] [--json]
-    damas show  --variant damas_env/presets/seed002_website_checkers.yaml [--fen FEN]
+    damas show  --variant my_rules.yaml [--fen FEN]
     damas variants [--names] [--json]
 
-The ``damas`` program itself is assembled by the application (``damas_agents.command``), which
-adds ``arena``, ``play`` and ``train`` through :func:`main`'s `commands`: the library never
-imports the agents.
-
-``--variant`` takes a ruleset name (``damas variants`` lists them, each with a one-line
-summary made from its switches; ``--names`` lists the names only) or a rules YAML path.
-``--fen`` defaults to the start position; an empty ``--fen ""`` is an error. ``--depth`` runs
-from 1 to 30 (``MAX_PERFT_DEPTH``). ``--json`` prints one JSON object on stdout. Errors go
-to stderr with exit status 2; Ctrl-C stops a command with exit status 130.
+``--variant`` is a ruleset name (``damas variants`` lists them) or a rules YAML path. Errors
+exit with status 2, Ctrl-C with 130. The application (``damas_agents.command``) adds its
+commands through :func:`main`'s ``commands``: the library never imports the agents.
 """
 
 from __future__ import annotations

@@ -1,26 +1,16 @@
 """A chess clock for the AEC environment: each player has their own time, and loses without it.
 
-Seed 002: "Each player has their own clock; whoever runs out of time loses."
-
     from damas_env import draughts_v0
     from damas_env.clock import TimeControl
 
     env = TimeControl(draughts_v0.env(variant="english"), seconds=300, increment=2)
 
-==============  ===============================================================================
-Running clock   the agent to move, from when it is selected until it steps; the hops of a
-                multi-capture all count on the same clock
-Increment       added to the mover's clock when a complete move ends (``agent_selection``
-                passes to the other agent, or the game ends)
-Flag fall       a step that arrives once the mover's time is used up is not played: the mover
-                gets -1, the opponent +1, all agents terminate, ``infos[a]["reason"]`` is
-                ``Reason.TIME`` (label ``"time"``)
-Remaining time  ``infos[agent]["time_left"]`` (after reset and every step), :meth:`remaining`
-==============  ===============================================================================
-
-The time source is injectable (``clock=``), so tests drive a fake clock by hand; a reading
-that is not a finite number raises RuntimeError (a NaN would stop the clock for good). An
-illegal action still raises and changes nothing; the mover's clock keeps running.
+The mover's clock runs from when it is selected until it steps (all the hops of a
+multi-capture on one clock); the increment is added when a complete move ends. A step that
+arrives once the mover's time is used up is not played: the mover gets -1, the opponent +1,
+and the game ends with ``Reason.TIME``. ``infos[agent]["time_left"]`` and :meth:`remaining`
+give the time left; ``clock=`` injects the time source (tests drive a fake clock). An
+illegal action still raises and changes nothing, and the mover's clock keeps running.
 """
 
 from __future__ import annotations

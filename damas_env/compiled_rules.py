@@ -1,16 +1,9 @@
 """The compiled rules: a Ruleset as the kernels read it, an int64 array of switches.
 
-The kernels never see a :class:`~damas_env.rules.Ruleset`. :func:`rules_array` writes each
-switch into its slot of an ``int64[R_LEN]`` array, and :func:`ray_table` cuts the rays of
-the lines the ruleset uses out of its board's geometry. The kernels see a ruleset only
-through these two arrays (and the board's cells, for the observation planes). A switch
-typed by a Literal is written as a code: its choice's position in the Literal
-(:data:`~damas_env.rules.SWITCH_CHOICES`), or for ``king_capture_weight`` the weight in
-hundredths of a man, so each choice is written once, in its Literal.
-
-The kernels read the slots and codes below as compile-time constants (numba reads a
-module's int globals so): they are plain ints, and this module imports nothing that
-imports the kernels. The switches listed in :data:`PYTHON_ONLY` never reach the kernels.
+The kernels see a ruleset only through :func:`rules_array` (each switch in its slot of an
+``int64[R_LEN]`` array; a Literal switch as its choice's code, derived from the Literal) and
+:func:`ray_table` (the rays of its lines). Slots and codes are plain ints, read by numba as
+compile-time constants; the switches in :data:`PYTHON_ONLY` never reach the kernels.
 
 Slots of the rules array::
 

@@ -1,7 +1,5 @@
 """draughts_v0: a PettingZoo AEC environment for every draughts variant, hop by hop.
 
-    from damas_env import draughts_v0
-
     env = draughts_v0.env(variant="international")
     env.reset(seed=0)
     for agent in env.agent_iter():
@@ -11,53 +9,20 @@
         env.step(action)
 
 ============  =================================================================
-Agents        ``player_0`` (moves first in the ruleset), ``player_1``;
-              ``infos[agent]["colour"]`` and ``colour_of(agent)`` give the
-              :class:`Colour` each plays (``rules.colour_names`` names it)
-Actions       ``Discrete(S * 4 * (N - 1))``: one hop (origin, direction, distance)
-              in the agent's view; 1,800 on 10x10, 896 on 8x8
-Observations  ``{"observation": Box(0, 1, (8, N, N), float32),``
-              `` "action_mask": Box(0, 1, (A,), int8)}`` (HWC with channels_last)
-Rewards       +1 win, -1 loss, 0 draw, at the end only
-Endings       rule wins and draws terminate (``infos[agent]["reason"]``);
-              ``max_plies`` truncates (reason ``max_plies``); see :mod:`damas_env.ending`
-Infos         ``{"colour": Colour, "reason": Reason, "winner": int}`` from reset on,
-              every value an int (an IntEnum member where a name exists); see below
+Agents        ``player_0`` (moves first), ``player_1``; ``colour_of(agent)`` is its colour
+Actions       ``Discrete(A)``: one hop (origin, direction, distance) in the agent's
+              view, see :mod:`damas_env.encoding`; 1,800 on 10x10, 896 on 8x8
+Observations  ``{"observation": Box(0, 1, (P, N, N), float32), "action_mask": (A,) int8}``
+Rewards       +1 win, -1 loss, 0 draw, at the end only; rule endings terminate,
+              ``max_plies`` truncates (see :mod:`damas_env.ending`)
+Infos         ints from reset on: ``"colour"`` (a :class:`Colour`), ``"reason"`` (a
+              :class:`~damas_env.ending.Reason`, ``NONE`` until the end; ``.label``
+              names it) and ``"winner"`` (0, 1, or -1 for none)
 ============  =================================================================
 
-Action layout and observation planes: see :mod:`damas_env.encoding` (agent's view: every
-agent sees its own men moving up). A capture of several pieces is several hops by the same
-agent: ``agent_selection`` stays until the move is complete, and only hops that begin a
-legal complete move (after the majority rule) are unmasked, so every capture route is
-playable.
-
-Illegal actions raise :class:`IllegalActionError` (a ``ValueError``) and change nothing,
-so the caller can try again (seed 000: "a wrong move may be taken back");
-``env(illegal_action="lose")`` applies PettingZoo's usual rule instead (the mover gets -1
-and the game ends). Rules are never decided here: the compiled turn state
-(:mod:`damas_env.turn`) calls the engine.
-
-Every agent's info has the same keys from ``reset`` on, and every value is an int, so
-libraries that batch infos into arrays or tensors take the env as it is (TorchRL's
-``PettingZooWrapper`` builds its specs from the reset infos, Tianshou's buffer refuses a key
-that appears only at the end); the names stay on the members:
-
-============  =================================================================
-``colour``    the agent's :class:`Colour` (``Colour.WHITE`` 0, ``Colour.BLACK`` 1);
-              ``rules.colour_names[info["colour"]]`` is the ruleset's name ("red"...)
-``reason``    a :class:`~damas_env.ending.Reason`: ``Reason.NONE`` (0) while the game
-              goes on, then why it ended; ``info["reason"].label`` is the name
-              (``"no_legal_move"``, ``"max_plies"``...), ``Reason(code)`` turns a code
-              from a tensor back into the member
-``winner``    the winner's index in ``possible_agents`` (0 or 1); -1 while the game
-              goes on, for a draw and for a truncation
-============  =================================================================
-
-A wrapper may add keys of its own (:class:`~damas_env.clock.TimeControl`: ``"time_left"``,
-a float, from reset on). ``str()`` and f-strings of a reason give its label (``"none"``
-while the game goes on), ``int()`` and tensors its code. ``numeric_infos=True``, once the
-switch to these infos, is still accepted (a DeprecationWarning: it changes nothing);
-``numeric_infos=False`` raises.
+A multi-capture is several hops by the same agent. An illegal action raises
+:class:`IllegalActionError` and changes nothing; ``env(illegal_action="lose")`` ends the game
+with -1 for the mover instead. ``numeric_infos`` is deprecated (``False`` raises).
 """
 
 from __future__ import annotations

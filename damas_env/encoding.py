@@ -1,60 +1,28 @@
 """Encoding: the hop action layout and the observation planes shared by every environment.
 
-Actions
--------
-One action is one *hop*: a piece moving along one line from a square, by a distance.
-A step is one hop; a capture is one hop per piece taken::
+An action is one *hop* (a step, or the taking of one piece), in the agent's view::
 
     action = (origin * D + direction) * (N - 1) + (distance - 1)
 
-    origin     0..S-1   the square the piece leaves, in the agent's view
-    direction  0..D-1   0 up-left, 1 up-right, 2 down-left, 3 down-right (agent's view);
-                        with orthogonal lines (D = 8) also 4 up, 5 left, 6 right, 7 down
-    distance   1..N-1   playable squares travelled along the line (a man's capture hop is 2)
+    origin     0..S-1  the square the piece leaves
+    direction  0..D-1  0 up-left, 1 up-right, 2 down-left, 3 down-right; with orthogonal
+                       lines (D = 8: Frisian, Frysk!, Turkish) also 4 up, 5 left, 6 right, 7 down
+    distance   1..N-1  playable squares travelled along the line (a man's capture hop is 2)
 
-    D = 4 where every move and capture is diagonal, 8 where some go along rows and columns
-    (``Ruleset.directions``: Frisian, Frysk!, Turkish). S playable squares:
+A is 896 on 8x8 (English, Russian, Italian...), 1,800 on 10x10 (International), 3,600 for
+Frisian and Frysk!, 3,168 on 12x12 (Canadian) and 3,584 for Turkish (all 64 squares). Every
+agent sees its own men moving up: Black's view turns the board 180 degrees (square s is
+``S - 1 - s``, direction d is ``3 - d``, or ``11 - d`` for the orthogonals).
 
-     8x8, dark squares   32 * 4 * 7  =   896 actions   (English, Russian, Italian, ...)
-    10x10, dark squares   50 * 4 * 9  = 1,800 actions   (International, Breakthrough)
-    10x10, with orthogonal lines  50 * 8 * 9 = 3,600 actions   (Frisian, Frysk!)
-    12x12, dark squares   72 * 4 * 11 = 3,168 actions   (Canadian)
-     8x8, all squares    64 * 8 * 7  = 3,584 actions   (Turkish; its diagonals never legal)
+Observations are channels-first planes over the N x N board, in the agent's view::
 
-On the dark-square boards an orthogonal step goes to the next dark square of the row or
-column, two cells away (:mod:`damas_env.geometry`): a Frisian man's orthogonal capture is
-direction 4-7, distance 2, and lands four cells away.
-
-The agent's view: every agent sees its own men moving *up*. White's view is the board
-as numbered (square 0 = PDN 1 at the top); Black's view is the board turned 180 degrees,
-so square s is ``S - 1 - s`` and direction d is its opposite (``3 - d``, or ``11 - d``
-for the orthogonals). Actions off the board exist in the layout but are never legal.
-
-Observations
-------------
-Channels-first planes over the full N x N board, in the agent's view:
-
-    plane  contents
-    0      own men
-    1      own kings
-    2      opponent men
-    3      opponent kings
-    4      the piece in the middle of a capture (its current square), else empty
-    5      pieces already taken in the capture in progress (still on the board, also
-           shown in planes 0-3; removed when the move ends)
-    6      no-progress count / the ruleset's limit (a constant plane; 0 if no limit)
-    7      repetitions of the position: (count - 1) / (limit - 1) (constant; 0 if off)
-
-Rulesets with a king move limit (``king_move_limit``, Frisian) have two planes more
-(:func:`planes_for`), because the rule makes a move illegal that the pieces alone allow:
-
-    8      the own king that made the last non-capturing moves: moves in a row / limit,
-           on its square
-    9      the same for the opponent's king
-
-During a capture the moving piece is shown on its current square (planes 0-3 and 4), not
-on the square it left. For the agent to move, plane 4 is its own piece and plane 5 holds
-opponent pieces; the other agent (whose mask is all zeros) sees the same from its side.
+    0-3   own men, own kings, opponent men, opponent kings
+    4     the piece in the middle of a capture, on its current square
+    5     pieces already taken in the capture in progress (still on the board)
+    6     no-progress count / the ruleset's limit (constant; 0 if no limit)
+    7     repetitions of the position: (count - 1) / (limit - 1) (constant; 0 if off)
+    8, 9  with a king move limit only (Frisian, :func:`planes_for`): the own, then the
+          opponent's king that made the last non-capturing moves, moves in a row / limit
 """
 
 from __future__ import annotations

@@ -1,25 +1,12 @@
 """The end of a game, decided in one place: rewards, termination or truncation, the reason
 and the final observation.
 
-Every env ends its games here. The batch env (:mod:`damas_env.vector`) calls the kernel
-:func:`end_of_move` after each complete move; the AEC env (:mod:`damas_env.draughts_v0`)
-calls :func:`rules_ending` (the same kernels, on its batch of one) and, for a game decided
-outside the rules (an illegal action, a clock), :func:`decided_ending`. The Gymnasium views,
-the arena and the trainers read what these give.
-
-- The reason is a :class:`Reason` (the member is the AEC env's ``infos[agent]["reason"]``;
-  its ``label`` is the name in JSON and PDN): the rules' reason when the engine ended the
-  game, ``MAX_PLIES`` when the env's ``max_plies`` cut it, ``ILLEGAL_ACTION`` or ``TIME``
-  when it was decided outside the rules. A wrapper names its ending with one of these (a
-  member or its label); a name of its own is refused (infos hold numbers, see
-  :func:`decided_ending`).
-- Only ``MAX_PLIES`` truncates (the game is cut, not over: both rewards are 0); every other
-  ending terminates.
-- Rewards are by player (player 0 plays the ruleset's first colour, ``first``): the value of
-  the result for the player's colour (:func:`~damas_env.turn.result_value`: +1 win, -1 loss,
-  0 draw). With ``loser_only`` (PettingZoo's illegal-move convention) the winner gets 0.
-- The final observation is the planes of the last position in the view of the side to move
-  there: the batch env keeps it for its auto-reset; the AEC env's ``observe`` shows it.
+The batch env calls the kernel :func:`end_of_move` after each complete move; the AEC env
+calls :func:`rules_ending`, or :func:`decided_ending` for a game decided outside the rules
+(an illegal action, a clock). The reason is a :class:`Reason` (its ``label`` names it in
+JSON and PDN). Only ``MAX_PLIES`` truncates (both rewards 0); every other ending terminates.
+Rewards are the result for each player's colour (+1, -1, 0), or with ``loser_only`` (the
+PettingZoo illegal-move convention) 0 for the winner.
 """
 
 from __future__ import annotations

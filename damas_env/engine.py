@@ -7,9 +7,9 @@
     >>> pos.perft(4)
     1469
 
-Squares in this API are 0-based indices (see :mod:`damas_env.geometry`); PDN square
-numbers (1-based) appear only in :mod:`damas_env.notation`. The value types ``Move`` and
-``Colour`` live below this module, in :mod:`damas_env.moves`, and are importable from here too.
+Squares here are 0-based indices (:mod:`damas_env.geometry`); PDN numbers (1-based) appear
+only in :mod:`damas_env.notation`. ``Move`` and ``Colour`` (from :mod:`damas_env.moves`) are
+importable from here too.
 """
 
 from __future__ import annotations

@@ -6,14 +6,9 @@ under uniformly random play.
     >>> stats.games, stats.first_player
     (20, 'black')
 
-Random play picks each move uniformly among the legal moves of the position (a capture
-reached by two routes is one move, as in perft), with the game's draw rules and the king
-move limit applied, as :class:`~damas_env.game.Game` plays them. The games are played
-through one :class:`~damas_env.turn.Turn` per ruleset, hop by hop, the moves listed from
-the turn's position (:meth:`~damas_env.engine.Position.of_game`: its king runs apply the
-limit). Per game it records the plies, the legal moves summed over the positions
-met, the first player's score and the reason the game ended; :class:`RandomPlayStats`
-turns them into means with standard errors.
+Random play picks uniformly among the legal moves of the position (its king runs apply the
+king move limit), under the game's draw rules, as :class:`~damas_env.game.Game` plays;
+:class:`RandomPlayStats` gives means and standard errors.
 """
 
 from __future__ import annotations

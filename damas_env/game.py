@@ -7,9 +7,7 @@
     >>> game.pop().origin
     10
 
-A game is a turn state (:class:`~damas_env.turn.Turn`, a batch of one) played move by move
-through the kernels the envs run: hashing, the draw counters, repetitions and the result
-exist once, in :mod:`damas_env.turn` and :mod:`damas_env.kernels`.
+A game is a :class:`~damas_env.turn.Turn` played move by move through the envs' kernels.
 """
 
 from __future__ import annotations

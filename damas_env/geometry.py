@@ -1,17 +1,8 @@
 """Board geometry: square numbering, directions and the ray table the kernels walk.
 
-Squares are the playable squares, indexed 0..S-1 in PDN order (PDN number = index + 1),
-seen from White's side: left to right, top to bottom. Three layouts (:data:`LAYOUTS`):
-
-- ``"dark"``: the dark squares, the top-left corner light, so each player has a dark
-  square in the bottom-left corner, the single corner on the left (FMJD art. 2.4; seed 000;
-  EDA);
-- ``"mirrored"``: the dark squares of a board turned a quarter turn, the top-left corner
-  dark: each player's bottom-left corner is light, the single corner on the right (Italian
-  rules, art. 2; Spanish and Portuguese rules);
-- ``"all"``: all N*N squares (Turkish rules: the game uses every square).
-
-::
+Squares are the playable squares, indexed 0..S-1 in PDN order (PDN number = index + 1) from
+White's side. :data:`LAYOUTS`: ``"dark"`` (FMJD art. 2.4, EDA), ``"mirrored"`` (the other
+dark squares: Italian rules art. 2, Spanish, Portuguese) and ``"all"`` (Turkish)::
 
     8x8 "dark" (indices)      directions
     .  0 .  1 .  2 .  3       0 = up-left     1 = up-right      4 = up
@@ -24,13 +15,9 @@ seen from White's side: left to right, top to bottom. Three layouts (:data:`LAYO
    28 . 29 . 30 . 31 .        the opposite of direction d is 3 - d (diagonals), 11 - d
                               (orthogonals).
 
-Orthogonal directions (Frisian and Turkish captures, Turkish moves) go along a row or a
-column to the next playable square: two cells away on the dark-square layouts (the next
-dark square on that line, Frisian rules art. 7), one cell on ``"all"``.
-
-``ray[sq, d, k]`` is the square k+1 steps from ``sq`` in direction ``d``, or -1 off the
-board; the last column is always -1, a sentinel that ends every walk. Tables are built
-once per board and cached.
+An orthogonal step goes to the next playable square of its line: two cells away on the dark
+layouts (Frisian rules art. 7). ``ray[sq, d, k]`` is the square k+1 steps from ``sq`` in
+direction ``d``, or -1 off the board.
 """
 
 from __future__ import annotations

@@ -1,34 +1,19 @@
 """Compiled engine kernels: move generation, apply/undo, hashing, material, draw counters, perft.
 
-This module is the only place where the rules of draughts are executed. The
-environment, the batch environment and the agents call these functions; the
-Pythonic API in :mod:`damas_env.engine` wraps them.
+The only place where the rules are executed: everything else calls these functions, and
+:mod:`damas_env.engine` wraps them. They work on numpy arrays and integers, compiled by numba
+(:func:`kernel`), or as plain Python under ``NUMBA_DISABLE_JIT=1``. Layouts::
 
-Everything here works on plain numpy arrays and integers so that numba can compile
-it (``@njit(cache=True)``); under ``NUMBA_DISABLE_JIT=1`` the same code runs as
-plain Python. See :func:`kernel` for the compile options.
-
-Board: ``int8[S]`` over the playable squares (see :mod:`damas_env.geometry`)::
-
-    0 empty   +1 white man   +2 white king   -1 black man   -2 black king
-    MARK (3): a piece already taken in the capture being searched (Turkish strike:
-              it still blocks, and cannot be taken twice); never seen outside a kernel.
-
-Side: 0 = White, 1 = Black. ``sgn = 1 - 2 * side`` turns colours into signs.
-
-Rules: ``int64[R_LEN]``, built by :func:`damas_env.compiled_rules.rules_array` from a
-Ruleset; its slots (``R_*``) and codes are that module's.
-
-Rays: ``ray[sq, slot, k]``, the geometry's rays of the lines the ruleset uses
-(:func:`damas_env.compiled_rules.ray_slots`): four slots, the diagonals or (Turkish) the
-orthogonals, or all eight (Frisian). Direction numbers in the kernels are slots.
-
-Move list: ``int16[M, MOVE_WIDTH]``, one row per move::
-
-    col 0 from | 1 to | 2 ncap | 3 crown | 4.. path (landing squares; 1 for a step)
-    | M_CAPS.. captured squares in capture order | M_CODES.. their piece codes | M_MARK
-
-A capture ``ncap`` long has ``ncap`` landing squares, the last one being ``to``.
+    board  int8[S]   0 empty, +1 white man, +2 white king, -1 black man, -2 black king;
+                     MARK (3), inside kernels only: a piece taken in the capture being
+                     searched (Turkish strike: it still blocks, and cannot be taken twice)
+    side   0 = White, 1 = Black (sgn = 1 - 2 * side)
+    rules  int64[R_LEN] from compiled_rules.rules_array (slots and codes are that module's);
+           ray[sq, slot, k] over the ruleset's lines (compiled_rules.ray_slots): direction
+           numbers in the kernels are these slots
+    moves  int16[M, MOVE_WIDTH], one row per move:
+           col 0 from | 1 to | 2 ncap | 3 crown | 4.. path (ncap landings; 1 for a step)
+           | M_CAPS.. captured squares in capture order | M_CODES.. their piece codes | M_MARK
 """
 
 from __future__ import annotations

@@ -1,12 +1,10 @@
 """The values the engine trades in: colours, moves, boards, and their argument checks.
 
-This module sits below everything that reads or shows a position, so that imports run one
-way: kernels and rules, then moves, then notation and render, then the engine::
+It sits below everything that reads or shows a position, so imports run one way::
 
     kernels, rules, geometry, checks  ->  moves  ->  notation  ->  render  ->  engine
 
-A move's own PDN string (``str(move)``) is written here; :mod:`damas_env.notation` reads
-moves and writes them where other legal moves make the full path necessary.
+A move's own PDN string (``str(move)``) is written here; :mod:`damas_env.notation` does the rest.
 """
 
 from __future__ import annotations

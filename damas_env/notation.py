@@ -1,27 +1,16 @@
 """Notation: the only place where strings become moves, positions and games, and back.
 
-One piece sits lower down: a move's own string (``str(move)``) is
-:func:`damas_env.moves.move_text`, which :func:`format_move` calls, so that a Move can print
-itself without importing this module.
+PDN square numbers are 1-based (FMJD art. 2.6), ``number = index + 1``.
 
-PDN square numbers are 1-based and follow FMJD art. 2.6: the dark squares numbered row by
-row, left to right, from the top-left as White sees the board (1-50 on 10x10, 1-32
-on 8x8, 1-72 on 12x12). Internally squares are 0-based: ``number = index + 1``.
-
-- FEN: ``W:W31-50:B1-20`` — colour to move, then each colour's pieces as numbers,
-  ranges (``31-50``) or kings (``K45``), comma separated.
+- FEN: ``W:W31-50:B1-20``: the colour to move, then each colour's pieces as numbers, ranges
+  or kings (``K45``).
 - Moves: ``32-28`` (a step), ``28x19`` (a capture), ``28x19x10`` (every landing square,
-  written when origin and destination alone are ambiguous).
-- PDN games: tag pairs (``[Event "..."]``) then movetext (``1. 32-28 19-23 2. ...``),
-  read by :func:`read_pdn` and written by :func:`write_pdn`.
+  when origin and destination alone are ambiguous).
+- PDN games: tag pairs then movetext, up to a termination marker (``1-0``, ``0-1``,
+  ``1/2-1/2``, ``2-0``, ``0-2``, ``1-1``, ``0-0``, ``*``): :func:`read_pdn`, :func:`write_pdn`.
 
-PDN is ASCII: square numbers are ASCII digits only (``３１`` and ``٣١`` are refused), and only
-ASCII whitespace separates (a no-break space or a Unicode line separator is refused). A game
-ends at its termination marker (``1-0``, ``0-1``, ``1/2-1/2``, ``2-0``, ``0-2``, ``1-1``,
-``0-0``, ``*``), so games without tags may follow one another. Reading is linear in the text.
-
-Malformed input raises :class:`NotationError` (a ``ValueError``) saying what and where,
-quoting at most a few dozen characters of it; input of the wrong type raises ``TypeError``.
+PDN is ASCII. Malformed input raises :class:`NotationError` (a ``ValueError``) saying what
+and where.
 """
 
 from __future__ import annotations

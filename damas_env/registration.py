@@ -1,25 +1,13 @@
 """Registers the environments with PettingZoo's and Gymnasium's registries.
 
-    import gymnasium, pettingzoo
-    from damas_env.registration import register
-
     register()
     aec = pettingzoo.make("aec", "damas/draughts-v0", variant="english")
     gym = gymnasium.make("damas/Draughts-v0", variant="english", play_as="player_1")
 
 Keyword arguments of ``make`` go to :func:`damas_env.draughts_v0.env` and
-:class:`damas_env.single_agent.DraughtsGymEnv`.
-
-``gymnasium.make(GYM_ID)`` builds the single-agent view with ``illegal_action="lose"``
-(:func:`gym_env`), where the class's own default is ``"raise"``. Gymnasium's contract is that
-every element of ``action_space`` is a valid action: a learner without masks (DQN, PPO) and
-``check_env`` sample ``Discrete(A)`` unmasked, almost always an illegal hop, and expect a
-transition back, which "lose" gives (-1, the episode ends, reason ``"illegal_action"``). A
-masked learner never plays one, so it changes nothing for it. ``illegal_action="raise"``
-in ``make`` restores the error. The class keeps "raise", as ``draughts_v0.env`` does: code
-that builds the env itself and plays a wrong action learns of it at once. The batch view
-(``make_vec``'s ``vector_entry_point``) has no "lose" policy: an illegal action raises
-ValueError there.
+:class:`damas_env.single_agent.DraughtsGymEnv`. ``gymnasium.make`` uses
+``illegal_action="lose"`` (:func:`gym_env`), since ``check_env`` and learners without masks
+play unmasked samples; pass ``illegal_action="raise"`` for the error instead.
 """
 
 from __future__ import annotations

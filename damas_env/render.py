@@ -1,35 +1,10 @@
 """Renderers: a text board, an RGB image, an SVG picture and a pygame window.
 
-All four draw the same picture from a board array, the board (a size, for the dark squares,
-or the :class:`~damas_env.geometry.Geometry` of any layout: ``Engine.geometry``) and
-:class:`Highlights` (the last move, a capture in progress, a selected piece and its
-targets). One pair of functions holds the geometry of drawing, :func:`square_at_pixel` and
-its inverse :func:`square_centre`; ``flip=True`` turns the board 180 degrees, Black's side
-at the bottom, so square ``sq`` is drawn where square ``S - 1 - sq`` is unflipped::
-
-    flip=False (8x8, PDN numbers)        flip=True
-    8  .  1  .  2  .  3  .  4            1  . 32  . 31  . 30  . 29
-    7  5  .  6  .  7  .  8  .            2 28  . 27  . 26  . 25  .
-       ...                                  ...
-    2  . 25  . 26  . 27  . 28            7  .  8  .  7  .  6  .  5
-    1 29  . 30  . 31  . 32  .            8  4  .  3  .  2  .  1  .
-       a  b  c  d  e  f  g  h               h  g  f  e  d  c  b  a
-
-    "mirrored" (Italian)                 "all" (Turkish)
-    8  1  .  2  .  3  .  4  .            8  1  2  3  4  5  6  7  8
-    7  .  5  .  6  .  7  .  8            7  9 10 11 12 13 14 15 16
-       ...                                  ...
-
-Playable squares are dark, the others light. On the all-squares layout every square is
-played on, so every square is dark, with lines between them instead of light squares.
-
-The RGB image is made of square-sized tiles built once per size and piece colours
-(:func:`_tile_bank`, anti-aliased by 4x4 supersampling): each dark square's tile is
-picked by piece code, background (plain, last move, selected, captured) and two
-overlays (moving ring, target dot). A frame is a copy of the empty board with the tiles
-of occupied or marked squares pasted on.
-
-Only numpy is imported here; pygame is imported when a :class:`PygameBoard` is made.
+All four draw a board array on the board's geometry (``Engine.geometry``, or a size for the
+dark squares) with :class:`Highlights` (last move, capture in progress, selection and
+targets). :func:`square_at_pixel` and its inverse :func:`square_centre` hold the geometry of
+drawing; ``flip=True`` turns the board 180 degrees, Black's side at the bottom. Only numpy
+is imported here; pygame is imported when a :class:`PygameBoard` is made.
 """
 
 from __future__ import annotations

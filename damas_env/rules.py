@@ -1,24 +1,15 @@
 """Rulesets: every difference between draughts variants as a named switch.
 
-A :class:`Ruleset` is a frozen value. A named variant is one such value and a
-derived variant is a :func:`dataclasses.replace` of its parent, so a notebook
-can change one switch and see what happens::
+A named variant is a frozen :class:`Ruleset`, and a derived one a ``replace`` of its parent::
 
-    >>> from dataclasses import replace
     >>> russian = get_ruleset("russian")
-    >>> replace(russian, capture_precedence="most_pieces").flying_kings
-    True
     >>> russian.replace(capture_precedence="most_pieces").name
     'russian (modified: capture_precedence)'
 
-Each field cites the rulebook article or seed sentence it comes from. Sources:
-FMJD = Official FMJD rules for international draughts (Annex 1 of the FMJD
-regulations; art. 2 board, 3 moves, 4 capture, 6 draws); EDA/ACF = English Draughts
-Association and American Checker Federation rules; Russian rules = the Russian
-draughts federation's rules; APCA = American Pool Checkers Association rules; seeds
-000/002/004 are the documents in ``shared/seeds`` (see ``RULES.md``).
-
-Only the engine reads these switches; everything else calls the engine.
+Each field cites its source: FMJD (the official international draughts rules), EDA/ACF
+(English Draughts Association, American Checker Federation), the Russian draughts
+federation, APCA (American Pool Checkers Association), or the rule documents numbered 000,
+002 and 004 behind the presets in ``damas_env/presets``. Only the engine reads the switches.
 """
 
 from __future__ import annotations

@@ -1,50 +1,17 @@
 """The single-agent view: a Gymnasium env where the learner plays one side against an opponent.
 
-    from damas_env.single_agent import DraughtsGymEnv
-
     env = DraughtsGymEnv(variant="english", opponent="random", play_as="random")
     obs, info = env.reset(seed=0)
-    while True:
-        action = env.action_space.sample(info["action_mask"])
-        obs, reward, terminated, truncated, info = env.step(action)
-        if terminated or truncated:
-            break
+    action = env.action_space.sample(info["action_mask"])
+    obs, reward, terminated, truncated, info = env.step(action)
 
-============  =================================================================================
-Learner       ``play_as``: ``"player_0"`` (moves first), ``"player_1"``, or ``"random"`` (drawn
-              per episode from the reset seed); ``info["play_as"]`` and ``info["colour"]``
-Opponent      ``"random"`` (uniform over its mask, seeded by reset), a callable
-              ``f(observation_dict) -> int``, or an agent (``damas_agents.players.base.Agent``)
-              whose ``act(observation, position, hops) -> int`` gets the engine position too
-              (its optional ``reset()`` is called at each episode start)
-Actions       ``Discrete(A)``: one hop of the learner, as in :mod:`damas_env.draughts_v0`
-Observations  the planes ``Box(0, 1, (8, N, N), float32)`` in the learner's view; the mask is
-              ``info["action_mask"]`` (int8) and :meth:`DraughtsGymEnv.action_masks` (bool)
-Rewards       +1 win, -1 loss, 0 draw, from the learner's side, at the end only
-Endings       ``terminated`` for the rules' endings, ``truncated`` for ``max_plies``;
-              ``info["reason"]`` says which (see :mod:`damas_env.ending`)
-Infos         the AEC env's (``"colour"`` a Colour, ``"reason"`` a Reason, ``Reason.NONE``
-              while the game goes on, ``"winner"`` an index into ``("player_0",
-              "player_1")``, -1 for none; see :mod:`damas_env.draughts_v0`), plus
-              ``"action_mask"`` and ``"play_as"``
-============  =================================================================================
-
-A step is one hop of the learner. When that hop completes the learner's move, the
-opponent's hops follow until the learner is to move again or the game has ended, so a
-multi-capture of the learner takes several steps and the opponent's never shows.
-
-Illegal actions raise :class:`~damas_env.draughts_v0.IllegalActionError` and change nothing
-(``illegal_action="raise"``, this class's default). ``illegal_action="lose"`` ends the
-episode with -1 instead (reason ``"illegal_action"``): Gymnasium's ``check_env`` and
-learners without masks step with unmasked samples of the action space, almost all
-illegal, and expect a transition back, so ``gymnasium.make("damas/Draughts-v0")`` builds
-the env with ``"lose"`` (see :mod:`damas_env.registration`). An opponent that returns an
-illegal action raises :class:`OpponentError` naming it: that is a bug in the opponent, not
-a move of the game.
-
-``render_mode="human"`` opens a pygame window; without pygame it prints the text board
-(one warning says how to get the window), so ``check_env``, which renders every mode,
-passes on an install without pygame.
+``play_as`` is ``"player_0"``, ``"player_1"`` or ``"random"``; the opponent ``"random"``, a
+callable ``f(observation_dict) -> int`` or an agent (``act(observation, position, hops)``).
+A step is one hop of the learner, then the opponent's hops until the learner is to move
+again. Observations are the learner's planes; the mask is ``info["action_mask"]``. Rewards
+are +1, -1 or 0 for the learner at the end. An illegal action raises
+:class:`~damas_env.draughts_v0.IllegalActionError` (or, with ``illegal_action="lose"``, ends
+the episode with -1); an illegal opponent action raises :class:`OpponentError`.
 """
 
 from __future__ import annotations

@@ -1,29 +1,13 @@
 """The turn state: games played hop by hop, compiled, shared by the env, the batch env and
 the searches.
 
-At the start of a turn the engine lists every legal capture route (after the capture
-precedence rule). The turn state holds the hops played so far: the mask allows exactly the
-next hops of the routes that begin with them, and when the hops form a complete move that
-move is applied and the turn passes. Two routes to one move are both playable and end in
-the same position.
-
-All turn states live in one bundle, :class:`States`: arrays with a leading batch axis (one
-row a game), allocated by :func:`new_states` and copied by :func:`copy_game`. The batch env
-holds thousands of rows, a search one per root plus its work rows, and :class:`Turn` (the
-env's) a batch of one. The public kernels take ``(s, g, t, ...)``: the states, the game's
-row and the ruleset's read-only :class:`Tables` (those that play, check, mask and write
-planes are inlined where called and work on one game's arrays in private kernels). The
-layout of a row is private to this module; the code outside reads it through the accessors
-(:func:`side_of`, :func:`result_of`, ... in kernels; the :class:`States` properties in
-Python).
-
-The routes of a turn are listed once into a small per-game cache (or, when a turn has more
-routes than it holds, into a per-thread scratch list, again at each hop), so the state of
-one game stays small. Scratch (one per thread): ``scratch`` int16[M, MOVE_WIDTH] for turns
-with more routes than the cache holds (a kernel that needs more returns HOP_OVERFLOW and
-changes nothing: the caller grows it with :func:`grown` and calls again), and ``ws``, the
-capture-search workspace.
-The encoding (actions and planes) is documented in :mod:`damas_env.encoding`.
+At the start of a turn the engine lists every legal capture route; the mask allows the next
+hops of the routes that begin with the hops played, and a complete move is applied. All
+turn states live in one bundle, :class:`States` (one row a game; :class:`Turn` is a batch
+of one), allocated by :func:`new_states`. The public kernels take ``(s, g, t, ...)``: the
+states, the game's row and the ruleset's :class:`Tables`; a row is read through accessors
+(:func:`side_of`, ...). A kernel short of scratch returns HOP_OVERFLOW and changes nothing:
+grow it (:func:`grown`) and call again.
 """
 
 from __future__ import annotations

@@ -1,45 +1,16 @@
 """DraughtsBatchEnv: thousands of games stepped in one compiled, multi-threaded call.
 
-    from damas_env.vector import DraughtsBatchEnv
-
     env = DraughtsBatchEnv(4096, variant="english", seed=0)
     obs, masks, to_play = env.reset()
-    for _ in range(1000):
-        obs, masks, to_play, rewards, terminated, truncated, info = env.step(env.random_actions())
+    obs, masks, to_play, rewards, terminated, truncated, info = env.step(env.random_actions())
 
-Same rules, action layout and observation planes as :mod:`damas_env.draughts_v0`: each
-game runs the same turn-state kernels (:mod:`damas_env.turn`), one hop per step, for
-whichever player is to move there (``to_play``: 0 = ``player_0``, who moves first in the
-ruleset; 1 = ``player_1``).
-
-Auto-reset (Gymnasium's "same step" mode): a game that ends in ``step`` is reset at once;
-the returned observation, mask and ``to_play`` are those of the new game, the rewards,
-``terminated``/``truncated`` flags are those of the game that ended, and
-``info["final_observation"]``, ``info["final_reason"]``, ``info["final_plies"]`` keep its
-last position (in the view of the player who would have moved), reason (a
-:class:`~damas_env.ending.Reason` code; ``Reason(code).label`` names it) and length. The
-end of a game is decided by :func:`damas_env.ending.end_of_move`, as in the AEC env.
-
-Every output lives in a preallocated numpy array that ``step`` overwrites in place (copy
-what you keep); ``torch.from_numpy`` shares them without copying, and ``as_torch=True``
-returns such tensors directly. Actions may be numpy arrays, torch tensors or sequences of
-integers. A bad action raises a ValueError naming the game, and no game changes: legality
-is read from each game's own state, never from the masks handed out, so writing into those
-cannot let an illegal hop through.
-Games run in parallel over ``num_threads`` threads (numba ``prange``); each game has its own
-random stream, so results depend on the seed only, not on the thread count. The games are
-split into :data:`CHUNKS_PER_THREAD` chunks per thread, which idle threads take one at a time
-(numba's dynamic scheduling, ``parallel_chunksize(1)``), so that a thread sharing its core
-with another process need not hold the others up. Measured beside static scheduling
-(``benchmarks/busy_machine.py``, same run) it made no difference on this 2-core machine,
-quiet or busy; what keeps a busy machine's steps at the one-thread speed is the chooser.
-
-With ``num_threads=None`` (the default) the env also measures, while it runs, whether its
-threads pay: every few hundred steps it times a few steps on one thread against the steps
-just before (:class:`ThreadChooser`), and keeps whichever was faster. On a quiet machine
-the threaded steps win; when other processes hold the cores, barrier waits can make them
-slower than one thread, and the env then steps on one. ``num_threads=N`` fixes the count.
-``threads_in_use`` says which it runs on now.
+Same rules, actions and planes as :mod:`damas_env.draughts_v0`, one hop per game per step for
+the player to move there (``to_play``). A game that ends is reset in the same step: the
+observation, mask and ``to_play`` are the new game's, the rewards and flags the ended one's,
+whose end is in ``info["final_observation"]``, ``info["final_reason"]`` and
+``info["final_plies"]``. Outputs are preallocated arrays that ``step`` overwrites: copy what
+you keep. A bad action raises ValueError and no game changes. Results depend on the seed,
+not on the thread count; ``num_threads=None`` picks threads or one thread as it runs.
 """
 
 from __future__ import annotations

@@ -1,52 +1,15 @@
 """DraughtsVectorEnv: the single-agent view of a batch of games, as a Gymnasium VectorEnv.
 
-    from damas_env.vector_gym import DraughtsVectorEnv
-
     envs = DraughtsVectorEnv(1024, variant="english", opponent="random", play_as="random")
     obs, info = envs.reset(seed=0)
-    for _ in range(1000):
-        actions = my_policy(obs, info["action_mask"])
-        obs, rewards, terminated, truncated, info = envs.step(actions)
+    obs, rewards, terminated, truncated, info = envs.step(my_policy(obs, info["action_mask"]))
 
-What :class:`damas_env.single_agent.DraughtsGymEnv` is to one game, this is to a
-:class:`~damas_env.vector.DraughtsBatchEnv`: the learner plays one side in every game, and
-the opponent's hops are played inside ``step`` until the learner is to move everywhere.
-
-============  =================================================================================
-Learner       ``play_as``: ``"player_0"`` (moves first), ``"player_1"``, or ``"random"`` (drawn
-              per game at each episode start from the seeded generator); ``info["learner"]``
-              holds each game's learner as a player index (0 or 1)
-Opponent      one policy for the whole batch: ``"random"`` (the batch env's compiled
-              ``random_actions``), a callable ``f(observations, masks) -> actions`` or an object
-              with ``act(observations, masks) -> actions``, called on the sub-batch of games
-              where the opponent is to move: planes (k, C, N, N) float32 and masks (k, A)
-              int8 in, k integer actions (numpy array, torch tensor or sequence) out
-Actions       ``MultiDiscrete([A] * B)``: one hop of the learner per game
-Observations  the planes ``Box(0, 1, (B, 8, N, N), float32)`` in the learner's view; the masks
-              are ``info["action_mask"]`` (B, A) int8 and :meth:`DraughtsVectorEnv.action_masks`
-Rewards       (B,) float32: +1 win, -1 loss, 0 draw, from the learner's side, at the end only
-Endings       ``terminated`` for the rules' endings, ``truncated`` for ``max_plies``
-============  =================================================================================
-
-A step is one hop of the learner in every game. Where that hop completes the learner's move,
-the opponent's hops follow, in only the games where the opponent is to move (a learner in
-the middle of a multi-capture moves again at the next step), until the learner is to move in
-every game.
-
-Auto-reset is Gymnasium's same-step mode (``metadata["autoreset_mode"]`` is
-``AutoresetMode.SAME_STEP``): a game that ends, in the learner's hop or in the opponent's,
-gives its reward and flag at that step and restarts at once; the returned observation is
-the new game's, after the opponent's first hops if it moves first there.
-``info["final_obs"]`` (an object array, None where no game ended) holds the last position
-in the learner's view, ``info["final_info"]`` its ``"reason"`` (a ``Reason.label``, see
-:mod:`damas_env.ending`), ``"plies"`` and ``"learner"``, each key with Gymnasium's
-``"_key"`` mask of the games that ended.
-
-Illegal learner actions raise the batch env's ValueError naming the game, and nothing
-changes. An opponent action that is not legal raises
-:class:`~damas_env.single_agent.OpponentError`. A game that ends before the learner's first
-move (a start position the opponent wins at once, a ``max_plies`` reached in the opening)
-raises ValueError: Gymnasium has no episode without a step.
+What :class:`~damas_env.single_agent.DraughtsGymEnv` is to one game, this is to a
+:class:`~damas_env.vector.DraughtsBatchEnv`: a step is one hop of the learner in every game,
+then the opponent's hops until the learner is to move everywhere. The opponent is one policy
+for the batch (``"random"``, ``f(observations, masks) -> actions`` or an object with
+``act``). Ended games restart in the same step, their end in ``info["final_obs"]`` and
+``info["final_info"]``. A game that ends before the learner's first move raises ValueError.
 """
 
 from __future__ import annotations

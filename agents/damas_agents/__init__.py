@@ -7,6 +7,5 @@
     damas_agents.models     the run's config, the networks and the checkpoint format
     damas_agents.search     the compiled alpha-beta search and its evaluations
 
-``extras``, ``files`` and ``workers`` are small helpers any layer may use. The order is
-checked by import-linter (``lint-imports``).
+``extras``, ``files`` and ``workers`` are helpers for any layer; ``lint-imports`` checks the order.
 """

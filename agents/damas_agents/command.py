@@ -1,13 +1,9 @@
 """The ``damas`` program: the library's commands and the application's, in one place.
 
     damas perft | moves | show | variants    (damas_env.cli: the rules engine)
-    damas arena ...                          (damas_agents.arena.cli: matches and round robins)
-    damas play ...                           (damas_agents.arena.play: a game against an agent)
-    damas train CONFIG ...                   (damas_agents.training.train: self-play training)
+    damas arena | play | train ...           (damas_agents.arena.cli, arena.play, training.train)
 
-The library (``damas_env``) never imports the agents; this module hands it the commands
-that need them, and imports each one's module only when that command runs (``train``
-imports torch, ``arena`` and ``play`` only what their agents need).
+Each command's module is imported only when that command runs (``train`` imports torch).
 """
 
 from __future__ import annotations

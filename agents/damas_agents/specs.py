@@ -1,45 +1,21 @@
 """Agent specs: one string names an agent and its budget, for command lines and configs.
 
-    random                      a uniformly random legal hop
-    greedy                      best material after its move
-    alphabeta:depth=4           alpha-beta search; depth=N, nodes=N and/or time=S
-    mcts:sims=400               UCT with random rollouts; sims=N, c=X
-    openspiel-mcts:sims=1000    OpenSpiel's MCTSBot (English)
-    dame:depth=6                the dame-rs engine (International)
-    hub:/path/to/scan,threads=1 any Hub-protocol engine, with its options
-    checkpoint:runs/x.pt,sims=64  a trained network; sims=N searches N PUCT simulations per hop
-                                (an nnue checkpoint: depth=N, nodes=N or time=S of alpha-beta)
+    random, greedy              a random legal hop; the best material after its move
+    alphabeta:depth=4           alpha-beta search (depth, nodes and/or time)
+    mcts:sims=400               UCT with random rollouts (sims, c)
+    openspiel-mcts:sims=1000    OpenSpiel's MCTSBot (English); dame:depth=6 (International)
+    hub:/path/to/scan,threads=1 any Hub-protocol engine; options it does not know go to it
+    checkpoint:runs/x.pt,sims=64  a trained network (an nnue one: depth, nodes or time)
     pretrained:english          a trained agent shipped in the package (english, international)
 
-The grammar is ``kind[:item[,item...]]``; an item is ``option=value`` or, for ``hub`` and
-``checkpoint``, the path (first). Values become ints or floats where they look like numbers
-(ASCII digits only; a float must be finite). A budget is bounded, so a spec cannot ask for a
-search that never ends, nor one too short to mean anything:
-
-================  ============================================  ==========================
-option            meaning                                       accepted
-================  ============================================  ==========================
-``depth``         plies of search (alpha-beta, dame-rs, Hub)    1 to 64 (MAX_DEPTH)
-``nodes``         positions alpha-beta may visit per move       1 to 10**9 (MAX_NODES)
-``time``          seconds to think per move                     0.001 to 3600 (MIN_SECONDS,
-                                                                MAX_SECONDS)
-``sims``          simulations per decision (MCTS, PUCT)         1 to 100000 (MAX_SIMS)
-``c``             UCT exploration constant                      0.001 to 100 (MIN_C, MAX_C)
-``timeout``       seconds a Hub engine's move may run over      0.001 to 3600
-``init_timeout``  seconds a Hub engine may take to start        0.001 to 3600
-================  ============================================  ==========================
-
-A Hub engine's other options (``hub:scan,variant=normal``) are its own parameters, passed on.
-
-    >>> parse_spec("alphabeta:depth=4,time=0.5")
-    ('alphabeta', {'depth': 4, 'time': 0.5})
     >>> parse_spec("hub:/opt/scan/scan,book=false")
     ('hub', {'path': '/opt/scan/scan', 'book': False})
 
-The agent modules are imported only when :func:`damas_agents.players.make.make_agent` builds
-one, so a spec can be checked without the optional engines installed; a kind whose package is
-missing (PyTorch for ``checkpoint`` and ``pretrained``) is refused in one line that names the
-extra to install.
+Budgets are bounded: ``depth`` 1 to 64 plies (MAX_DEPTH), ``nodes`` 1 to 10**9 per move
+(MAX_NODES), ``time`` 0.001 to 3600 seconds per move (MIN_SECONDS, MAX_SECONDS), ``sims`` 1 to
+100000 (MAX_SIMS), ``c`` (UCT exploration) 0.001 to 100 (MIN_C, MAX_C); a Hub engine's
+``timeout`` (overrun per move) and ``init_timeout`` (start) 0.001 to 3600 seconds. A spec is
+checked without importing its agent; a missing package is refused in one line naming the extra.
 """
 
 from __future__ import annotations

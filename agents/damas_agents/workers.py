@@ -1,12 +1,7 @@
 """Worker processes that end with the process that started them, however it ends.
 
-A pool's worker blocks reading its task queue (under fork it holds the queue's other end
-itself) or runs a compiled call, so a parent killed by ``kill -9`` would leave its workers
-running for ever. :func:`exit_with_parent`, run by each worker as its pool's initializer,
-ends the worker once its parent is gone. The NNUE trainer's self-play workers and the
-arena's game workers use it.
-
-Torch-free, so that any pool can use it.
+A pool's worker would outlive a parent killed by ``kill -9``: :func:`exit_with_parent`, run
+as the pool's initializer, ends it once its parent is gone. Torch-free.
 """
 
 from __future__ import annotations

@@ -1,32 +1,13 @@
 """RLlib (new API stack): draughts_v0 as a ``MultiAgentEnv``, and a masked PPO module.
 
-    from damas_env.integrations.rllib import MaskedPPOTorchRLModule, rllib_env
-    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-    from ray.tune.registry import register_env
-
     register_env("draughts", lambda config: rllib_env(**config))
     spec = RLModuleSpec(module_class=MaskedPPOTorchRLModule, model_config={...})
 
-RLlib's action-masking convention is an observation ``{"observations": ...,
-"action_mask": ...}`` (plural), where PettingZoo's is ``{"observation": ...,
-"action_mask": ...}``. :class:`RLlibObservations` renames the key (the int8 mask stays as it
-is); :func:`rllib_env` wraps the result in RLlib's ``PettingZooEnv`` (an AEC game as a
-``MultiAgentEnv``: one agent acts per step, and the last step gives both agents their final
-reward).
-
-:class:`MaskedPPOTorchRLModule` is PPO's default torch module (``DefaultPPOTorchRLModule``:
-the encoder, policy and value heads that ``model_config`` describes) built over the
-``"observations"`` space, with the logits of illegal hops pushed to the float minimum, so
-that only legal hops are sampled, chosen and trained on. It is RLlib's
-``ActionMaskingTorchRLModule`` example rebuilt on the current base class (that example
-imports the deprecated ``PPOTorchRLModule`` name). Importing it imports RLlib; the rest of
-this module does not.
-
-:func:`rllib_env` defaults to ``illegal_action="lose"``: RLlib checks a multi-agent env by
-stepping it with an unmasked sample of the action space (almost always an illegal hop) and
-expects a transition back, as Gymnasium's ``check_env`` does; with "lose" that sample ends
-the game with -1 for the mover (reason ``"illegal_action"``). A masked module never plays
-one.
+:func:`rllib_env` renames the ``"observation"`` key to RLlib's ``"observations"``
+(:class:`RLlibObservations`) and wraps the env in RLlib's ``PettingZooEnv``, with
+``illegal_action="lose"`` by default since RLlib checks an env with unmasked samples.
+:class:`MaskedPPOTorchRLModule` is PPO's default torch module with the logits of illegal hops
+pushed to the float minimum; importing it imports RLlib, the rest of this module does not.
 """
 
 from __future__ import annotations

@@ -1,23 +1,12 @@
 """Stable-Baselines3: the batch view (:class:`DraughtsVectorEnv`) as an SB3 ``VecEnv``.
 
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.vec_env import VecMonitor
-    from damas_env.integrations.sb3 import SB3VecEnv
-    from damas_env.vector_gym import DraughtsVectorEnv
-
     env = VecMonitor(SB3VecEnv(DraughtsVectorEnv(64, variant="english", play_as="random")))
-    model = MaskablePPO("MlpPolicy", env).learn(100_000)
+    model = MaskablePPO("MlpPolicy", env).learn(100_000, callback=ProgressPrinter())
 
-SB3 has its own vector-env API (``step_async``/``step_wait``, done flags, a list of info
-dicts, ``env_method``) and does not take a ``gymnasium.vector.VectorEnv``. This adapter
-steps all B games in one call of the batch env: the auto-reset is already SB3's (a game
-that ends restarts at once, its last observation in ``info["terminal_observation"]``), and
-``env_method("action_masks")``, which sb3-contrib's ``MaskablePPO`` calls, returns each
-game's mask. Importing this module needs ``stable-baselines3``.
-
-:class:`ProgressPrinter` is a callback for ``learn`` that prints a line every few seconds:
-hops so far, seconds, and the mean reward of the last 100 games (which a ``Monitor`` or
-``VecMonitor`` records), e.g. ``model.learn(100_000, callback=ProgressPrinter())``.
+All B games step in one call of the batch env; a game that ends restarts at once (its last
+observation in ``info["terminal_observation"]``), and ``env_method("action_masks")`` gives
+``MaskablePPO`` the masks. :class:`ProgressPrinter` prints hops, seconds and the mean reward
+of the last 100 games. Importing this module needs ``stable-baselines3``.
 """
 
 from __future__ import annotations

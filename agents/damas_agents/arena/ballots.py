@@ -1,18 +1,11 @@
 """The ACF three-move ballots: the standard openings of English checkers tournaments.
 
-Every three-move sequence the American Checker Federation numbers (1-174) is listed below in
-ACF order, so ``ACF_OPENINGS[n - 1]`` is opening number ``n``. Eighteen of them are barred
-(judged lost for one side); the other 156 form the tournament deck (:data:`DECK`). Moves are
-PDN strings from the English start position, Black moving first; ``x`` marks a capture.
-
-Sources (the two agree on all 174 sequences and on the 18 barred numbers):
-
-- CheckerBoard by Martin Fierz and Ed Gilbert, ``utility.c``: "the ACF three-move-deck",
-  qualifier 2 = barred (https://github.com/eygilbert/CheckerBoard, commit 0aa055bc).
-- milhouse by Mark VandeWettering, ``acf-openings.c``: ``DECK_LOSING`` marks the barred
-  ones (https://github.com/brainwagon/milhouse, commit bd0aacdd).
-- The deck size, 156, as counted by ACF players ("137-142-144-155-156", the deck's growth
-  since 1931): https://playground.usacheckers.com/forum/viewtopic.php?t=2995
+``ACF_OPENINGS[n - 1]`` is the American Checker Federation's opening number ``n`` (1-174),
+in PDN; eighteen are barred, and the other 156 form the tournament deck (:data:`DECK`).
+Sources: CheckerBoard's ``utility.c`` (https://github.com/eygilbert/CheckerBoard), milhouse's
+``acf-openings.c`` (https://github.com/brainwagon/milhouse), which agree on all 174 and on
+the barred ones, and https://playground.usacheckers.com/forum/viewtopic.php?t=2995 (the
+deck's size).
 """
 
 from __future__ import annotations

@@ -3,26 +3,11 @@
     damas arena --variant english --agents alphabeta:depth=2 mcts:sims=200 --games 200
                 [--workers 2] [--seed 0] [--max-plies N] [--pdn out.pdn] [--json]
 
-Two agents play a match: W/D/L, score and Elo with 95% intervals, average length, each
-agent's seconds per move (mean and longest) and results by opening. Three or more play a
-round robin (``--games`` per pair): a crosstable, an Elo ladder and the seconds per move.
-``--pdn`` saves every game in one file. ``--json`` prints one JSON object on stdout (the
-progress bar stays on stderr; ``--no-progress`` hides it). Errors go to stderr with exit
-status 2, as for the other ``damas`` commands; so does an external engine that fails during
-a game (:class:`~damas_agents.players.external.EngineError`, Hub engines' ``HubError`` included),
-or a worker process that dies. Every agent is built once before the first game, so a bad
-spec, a missing engine or one that fails to start (a Hub engine's handshake) stops the
-command before any game is played. Then each process that plays builds every agent once and
-reuses it for all its games (a Hub engine starts once per worker, not once a game); engines
-quit when the command ends.
-
-Elo intervals: an end the games cannot bound is written ``+inf)`` (or ``(-inf``), and is
-null in ``--json``'s ``elo_ci``; when one agent won every game the line reads
-``Elo > +442 (95% bound: every game won, so no estimate)``.
-
-Limits (:mod:`damas_agents.arena`): ``--games`` 1 to 100000 (a round robin's pairs together),
-``--workers`` 1 to 256, ``--max-plies`` 1 to 100000, ``--seed`` 0 to 2**32 - 1; agent budgets
-as in :mod:`damas_agents.specs`.
+Two agents play a match (W/D/L, score and Elo with 95% intervals, seconds per move); three
+or more a round robin (``--games`` per pair). ``--pdn`` saves the games, ``--json`` prints
+one JSON object. Every agent is built before the first game, so a bad spec stops the
+command at once; errors exit with status 2. Limits: ``--games`` 1 to 100000, ``--workers``
+1 to 256, ``--max-plies`` 1 to 100000, ``--seed`` 0 to 2**32 - 1.
 """
 
 from __future__ import annotations

@@ -1,67 +1,16 @@
 """The arena: matches between agents with fair openings, statistics and PDN.
 
-    from damas_agents.arena import play_match, round_robin
-
     result = play_match("alphabeta:depth=2", "random", variant="english", games=20)
     print(result.summary())          # W/D/L, score and Elo with 95% intervals, by opening
     open("games.pdn", "w").write(result.pdn())
 
-Games are played through :class:`damas_env.draughts_v0.raw_env` (our rules, hop by hop;
-each agent is asked through :func:`damas_agents.players.base.play_hop`) and recorded move by move
-in a :class:`damas_env.game.Game` for the PDN.
-
-Fair play:
-
-- Colours alternate: agent A moves first in even games, second in odd ones, and every
-  opening is played twice, once with each colour.
-- Openings keep deterministic agents from replaying one game. Rulesets that open like
-  English checkers use the ACF three-move deck (:mod:`damas_agents.arena.ballots`, 156 ballots,
-  in an order shuffled by the seed); other rulesets use 2-4 random opening plies drawn from the
-  seed (distinct where possible).
-- Each game has a seed for each side, drawn from (match seed, game number, side). Agents
-  given as spec strings (or factories) are built once in each process that plays (a Hub
-  engine starts and shakes hands once there, a checkpoint is read once) and reused game after
-  game: before each game their random streams restart from that game's seed, then
-  ``reset()`` is called. A game is played as by an agent built for it, so a match is
-  reproducible from its seed and the same with any number of worker processes. A factory's
-  agent whose streams the arena cannot restart (no ``reseed(seed)`` method:
-  :class:`damas_agents.players.base.Reseedable`) is built for each game instead. The agents
-  are closed (engines quit) when the match ends. Agents given as instances are used as they
-  are, and left open.
-
-Statistics (:func:`score_stats`), for agent A over n games with W wins, D draws, L losses:
-
-- score ``s = (W + D/2) / n``;
-- 95% interval: normal approximation ``s ± 1.96 σ/√n`` with σ² the variance of the per-game
-  scores (1, ½, 0) — draws narrow it, as they should. When every game had the same result
-  (σ = 0) that interval is a point, so the Wilson score interval for s over n games is used
-  instead; bounds are clipped to [0, 1];
-- Elo difference ``-400 log10(1/s - 1)``, and its interval from the score interval's ends.
-  A score of 0 or 1 has no finite Elo. Where the score's interval reaches 1 (0) the Elo
-  interval has no upper (lower) end: ``elo_ci`` holds ``+inf`` (``-inf``), the text writes
-  ``Elo +636  95% CI [+482, +inf)`` and the JSON's ``elo_ci`` has null there. That happens
-  near a perfect score too (38 wins and 2 draws in 40 games), wherever the normal interval
-  reaches past 1.
-- When every game was won there is no estimate, only a bound: the text says
-  ``Elo > +442 (95% bound: every game won, so no estimate)`` (the interval's lower end), the
-  JSON has ``elo`` null and ``elo_bound`` "lower" ("upper" when every game was lost; null
-  otherwise). ``ScoreStats.elo`` then holds the Elo of a score of n - ½ (the score clamped
-  to [1/(2n), 1 - 1/(2n)]), a number for logs and ladders that need one.
-- Round robins rank agents by a least-squares fit of the pairwise Elo differences
-  (R_i = mean over j of Elo(i vs j), the first agent anchored at 0).
-
-Thinking time (:class:`MoveTimes`): the wall-clock seconds each side spends choosing a move
-(every hop of it, the env's stepping excluded; the opening's plies are not timed). A match
-reports each agent's mean over its moves (total seconds / moves, all games together) and
-its longest move. Building an agent, its ``reset()`` between games, and its first hop in a
-process (asked from the start position before its first game: compiling kernels, an
-engine's first search) are not thinking time. Times are measurements, not results: records
-that differ only in them compare equal, so a replayed match still equals the original.
-
-Limits, so that a typo cannot fill the memory or run for ever: one call plays at most
-:data:`MAX_GAMES` games (a round robin's pairs together), in at most :data:`MAX_WORKERS`
-processes, among at most :data:`MAX_AGENTS` agents, each game stopped after at most
-:data:`MAX_PLIES` plies; the seed is an int from 0 to :data:`MAX_SEED`.
+Colours alternate and each opening (ACF ballots, or 2-4 random plies) is played with both.
+A match is reproducible from its seed with any number of workers: agents given as specs are
+built once per process and reseeded before each game; instances are used as they are.
+:func:`score_stats` gives the score ``(W + D/2) / n``, its 95% interval (normal, or Wilson's
+when every game had one result) and the Elo ``-400 log10(1/s - 1)`` with its interval (an
+end is ``±inf`` where the score's reaches 0 or 1; a perfect score gives a bound,
+``elo_bound``). Round robins rank by a least-squares fit of the pairwise Elo differences.
 """
 
 from __future__ import annotations

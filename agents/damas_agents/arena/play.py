@@ -3,37 +3,11 @@
     damas play --variant english --opponent alphabeta:depth=4 [--as first|second]
                [--text] [--pdn out.pdn] [--seed N] [--time SECONDS [--increment S]]
 
-The window (the default) opens :func:`damas_env.draughts_v0.env` with
-``render_mode="human"``: drag a piece (or click it, then its target); a capture of several
-pieces is played hop by hop; ``u`` takes back your last move and the reply, ``n`` starts a
-new game, ``f`` turns the board; closing the window ends the game. ``--time`` starts a
-clock for each side (:class:`damas_env.clock.TimeControl`), shown in the window title
-(undo is then off: the clocks cannot be rewound). The clocks are the window's only:
-``--time`` (seconds, above 0, at most a day) and ``--increment`` (0 to an hour, needs
-``--time``) are refused with ``--text``. The window needs pygame and a display: without
-either (over SSH, on a server) the game is played in the terminal, after one line that says
-why (a clock, which only the window has, is then refused); see :func:`window_unavailable`.
-Ctrl-C ends a game in the window or the terminal (exit status 130).
-
-``--text`` plays in the terminal on a :class:`damas_env.game.Game`. Type moves in PDN
-(``32-28``, ``28x19``, the full path ``28x19x10`` when two captures share their ends) or
-one of the commands:
-
-==========  ======================================================================
-``moves``   list the legal moves
-``undo``    take back the last move pair (yours and the opponent's)
-``resign``  give up: the opponent wins
-``quit``    stop without a result (end of input does the same)
-==========  ======================================================================
-
-An entry that is not a legal move is answered with the legal moves and nothing changes; a
-line longer than :data:`MAX_LINE_CHARS` is read to its end, dropped and answered with an
-error.
-The opponent plays through the :class:`damas_agents.players.base.Agent` protocol, hop by hop, in an
-env kept in step with the game. ``--pdn`` saves the game (``Game.from_pdn`` reads it back).
-Errors go to stderr with exit status 2, as for the other ``damas`` commands, before the game
-starts where they can be found then: an opponent that cannot play the variant (a checkpoint
-trained on other rules, an engine of one variant) is refused when it is built.
+In the window, drag or click a piece to its target; ``u`` takes back a move pair, ``n``
+starts a new game, ``f`` turns the board; ``--time`` adds clocks (window only). Without
+pygame or a display, or with ``--text``, the game is played in the terminal: type moves in
+PDN (``32-28``, ``28x19x10``) or ``moves``, ``undo``, ``resign``, ``quit``. ``--pdn`` saves
+the game. Ctrl-C exits with status 130, errors with status 2.
 """
 
 from __future__ import annotations

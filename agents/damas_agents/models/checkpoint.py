@@ -1,38 +1,20 @@
-"""Checkpoints: written atomically, read with ``torch.load(weights_only=True)``, played in
-the arena.
+"""Checkpoints: one ``.pt`` file of plain values and tensors, written atomically, read verified.
 
-A checkpoint is one ``.pt`` file holding plain values and tensors only, so loading it runs
-no code from the file (``weights_only=True`` refuses anything else)::
-
-    format       "damas-env checkpoint"          what the file is
-    version      1                               layout of this dict
-    algorithm    "alphazero" | "ppo" | "nnue"
-    config       the run's config (plain dict; training.config.config_from_dict reads it)
-    fingerprint  Config.fingerprint(): ruleset switches and network shape
-    iteration    iterations completed
-    model        the network's state_dict
-    optimizer    the optimiser's state_dict
-    trainer      the algorithm's extra state (replay buffer, opponent pool, generators)
-    rng          torch, numpy and Python global random states
-    history      one dict of metrics per logged iteration (the learning curve)
-
-Writes go to a temporary file in the same directory, are flushed to disk, then renamed over
-the target: a run killed at any moment leaves the previous checkpoint or the new one, never
-a torn file.
-
-A checkpoint may come from someone else, so reading verifies it in full before anything is
-built from it: its size (at most :data:`MAX_CHECKPOINT_BYTES`) and the records that end its
-zip archive before the file is read whole, every zip record against its CRC, then every
-field (types, ranges, finite tensors, weights within :data:`MAX_WEIGHT`, the weights against
-the config's bounded network, built on the meta device). :func:`restore_trainer` also checks
-the optimiser and the algorithm's state (replay buffers, opponent pool) against the
-trainer's own and their bounds before loading any part, so a refused restore changes
-nothing, and ``--resume`` changes nothing in the run before the restore succeeded.
-
-    save_checkpoint(path, trainer, history)       # atomically
+    save_checkpoint(path, trainer, history)      # a kill leaves the old file or the new one
     checkpoint = read_checkpoint(path)           # verified; CheckpointError if not usable
-    agent = load_agent("runs/x/checkpoints/latest.pt", sims=64)   # an arena agent
-    # or from the command line:  damas arena checkpoint:runs/x/checkpoints/latest.pt greedy
+
+Read with ``torch.load(weights_only=True)`` and checked in full (size, zip CRCs, every field)
+before anything is built from it. Fields::
+
+    format, version    "damas-env checkpoint", 1
+    algorithm          "alphazero" | "ppo" | "nnue"
+    config             the run's config (a plain dict)
+    fingerprint        Config.fingerprint(): ruleset switches and network shape
+    iteration          iterations completed
+    model, optimizer   the state_dicts of the network and the optimiser
+    trainer            the algorithm's extra state (replay buffer, opponent pool, generators)
+    rng                torch, numpy and Python global random states
+    history            one dict of metrics per logged iteration (the learning curve)
 """
 
 from __future__ import annotations

@@ -1,41 +1,14 @@
 """Training configs: frozen dataclasses that YAML files and ``--set key=value`` map onto.
 
-A config is a tree of frozen dataclasses, one per section, with a docstring per field::
-
-    name: quickstart            # Config
-    algorithm: alphazero
-    env:      {variant: english, rules: {}, num_envs: 64}    # EnvConfig
-    network:  {channels: 32, blocks: 3, norm: batch, device: auto}
-    train:    {lr: 1.0e-3, batch_size: 256, iterations: 100, seed: 0}
-    mcts:     {simulations: 64, c_puct: 1.5}                 # AlphaZero only
-    ppo:      {clip_coef: 0.2}                                # PPO only
-    eval:     {every: 10, games: 40, opponents: [random, greedy]}
-    distributed: {backend: ray, workers: 4}                  # self-play in Ray actors
-
-Every key may be left out (the field's default is used), but an empty file is an error.
-Unknown keys and values of the wrong type are :class:`ConfigError` s naming the key path
-(``train.lr must be float, not 'fast'``). Floats must be finite and every number within its
-field's range: the fields that size a buffer or the network have maxima (:data:`MAX_CHANNELS`,
-:data:`MAX_BLOCKS`...), checked before anything is allocated, also for a checkpoint's config.
-The run name is a plain directory name (the run stays under ``runs/``), and each of
-``eval.opponents`` a valid agent spec (:func:`damas_agents.specs.parse_spec`).
-``env.variant`` names a registered ruleset, never a file, and ``env.rules`` holds rule switch
-overrides of it, checked by the engine (:func:`damas_env.rules.get_ruleset`); the trainer
-never interprets them itself. A device is checked when a run starts
-(:func:`damas_agents.training.trainer.check_device`).
-
-Usage::
-
-    config = load_config("configs/quickstart.yaml")   # a file, or by name a bundled config:
-    config = load_config("quickstart")                # configs/quickstart.yaml
+    config = load_config("quickstart")          # a file, or a bundled config's name
     config = apply_overrides(config, ["train.lr=3e-4", "mcts.simulations=64"])
     save_config(config, run_dir / "config.yaml")
-    fingerprint_mismatches(checkpoint["fingerprint"], config.fingerprint())  # [] if compatible
 
-Values are parsed with YAML 1.2 number rules, so ``3e-4`` is a float (PyYAML alone reads it
-as a string); an int is accepted where a float is expected. A key given twice in one mapping
-is an error (YAML would keep the last), a config is read only from a regular file (never a
-FIFO or a device), and a YAML error gives its line and column, never the text there.
+One dataclass per section (``env``, ``network``, ``train``, ``mcts``, ``ppo``, ``nnue``,
+``eval``, ``distributed``), each field with a docstring and a default. Unknown keys, wrong
+types, numbers out of range and keys given twice are :class:`ConfigError` s naming the key
+path; numbers follow YAML 1.2, so ``3e-4`` is a float. ``env.rules`` overrides the
+variant's rule switches, checked by the engine.
 """
 
 from __future__ import annotations

@@ -3,32 +3,16 @@
 ::
 
     obs (B, P, N, N)                                        planes of damas_env.encoding
-      stem: conv3x3 -> norm -> ReLU                         (B, C, N, N)
-      blocks x [conv3x3 -> norm -> ReLU -> conv3x3 -> norm, + skip, ReLU]
-      |
-      +- policy head: conv1x1 -> D*(N-1) planes             one plane per (direction, distance)
-      |    gather the S playable cells -> (B, S, D, N-1) -> flatten -> logits (B, A)
-      |
-      +- value head: conv1x1 -> 2 planes -> norm -> ReLU -> linear(hidden) -> ReLU
-           -> linear(1) -> tanh                             value (B,) in [-1, 1]
+      stem: conv3x3 -> norm -> ReLU, then blocks x [conv3x3 -> norm -> ReLU -> conv3x3
+      -> norm, + skip, ReLU]                                (B, C, N, N)
+      +- policy head: conv1x1 -> D*(N-1) planes at the S playable cells -> logits (B, A)
+      +- value head: conv1x1 -> 2 planes -> norm -> ReLU -> linear -> ReLU -> linear
+         -> tanh                                            value (B,) in [-1, 1]
 
-The ruleset sets the shapes (:func:`damas_env.encoding.planes_for` and
-:func:`damas_env.encoding.action_layout`): P input planes (8, or 10 with a king move limit),
-D directions (4 diagonals, or 8 with the orthogonal lines), S squares (the dark squares, or
-all 64 on a Turkish board). A board size alone means P = 8, D = 4 and the dark squares: the
-shapes of every network trained before the other rulesets, so their checkpoints load as
-they were.
-
-The policy head is per square: the logit of action ``(origin * D + direction) * (N - 1) +
-distance - 1`` is channel ``direction * (N - 1) + distance - 1`` of the policy planes at the
-cell of square ``origin`` (the encoding's ``row``/``col`` of that square, both in the agent's
-view), so flattening the gathered (S, D, N-1) block gives the encoding's action layout
-exactly. It has few parameters and sees each hop where its piece stands.
-
-Masking: illegal actions get the logit :data:`MASKED_LOGIT` (-1e9), not -inf, so softmax,
-log-softmax and entropy stay finite: an illegal action has probability 0 (exp(-1e9) underflows)
-and a row with no legal action at all (the waiting player of a batch env) is uniform, never
-NaN.
+The ruleset sets P, D and S (:func:`damas_env.encoding.planes_for`,
+:func:`~damas_env.encoding.action_layout`); the policy head's flattened (S, D, N-1) block is
+the encoding's action layout. Illegal actions get the logit :data:`MASKED_LOGIT` (-1e9),
+so softmax and entropy stay finite.
 """
 
 from __future__ import annotations

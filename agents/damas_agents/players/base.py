@@ -1,22 +1,12 @@
 """The Agent protocol every player implements, classical or learned.
 
-An agent is asked for one *hop* at a time, as the environments play them
-(:mod:`damas_env.encoding`): ``act(observation, position, hops)`` gets the env's
-observation dict (planes and ``action_mask``), the engine position at the start of the
-turn, and the actions already played this turn (non-empty only in the middle of a
-multi-capture), and returns the next action. Agents that think in complete moves subclass
-:class:`MoveAgent`: they choose a :class:`damas_env.Move` and it emits its hops one by one.
-
-Agents never decide legality themselves: moves come from the engine
-(``position.legal_moves()``) and hops from the mask. The position carries the history the
-rules need (its king runs: the Frisian king move limit), so its legal moves are the game's.
-
-    from damas_env import draughts_v0
-    from damas_agents.players.base import play_hop
-
-    env = draughts_v0.env("english")
-    env.reset()
     action = play_hop(agent, env)   # what the arena does for the agent to move
+
+An agent is asked for one hop at a time: ``act(observation, position, hops)`` gets the env's
+observation dict, the position at the start of the turn and the hops already played this
+turn. Agents that think in complete moves subclass :class:`MoveAgent`, which plays the chosen
+move hop by hop. Legality is the engine's: the position carries the history the rules need
+(its king runs, for the Frisian king move limit), so ``position.legal_moves()`` are the game's.
 """
 
 from __future__ import annotations

@@ -1,15 +1,10 @@
 """Classical baseline agents: random, greedy and alpha-beta search.
 
-    from damas_agents.players.classic import AlphaBetaAgent, GreedyAgent, RandomAgent
-
     agent = AlphaBetaAgent(depth=4, seed=0)
     result = agent.search(position)     # move, score, depth, nodes, seconds, pv
     move = agent.choose(position)       # what act() plays, hop by hop
 
-Every agent takes its moves from the engine (the action mask or ``position.legal_moves()``);
-the alpha-beta search (:mod:`damas_agents.search.alphabeta`) runs compiled over the engine
-kernels. Each agent owns a seeded ``np.random.Generator`` for its tie-breaks, so a run is
-reproducible from the seed given at construction (``reset()`` does not rewind it).
+Moves come from the engine; each agent's tie-breaks come from its own seeded generator.
 """
 
 from __future__ import annotations

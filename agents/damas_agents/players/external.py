@@ -1,22 +1,11 @@
 """Opponents nobody here wrote, so that strength is anchored outside the project.
 
-==========================  ==================  ===========================================
-Agent                       Variant             Needs
-==========================  ==================  ===========================================
-``openspiel-mcts:sims=N``   English             ``pip install 'damas-env[openspiel]'``
-``dame:depth=N``            International       ``pip install 'damas-env[dame]'`` (dame-rs)
-``hub:PATH``                the engine's        any engine speaking Hub protocol version 2
-==========================  ==================  ===========================================
+    openspiel-mcts:sims=N   English         pip install 'damas-env[openspiel]'
+    dame:depth=N            International   pip install 'damas-env[dame]' (dame-rs)
+    hub:PATH                the engine's    any engine speaking Hub protocol version 2
 
-Each engine is optional: constructing an agent whose package or program is missing raises
-an ImportError (:class:`damas_agents.extras.MissingExtraError`, or FileNotFoundError) that
-says what to install. The arena plays *our*
-rules; an engine only proposes moves, and a proposal that is not legal here is an error
-(or, for OpenSpiel past its own end of game, a documented fallback).
-
-Squares cross the boundary as PDN numbers (``damas_env.notation``: number = index + 1);
-moves come back as our :class:`damas_env.Move` found among ``position.legal_moves()`` by
-(origin, destination, captured set), never rebuilt from the engine's rules.
+A missing package or program raises an ImportError saying what to install. An engine only
+proposes moves, and a proposal that is not legal here is an error.
 """
 
 from __future__ import annotations

@@ -4,10 +4,7 @@
     search = BatchedPUCT(evaluator, 64)               # damas_agents.players.tree
     agent = NetworkAgent(network, rules, simulations=64)   # an arena agent
 
-:class:`NetworkEvaluator` is the network behind the :class:`damas_agents.players.tree.Evaluator`
-protocol (self-play and play share it); :class:`NetworkAgent` plays its policy alone or with
-the search. The network itself is :class:`damas_agents.models.network.DraughtsNet`; a checkpoint
-becomes an agent through :func:`damas_agents.players.load.load_agent`.
+A checkpoint becomes such an agent through :func:`damas_agents.players.load.load_agent`.
 """
 
 from __future__ import annotations

@@ -1,28 +1,11 @@
 """Adapters to independent draughts engines: oracles for the differential tests and benchmarks,
-and the OpenSpiel board behind the `openspiel-mcts` agent.
+and the OpenSpiel board behind the ``openspiel-mcts`` agent.
 
-Two peers are provided:
-
-* :class:`PydraughtsPeer` wraps `pydraughts <https://pypi.org/project/pydraughts/>`_ for
-  International (10x10), English, Brazilian, Russian, Frisian, Frysk!, Italian and Turkish
-  draughts, Breakthrough and Antidraughts (our ``international_giveaway``), from any position.
-* :class:`OpenSpielCheckersPeer` wraps OpenSpiel's ``checkers`` game (English checkers), from the
-  initial position only.
-
-Both speak the conventions of ``damas_env``:
-
-* Squares are PDN square numbers (1-based): the variant's playable squares (see
-  :mod:`damas_env.geometry`) numbered left to right, top to bottom, with White at the bottom.
-  On the dark-square boards square 1 is on the top row, second column, so the bottom-left
-  corner (46 on 10x10, 29 on 8x8) is dark; Italian plays the other dark squares (square 1 in
-  the top-left corner) and Turkish all 64 squares. White starts on the high numbers, Black on
-  the low numbers.
-* A complete move is ``(origin, destination, frozenset(captured squares))``. Capture routes that
-  share all three fields are merged into one move.
-* Positions are PDN FEN strings such as ``W:W31-50:B1-20`` or ``B:W18,24,K27:B12,16``.
-
-Neither engine is imported at module import time, so this module can be imported without them.
-FEN strings are read and written by :mod:`damas_env.notation`, the one home for notation.
+:class:`PydraughtsPeer` (pydraughts: International, English, Brazilian, Russian, Frisian,
+Frysk!, Italian, Turkish, Breakthrough and Antidraughts, from any position) and
+:class:`OpenSpielCheckersPeer` (OpenSpiel's English ``checkers``, from the start) speak PDN
+square numbers, FEN strings and moves as ``(origin, destination, frozenset(captured))``.
+Neither engine is imported until a peer is made.
 """
 
 from __future__ import annotations

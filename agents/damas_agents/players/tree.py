@@ -1,89 +1,16 @@
 """One tree search over hops, batched over many games: PUCT behind an Evaluator, or UCT with
 random rollouts.
 
-The search never sees a network: it asks an :class:`Evaluator` for priors and values
-(OpenSpiel's lesson), so it is tested with deterministic evaluators and trained with any
-model that fills the protocol. One evaluator it runs itself, inside the compiled walk:
-:class:`RolloutEvaluator`, a uniformly random rollout from each leaf (no planes, no Python
-call per leaf). The tree is built over the compiled turn state (:mod:`damas_env.turn`), one
-hop per edge, exactly as the environment plays::
-
-    node  = the turn state after some hops (the start of a turn, or mid-capture);
-            it records the colour to move there
-    edge  = one legal hop of that colour, with prior P, visits N and value sum W,
-            W kept from the view of the node's colour
-
-A capture of several pieces is several edges in a row chosen by the same colour. A value
-is backed up by colour, never by depth: across a hop that keeps the same player
-(mid-capture) its sign stays, across a hop that passes the turn it flips.
-
-Two selection rules choose the edge to walk at a node (``selection``):
-
-- ``"puct"`` (AlphaZero): the highest Q + c * P * sqrt(N + 1) / (1 + n);
-- ``"uct"`` (UCB1, priors unused): an edge never walked first, a random one of them from the
-  search's stream, then the highest Q + c * sqrt(ln N / n), N the walks through the node
-  (the one that added it included).
-
-One round of :meth:`BatchedPUCT.search` walks down up to ``batch_leaves`` paths per game
-(virtual loss spreads the paths of one game), evaluates every new leaf of every game in ONE
-evaluator call, expands the leaves and backs their values up. Terminal leaves take the
-engine's result and need no evaluation. With a :class:`RolloutEvaluator` a round is the whole
-search: each walk lists its leaf's hops (uniform priors), plays a random rollout from it and
-backs the rollout's value up at once. Nodes keep no turn state: a walk copies the root state
-(a few small arrays) and replays its hops.
-
-:class:`MCTSAgent` (the ``mcts:sims=N`` player) is UCT with random rollouts over this search,
-one game at a time.
-
-The tree is compiled (numba, :func:`damas_env.kernels.kernel`): the trees of all games of a
-search share flat arrays, preallocated and reused between searches::
-
-    nodes   int64[games * (simulations + 1), N_LEN]   per node: side to move, result, state
-                                (NEW: a terminal leaf never evaluated, PENDING: waiting for
-                                its evaluation this round, EXPANDED), first edge, edges,
-                                parent node and the edge from it (-1 at a root)
-    edge_i  int64[E, EI_LEN]    per edge: hop action, child node (-1 until walked), walks
-                                in progress through it (each one a virtual loss)
-    edge_f  float64[E, EF_LEN]  per edge: prior, visits, value sum
-
-Node g is the root of game g; a node's edges are consecutive, in increasing action order.
-Each walk adds at most one node, so the node arrays never fill; the edge arrays grow (in
-Python, between compiled calls) when an expansion needs more. A round is two compiled
-calls around the evaluator: :func:`_walk_round` walks every game's paths (copying the root
-state into one work state and replaying hops with ``play_hop``), writes each new leaf's
-planes and mask into the evaluation buffers (or, with rollouts, expands it and backs its
-rollout's value up) and backs up terminal leaves at once; :func:`_expand` lists the
-evaluated leaves' hops and backs their values up along the parent links. A kernel never
-raises: when a turn has more routes than the scratch list holds, or an in-kernel expansion
-more edges than the arrays hold, ``_walk_round`` undoes the walk in progress (its random
-draws included) and reports HOP_OVERFLOW or EDGES_FULL, and Python grows the list or the
-arrays and calls again from where it stopped. Under ``NUMBA_DISABLE_JIT=1`` the same
-functions run as plain Python. After a search, :attr:`BatchedPUCT.roots` gives read-only
-:class:`PUCTNode` views of the trees. The search is the one the earlier tree of Python
-objects ran, with the same results (compared visit for visit on English and International
-searches; only float rounding could tell them apart, e.g. virtual losses are now counted
-per edge rather than added to and taken from the value sums).
-
-Random numbers: the UCT picks and the rollouts draw from the search's own xorshift stream
-(:func:`damas_env.turn.next_random` on the work state), seeded from ``seed`` at each search;
-PUCT draws only its root noise, from a numpy generator seeded by ``seed``.
-
-Speed (``benchmarks/puct_speed.py``, 64 English games, one core): the tree costs about
-5 us per simulation (it was 75-100 us with a tree of Python objects), so that a search with
-even a small network (32 channels, 2 blocks, CPU) spends over 90% of its time in the
-evaluator. UCT with full random rollouts (``benchmarks/mcts_speed.py``, start position, one
-core): about 24,000 simulations/s on English and 12,000 on International, the rollouts most of
-it (1.6 and 1.3 times the earlier tree of Python nodes); the tree walk alone (rollouts cut at
-once) runs about 300,000/s and 230,000/s.
-
-    from damas_agents.players.tree import BatchedPUCT, MCTSAgent, UniformEvaluator, select_action
-
     search = BatchedPUCT(UniformEvaluator(), simulations=200, seed=0)
     (visits,) = search.search([turn], add_noise=False)
     action = select_action(visits, temperature=0.0, rng=np.random.default_rng(0))
+    agent = MCTSAgent(sims=400, seed=0)     # the mcts:sims=N player: UCT with random rollouts
 
-    agent = MCTSAgent(sims=400, seed=0)            # UCT with random rollouts
-    action = agent.act(observation, position, hops)
+The search asks an :class:`Evaluator` for priors and values, never a network, or plays
+random rollouts itself (:class:`RolloutEvaluator`). Nodes are turn states
+(:mod:`damas_env.turn`) and edges single hops; values are backed up by colour. Each round
+evaluates the new leaves of every game in one call. The trees live in compiled flat arrays
+(layout above ``N_LEN``); :attr:`BatchedPUCT.roots` gives read-only views.
 """
 
 from __future__ import annotations

@@ -1,43 +1,11 @@
 """Compiled alpha-beta search over the engine kernels: the thinking part of AlphaBetaAgent.
 
-Iterative deepening (in Python, one compiled call per depth) over a compiled negamax with
-alpha-beta pruning. The rules are the engine's: moves come only from
-``kernels.generate_moves`` and are played with ``apply_move`` / ``undo_move``.
-
-- Transposition table: 2**tt_bits slots keyed by the engine's Zobrist hash (side to move
-  included), updated move by move with ``hash_after``. Entries of earlier searches are
-  ignored (a generation number), so a search depends only on its position and limits.
-- Move ordering: the table's move, then the longest captures, crowning moves, two killer
-  moves per ply and a history table.
-- Quiescence: captures are compulsory, so a position where the side to move can capture is
-  never quiet. At depth 0 such a position searches its captures on, up to QS_PLIES more
-  plies; a quiet one is evaluated.
-- Evaluation: a piece-square table from White's view holding material, king value,
-  advancement and centre (:func:`piece_square_table`), times the side's sign, plus TEMPO for
-  the side to move. Colour-symmetric by construction. Or a learned network
-  (:mod:`damas_agents.search.nnue`, ``Searcher(rules, weights=...)``): its accumulators are
-  computed at the root and updated with every move played on the line (``acc[ply]``).
-- Scores: centi-men (a man is 100) from the side to move's view. A side with no legal move
-  has lost (won under ``rules[R_GIVEAWAY]``): ``MATE - ply`` says how soon; so has a side
-  whose opponent has crowned a king where the first king wins (Breakthrough: the engine's
-  :func:`damas_env.kernels.outcome`). A position met again on the search path scores a draw.
-- The game's history: the root moves are the position's legal moves (``Engine.generate``:
-  the position's king runs apply the Frisian king move limit), so the move played is legal
-  in the game. Below the root the search lists moves with ``generate_moves``, which knows
-  the pieces only: it ignores the king move limit there (a king may step on past its limit
-  on the search's lines), as it ignores the game's draw counters and repetitions before the
-  root.
-
-Limits: depth; nodes (a budget checked at every node: the search aborts when it is spent);
-time. Compiled code cannot read the clock, so time becomes node budgets: each Searcher
-measures its own speed (:class:`NodeRate`, corrected after every compiled call), and the
-Python driver reads the clock between calls. A call cut short while a fifth of the time is
-still left (the speed was underestimated) runs again with the budget of the time left, the
-table keeping its work; a new iteration starts until 0.6 of the time is spent; the first
-always gets a few hundred nodes, however late it starts. The result is the deepest completed
-iteration, or the better root move a cut-short iteration had found.
-
-Arrays (:class:`Tables`), S squares, M rows per move list, P = MAX_PLY::
+Iterative deepening over a negamax with a transposition table, move ordering, quiescence on
+captures, and a piece-square or learned (:mod:`damas_agents.search.nnue`) evaluation, in
+centi-men. Time limits become node budgets (:class:`NodeRate`). The root moves are the
+position's legal moves (its king runs apply the Frisian king move limit); below the root the
+search knows the pieces only. Arrays (:class:`Tables`), S squares, M rows per move list,
+P = MAX_PLY::
 
     buffers  int16[P, M, MOVE_WIDTH]  one move list per ply; M_MARK holds ordering scores
     tt_keys  uint64[2**tt_bits]       Zobrist hash of the slot's position
@@ -51,6 +19,8 @@ Arrays (:class:`Tables`), S squares, M rows per move list, P = MAX_PLY::
     net      NetWeights               the learned evaluation (zero-sized: the table's)
     acc      float32[P, 2, H + 1]     the network's accumulators of each ply's position
     x        float32[2H]              scratch of the network's second layer
+
+The root moves are the ones the game allows (``Searcher.search(..., moves=)``).
 """
 
 from __future__ import annotations

@@ -1,36 +1,18 @@
 """A learned evaluation for the compiled alpha-beta search: a small NNUE-style network.
 
-The network reads the board twice, once from each side's view, through one shared first
-layer whose outputs (the *accumulators*) are updated move by move in the search instead of
-being recomputed. The rest is small enough to run at every leaf::
+One shared first layer reads the board from each side's view; its outputs (the
+*accumulators*) are updated move by move. With :class:`NetWeights` (float32)::
 
     features(p)  4*S one-hot inputs from side p's view: own man, own king, enemy man,
                  enemy king, on each square (the board turned 180 degrees for Black)
-    acc(p)       = b1 + sum of W1's rows of the active features     [H + 1]
-    x            = clip(acc(stm)[:H], 0, 1) ++ clip(acc(other)[:H], 0, 1)   [2H]
-    h            = clip(W2 @ x + b2, 0, 1)                           [L2]
-    value        = w3 . h + b3 + (acc(stm)[H] - acc(other)[H]) / 2   in men
-    score        = round(100 * value)                                in centi-men
+    acc(p)       = b1 + sum of w1's rows of the active features   w1 [4S, H + 1], b1 [H + 1]
+    x            = clip(acc(stm)[:H], 0, 1) ++ clip(acc(other)[:H], 0, 1)            [2H]
+    h            = clip(w2 @ x + b2, 0, 1)                        w2 [L2, 2H], b2 [L2]
+    value        = w3 . h + b3 + (acc(stm)[H] - acc(other)[H]) / 2, in men   w3 [L2], b3 [1]
+    score        = round(100 * value), in centi-men
 
-The last column of W1 is a linear piece-square term (NNUE's "PSQT"): a fresh network has it
-set to the hand-made piece-square table of :func:`damas_agents.search.alphabeta.piece_square_table`
-and w3 = 0, so it starts out exactly as the classical evaluation and learns from there.
-
-Colour symmetry holds by construction: a position and its mirror (colours swapped, board
-turned, the other side to move) give the same features from the side to move's view, so
-the same score for it, and negated scores from White's view.
-
-Arrays (:class:`NetWeights`, float32; F = 4*S features)::
-
-    w1  [F, H + 1]   first layer, one row per feature (rows are added and subtracted)
-    b1  [H + 1]
-    w2  [L2, 2H]     second layer
-    b2  [L2]
-    w3  [L2]         output
-    b3  [1]
-
-The same arithmetic in PyTorch is :class:`damas_agents.training.nnue.EvalNet`; the tests check
-that both give the same values.
+w1's last column is a piece-square term, so a fresh network (w3 = 0) is the classical
+evaluation. :class:`damas_agents.models.evalnet.EvalNet` is the same arithmetic in PyTorch.
 """
 
 from __future__ import annotations

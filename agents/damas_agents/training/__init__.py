@@ -1,3 +1,5 @@
-"""Self-play training: configs, the network, AlphaZero and PPO, checkpoints and the loop.
+"""Self-play training: the Trainer protocol, AlphaZero, PPO and NNUE, Ray workers, resuming,
+and the ``damas train`` loop.
 
-Importing the package imports no torch: the loop writes its run directory first."""
+Importing the package imports no torch: the loop writes its run directory first.
+"""

@@ -1,31 +1,13 @@
 """AlphaZero-style self-play: batched PUCT search guided by the network, a replay buffer,
 and a policy-value loss.
 
-One iteration (:meth:`AlphaZeroTrainer.step`)::
-
-    self-play   env.num_envs games advance mcts.steps_per_iteration searched hops each:
-                  - a hop with a single legal choice is played at once (no search, no record)
-                  - otherwise one BatchedPUCT search for all games at once (one network call
-                    per round of leaves, Dirichlet noise at the roots); the position, its
-                    mask and the root visit distribution are recorded; the hop is drawn in
-                    proportion to the visits for the first mcts.temperature_moves plies,
-                    the most visited afterwards
-                  - a finished game gives every recorded position its value target z, the
-                    result for the player who was to move there (+1 win, 0 draw, -1 loss),
-                    and goes into the replay buffer; the game restarts
-    learning    train.updates_per_iteration minibatches of train.batch_size positions drawn
-                uniformly from the buffer; loss = cross-entropy(visits, masked policy)
-                + value_loss_weight * (value - z)^2; AdamW, gradients clipped
-
-Games in progress carry over from one iteration to the next. A game longer than
-env.max_plies plies is stopped and scored as a draw. The rules (legal hops, captures in
-several hops, results) come from the compiled turn state only (:mod:`damas_env.turn`);
-values are backed up by colour in the search (:mod:`damas_agents.players.tree`), so a player moving
-several hops in a row keeps the sign of its values. The games are played from their start, so
-their turn states carry the whole game's counters: rules that depend on the game so far (the
-Frisian king move limit) hold at every node of the search, as in the envs. Planes and actions
-are the ruleset's (:func:`damas_env.encoding.planes_for`,
-:func:`~damas_env.encoding.action_layout`).
+Each iteration (:meth:`AlphaZeroTrainer.step`) advances ``env.num_envs`` games by
+``mcts.steps_per_iteration`` hops, each searched by one BatchedPUCT call for all games
+(Dirichlet noise at the roots; a forced hop is played at once), drawn from the visits for
+the first ``mcts.temperature_moves`` plies. Each position is recorded with its root visits
+and, when its game ends, the result z for the player to move there (a game past
+``env.max_plies`` is a draw). Learning: minibatches of the replay buffer,
+cross-entropy(visits, masked policy) + value_loss_weight * (value - z)^2.
 """
 
 from __future__ import annotations

@@ -1,29 +1,12 @@
 """Distributed self-play on Ray: workers play, one learner learns.
 
-    damas train configs/alphazero_english.yaml --set distributed.backend=ray distributed.workers=4
-    damas train configs/ppo_english.yaml --set distributed.backend=ray distributed.address=auto
+    damas train alphazero_english --set distributed.backend=ray distributed.workers=4
 
-Each worker is a Ray actor holding a trainer of the same algorithm built from the run's
-config (its own games, search or rollout buffers, and random streams: seed
-``train.seed + 1000 * (k + 1)`` for worker k, shifted again on each restart). One
-iteration of :class:`RaySelfPlay`::
-
-    learner   state = trainer.worker_state()       weights (and PPO's opponent pool), put in
-                                                   Ray's object store once
-    workers   payload_k = worker_k.collect(state)   each loads the weights and plays one
-                                                   iteration of self-play (in parallel)
-    learner   metrics = trainer.learn(payloads)    replay buffer / rollouts, updates
-
-so a distributed iteration is the single-process one (``step() == learn([collect()])``)
-with N self-play shares instead of one, and logs the same metrics. The weights reach every
-worker at the start of every iteration.
-
-A worker that dies (its process killed, its node lost) raises in ``collect``: its payload
-for that iteration is dropped whole, so the replay buffer or the PPO batch only ever holds
-complete games from live workers, and a fresh worker takes its place from the next
-iteration (its games start afresh). After ``distributed.max_restarts`` deaths in a run the
-run stops with an error. Without a cluster address a local Ray starts in this process
-(``distributed.address: ""``); ``auto`` joins the cluster this machine belongs to.
+Each iteration of :class:`RaySelfPlay` sends the learner's weights to the workers (Ray
+actors, each with its own trainer and seed), runs their ``collect`` in parallel and
+``learn`` on all payloads. A worker that dies loses that iteration's payload and is
+replaced, up to ``distributed.max_restarts``. ``distributed.address: ""`` starts a local Ray,
+``auto`` joins this machine's cluster.
 """
 
 from __future__ import annotations

@@ -1,34 +1,11 @@
 """Self-play for a learned evaluation inside the compiled alpha-beta search (``algorithm: nnue``).
 
-Each iteration:
-
-1. **Self-play.** ``nnue.games_per_iteration`` games, each from the start position and
-   ``env.opening_plies`` random plies, are played by the alpha-beta search
-   (:mod:`damas_agents.search.alphabeta`) to ``nnue.depth`` plies (captures searched on) with the
-   current network as its evaluation. A whole game runs in one compiled call: the rules,
-   counters and endings are the turn kernels' (:mod:`damas_env.turn`), the moves the search's.
-   The root moves are the game's (``game_moves``, with its counters: the Frisian king move
-   limit holds); below the root the search ignores that limit
-   (:mod:`damas_agents.search.alphabeta`).
-   Every position where the side to move has no capture (the positions the network is
-   asked about at the leaves) is kept with its search score. ``nnue.workers`` processes play
-   in parallel; each ends with the trainer, however the trainer ends
-   (:func:`damas_agents.workers.exit_with_parent`).
-2. **Learning.** The positions join a replay buffer (``train.replay_size``); the network
-   takes ``train.updates_per_iteration`` AdamW steps on minibatches of it. The target is
-   the win probability ``(1 - r) * sigmoid(score / K) + r * z``: the deeper search's score
-   (K = ``nnue.score_scale`` centi-men) mixed with the game's result z (1 won, 0.5 drawn,
-   0 lost) by r = ``nnue.result_fraction``; the loss is the squared error of
-   ``sigmoid(network / K)`` against it. This is TD-Leaf's idea (a search's leaf value
-   trained towards what deeper search and the game's end say), in the form NNUE engines
-   train with.
-
-The network (:class:`damas_agents.models.evalnet.EvalNet`) starts as the classical piece-square
-evaluation, so the first games are alpha-beta's own, and the search stays compiled: each
-leaf costs one small matrix product, the first layer is updated move by move.
-
-Metrics: the trainer's fixed keys (``positions`` counts kept positions) and
-``nnue/nodes_per_s``, ``nnue/kept``, ``nnue/replay``, ``nnue/target_mean``.
+Each iteration the alpha-beta search plays ``nnue.games_per_iteration`` games to
+``nnue.depth`` plies with the current network, in ``nnue.workers`` processes, keeping each
+position without a capture and its search score. The network then learns, TD-Leaf style,
+``sigmoid(network / K)`` towards ``(1 - r) * sigmoid(score / K) + r * z`` (K
+``nnue.score_scale``, z the result as 1, 0.5 or 0, r ``nnue.result_fraction``). It starts as
+the classical evaluation (:class:`~damas_agents.models.evalnet.EvalNet`).
 """
 
 from __future__ import annotations

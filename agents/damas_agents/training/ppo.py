@@ -1,49 +1,14 @@
 """Self-play PPO: a masked categorical policy learning from both sides' moves, against its
 current self, a pool of its past selves and the baseline agents.
 
-One iteration (:meth:`PPOTrainer.step`), CleanRL-style, reads top to bottom::
-
-    rollout     ppo.rollout_steps steps of a DraughtsBatchEnv of env.num_envs games, one hop
-                per game per step. Who plays a game is drawn when it (re)starts:
-                  - with probability ppo.self_play_fraction the learner (the current
-                    network) plays both sides, and both sides' hops are trained on;
-                  - otherwise the learner takes a random colour and the other side is an
-                    opponent drawn uniformly from the pool: its past selves (frozen copies,
-                    one added every ppo.snapshot_every iterations, the oldest dropped past
-                    ppo.pool_size) plus the baselines "random" (uniform over the mask) and
-                    "greedy" (damas_agents.players.classic.GreedyAgent); only the learner's hops are
-                    trained on.
-                Each step: one batched forward of the learner (eval mode) on every game
-                where it is to move, one batched forward per past self that is to move
-                somewhere, greedy per game. The hop is sampled from the masked softmax
-                (illegal logits are -1e9, so they have probability 0); its log-probability
-                and the value are stored. Games in progress carry over to the next rollout.
-    advantages  GAE over each player's *own* decision sequence ((game, player) streams, see
-                per_player_advantages), not over the env's steps: a player may hop several
-                times in a row (a multi-capture), and the other player's hops are not its
-                decisions. The reward is the game's result for that player (+1 win, 0 draw,
-                -1 loss), given after its last decision of the game; the value head predicts
-                the outcome for the player to move, so values never change sign along a
-                stream. A stream cut by the rollout's end is bootstrapped with the value of
-                the game's current position, negated when the other player is to move there
-                (zero-sum); a game cut by env.max_plies is bootstrapped the same way from its
-                final position.
-    update      ppo.update_epochs passes over the learner's decisions in ppo.num_minibatches
-                shuffled minibatches (network in train mode): advantages normalised per
-                minibatch, loss = clipped surrogate + vf_coef * 0.5 * (value - return)^2
-                - ent_coef * entropy; AdamW(train.lr, train.weight_decay), gradients clipped
-                to train.max_grad_norm.
-    pool        every ppo.snapshot_every iterations a frozen copy of the network joins the pool.
-
-Everything random comes from one numpy Generator seeded with train.seed (action sampling
-via uniforms, opponent draws, minibatch order, the seeds of the batch env's streams, which
-play the openings and the random opponent, and of greedy's tie-breaks) and from torch's
-global seed, set to train.seed (the network's initial weights), so one config gives one run.
-The rules (legal hops, results) come from the env only: masks, positions, rewards.
-
-With ``network.norm: batch`` the rollout (eval mode, running statistics) and the update
-(train mode, batch statistics) compute slightly different policies, so the PPO ratio starts
-off 1; ``network.norm: group`` avoids that and is what configs/ppo_english.yaml uses.
+One iteration (:meth:`PPOTrainer.step`) reads top to bottom, CleanRL-style: a rollout of
+``ppo.rollout_steps`` batch-env steps, in which each game is played by the learner on both
+sides (probability ``ppo.self_play_fraction``) or by the learner against an opponent from
+the pool (its past selves, "random" and "greedy"); GAE over each player's own decisions
+(:func:`per_player_advantages`); ``ppo.update_epochs`` passes of clipped-surrogate updates;
+and every ``ppo.snapshot_every`` iterations a frozen copy into the pool. Everything random
+comes from ``train.seed``. ``network.norm: group`` keeps the rollout's and the update's
+policies equal (batch norm makes the PPO ratio start off 1).
 """
 
 from __future__ import annotations

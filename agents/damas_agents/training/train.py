@@ -1,50 +1,22 @@
 """The training loop shared by every algorithm, and the ``damas train`` command.
 
-    damas train quickstart                                     # runs/quickstart-<timestamp>/
-    damas train quickstart --set env.variant=russian           # runs/quickstart-russian-<...>/
-    damas train ppo_english --set train.lr=3e-4 --out runs/ppo1
-    damas train --resume runs/ppo1                             # after a crash or kill -9
-    damas train quickstart --set distributed.backend=ray distributed.workers=2
+    damas train quickstart --set env.variant=russian   # runs/quickstart-russian-<timestamp>/
+    damas train --resume runs/ppo1                     # after a crash or kill -9
 
-A config is a file or a bundled config's name; ``damas train --help`` shows one worked
-example per board family (:data:`EXAMPLES`). Before anything is compiled or written, the
-optional packages the run needs are checked (:func:`check_extras`): a missing one is one
-line naming the extra to install.
-
-A run directory holds everything about one run::
+A run directory holds::
 
     config.yaml                 the config as run (overrides applied)
     rules.yaml                  with env.rules overrides: the ruleset, for damas play --variant
-    train.log                   the summary lines printed during the run
-    metrics.jsonl               one JSON object of metrics per logged iteration
+    train.log, metrics.jsonl    the summary lines; one JSON object per logged iteration
     tb/                         TensorBoard events (tensorboard --logdir runs)
     games/iter_000010.pdn       the evaluation games of that iteration, in PDN
     checkpoints/latest.pt       the latest checkpoint, always (model, optimiser, replay...)
     checkpoints/iter_000010.pt  snapshots of the network alone, to play in the arena
 
-Before anything is written the config, the device and each of ``eval.opponents`` are
-checked: every opponent is built and plays a first hop of the run's ruleset, so a missing
-checkpoint or engine, or one of other rules, is refused at once. Each iteration is one
-:meth:`damas_agents.training.trainer.Trainer.step`. Every ``train.log_every`` iterations a summary
-line is printed (games/s, positions/s, losses, the latest evaluation and the iteration it
-was measured at); every ``eval.every`` iterations (and after the last) the network plays
-``eval.games`` arena games against each of ``eval.opponents`` (``eval.simulations`` PUCT
-simulations per hop, 0 = its raw policy); every ``train.checkpoint_every`` iterations (and
-after the last, and on Ctrl-C) the checkpoint is written atomically. With
-``distributed.backend: ray`` the self-play of each iteration runs in Ray workers
-(:mod:`damas_agents.training.distributed`). ``--resume`` continues from ``checkpoints/latest.pt``:
-iterations after it are run again, and what they recorded (lines of metrics.jsonl and
-train.log, TensorBoard points, evaluation games) is cut first, so each iteration is recorded
-once. A resume of a finished run trains no further; it says so, with the command that does
-(``--set train.iterations=...``).
-
-A run resumes after a kill at any moment (Ctrl-C, a crash, kill -9): config.yaml and an
-iteration-0 ``latest.pt`` are written before self-play starts, every file is replaced
-atomically, a snapshot is written before the ``latest.pt`` of its iteration, and a start
-removes the temporary files of writes a kill cut short. A refused ``--resume`` (a checkpoint
-that does not fit, a bad override) changes nothing in the run: config.yaml is rewritten only
-after the checkpoint is restored. A loss or weight that becomes NaN or infinite stops the run
-(exit status 1) without saving it.
+The config, device and opponents are checked before anything is written. The network plays
+``eval.games`` against each of ``eval.opponents`` every ``eval.every`` iterations; every file
+is replaced atomically, so ``--resume`` continues after a kill at any moment, recording each
+iteration once. A NaN or infinite loss stops the run (exit status 1) without saving it.
 """
 
 from __future__ import annotations

@@ -1,40 +1,18 @@
-"""The Trainer protocol: what the training loop (:mod:`damas_agents.training.train`) asks of an
-algorithm.
-
-An algorithm (AlphaZero in :mod:`damas_agents.training.alphazero`, PPO in
-:mod:`damas_agents.training.ppo`, the learned alpha-beta evaluation in
-:mod:`damas_agents.training.nnue`) is a class built from a
-:class:`~damas_agents.models.config.Config` that owns a network (the config's
-:func:`~damas_agents.models.network.build_network`) and its optimiser, and runs one *iteration*
-(self-play, then learning) per :meth:`step`::
+"""The Trainer protocol: what the training loop asks of an algorithm.
 
     trainer = make_trainer(config)          # picks the class by config.algorithm
-    for _ in range(config.train.iterations - trainer.iteration):
-        metrics = trainer.step()            # {"games": 12, "positions": 840, "loss/total": ...}
+    metrics = trainer.step()                # {"games": 12, "positions": 840, ...}
 
-The loop around it (run directory, progress, TensorBoard, evaluation, checkpoints) is the
-same for every algorithm and lives in :mod:`damas_agents.training.train`; the checkpoint format in
-:mod:`damas_agents.models.checkpoint`. An iteration splits into self-play and learning,
-``step() == learn([collect()])``, so that :mod:`damas_agents.training.distributed` can run
-``collect`` in Ray workers (each loaded with ``worker_state()``) and ``learn`` on all their
-payloads.
-
-Metrics: :meth:`Trainer.step` returns plain floats. These keys have fixed meanings (the loop
-turns the counts into rates and writes every key to TensorBoard under its name):
+An iteration is self-play then learning, ``step() == learn([collect()])``, so that self-play
+can run in Ray workers. ``step`` returns plain floats; these keys have fixed meanings::
 
     games           self-play games finished this iteration
     positions       positions (hops) the learner got from self-play this iteration
     game_length     mean plies of the games finished this iteration
     loss/total      the loss minimised, mean over the iteration's gradient steps
-    loss/policy     its policy part
-    loss/value      its value part
+    loss/policy     its policy part (loss/value: its value part)
     entropy         mean entropy of the network's masked policy on the trained positions
     value_error     mean squared error of the value head against its targets
-
-Other keys are free (``ppo/clip_fraction``, ``alphazero/replay``...).
-
-Both algorithms learn through :func:`gradient_steps`: one optimiser step per minibatch of
-their own loss, and the mean of its terms.
 """
 
 from __future__ import annotations
