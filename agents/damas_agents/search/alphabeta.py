@@ -454,6 +454,60 @@ def search_root(board, side, h, depth, root, order, scores, t):
 
 
 @kernel()
+def _sort_best_first(order, scores):
+    """Sorts `order` by descending scores[order]; stable (insertion sort: root lists are short),
+    so moves scoring alike keep their order."""
+    for a in range(1, order.shape[0]):
+        item = order[a]
+        b = a - 1
+        while b >= 0 and scores[order[b]] < scores[item]:
+            order[b + 1] = order[b]
+            b -= 1
+        order[b + 1] = item
+
+
+@kernel()
+def deepen(board, side, h, first, last, root, order, scores, nodes, t):
+    """Iterative deepening, the one loop of every search: depths `first` to `last` over the
+    root moves in `order`, within `nodes` nodes in all.
+
+    Each iteration resets the scores of the moves in `order`, searches them in that order
+    (:func:`search_root`) and, when complete, sorts `order` best first (stable, so the moves
+    scoring the best lead, in the order they were searched). It stops after a forced result
+    (a mate score), or when an iteration is cut short: stats[S_ABORT] says why (the budget,
+    or a full move list), `order` stays as that iteration searched it and `scores` holds the
+    moves it completed. stats[S_NODES] counts the last iteration's nodes.
+
+    Returns (the last complete depth, first - 1 if none; its score; how many moves lead
+    `order` with that score; the moves the iteration cut short completed; the nodes visited).
+    """
+    stats = t.stats
+    spent, reached, score, ties, completed = 0, first - 1, -INF, 0, 0
+    for depth in range(first, last + 1):
+        stats[S_ABORT] = ABORT_NONE
+        left = nodes - spent
+        if left <= 0:
+            stats[S_ABORT] = ABORT_BUDGET
+            break
+        for k in range(order.shape[0]):
+            scores[order[k]] = -INF - 1
+        stats[S_NODES] = 0
+        stats[S_STOP] = left
+        best, done = search_root(board, side, h, depth, root, order, scores, t)
+        spent += stats[S_NODES]
+        if stats[S_ABORT] != ABORT_NONE:
+            completed = done
+            break
+        _sort_best_first(order, scores)
+        reached, score, ties = depth, best, 1
+        while ties < order.shape[0] and scores[order[ties]] == best:
+            ties += 1
+        if abs(best) > MATE_BOUND:
+            break
+    return reached, score, ties, completed, spent
+
+
+@kernel()
 def new_search(t):
     """Makes table entries of earlier searches stale and forgets killers and history."""
     t.stats[S_GEN] = (t.stats[S_GEN] + 1) % (1 << 30)
@@ -712,78 +766,64 @@ class Searcher:
         max_depth = min(depth or MAX_DEPTH, MAX_DEPTH)
         if n == 1 and depth is None:  # policy: a forced move is not worth the clock
             max_depth = 1
-        done, order = None, np.arange(n, dtype=np.int64)
-        for d in range(1, max_depth + 1):
-            if done is not None and not self._may_deepen(limits):
-                break
-            it, order = self._iterate(board, side, h, d, root, order, limits)
-            if it is None:
-                break
-            done = it
-            if not it.complete or abs(it.score) > MATE_BOUND:
+        done, order, depth = None, np.arange(n, dtype=np.int64), 1
+        while depth <= max_depth and (done is None or self._may_deepen(limits)):
+            # Under a time limit one iteration per compiled call, the clock read between them.
+            last = depth if limits.seconds is not None else max_depth
+            found, over = self._deepen(board, side, h, depth, last, root, order, limits)
+            done = found or done
+            if over:
                 break  # cut short, or a forced result that deeper search cannot change
+            depth = last + 1
         seconds_spent = self.clock() - limits.start
         return self._result(position, root, done, order, limits.used, seconds_spent, rng)
 
     # --- Iterations ---------------------------------------------------------------------------
 
-    def _iterate(
+    def _deepen(
         self,
         board: np.ndarray,
         side: int,
         h: np.uint64,
-        depth: int,
+        first: int,
+        last: int,
         root: np.ndarray,
         order: np.ndarray,
         limits: _Limits,
-    ) -> tuple[_Iteration | None, np.ndarray]:
-        """Runs one iteration; returns (its result, the next iteration's root order).
-
-        The result of an iteration cut short by a limit is None, unless it is the first or
-        had already found a root move better than the previous best (searched first).
-        """
-        scores = np.full(root.shape[0], -INF - 1, dtype=np.int64)
-        best, completed = self._search_root(board, side, h, depth, root, order, scores, limits)
-        if completed < order.shape[0]:
-            return _cut_short(depth, order[:completed], scores), order
-        ties = [int(i) for i in order if scores[i] == best]
-        next_order = order[np.argsort(-scores[order], kind="stable")]
-        return _Iteration(depth, best, ties), next_order
-
-    def _search_root(
-        self,
-        board: np.ndarray,
-        side: int,
-        h: np.uint64,
-        depth: int,
-        root: np.ndarray,
-        order: np.ndarray,
-        scores: np.ndarray,
-        limits: _Limits,
-    ) -> tuple[int, int]:
-        """Calls search_root until it finishes or a limit stops it; returns (the best score,
-        the root moves completed) of the last call.
+    ) -> tuple[_Iteration | None, bool]:
+        """Runs iterations `first` to `last` (:func:`deepen`); returns (the deepest complete
+        one, or what an iteration cut short found, else None; whether the search is over).
 
         A move list overflow grows the lists and calls again; so does a call cut short by a
         time budget while time is left (the speed was underestimated) if the time left buys
         RERUN_GROWTH times its budget: the table keeps the work done, so the next call soon
         gets back to where this one stopped.
         """
-        stats, result, last_budget = self.tables.stats, (-INF, 0), 0
+        stats, scores = self.tables.stats, np.full(root.shape[0], -INF - 1, dtype=np.int64)
+        done: _Iteration | None = None
+        last_budget, completed = 0, 0
         while True:
-            budget = self._budget(limits, depth)
+            budget = self._budget(limits, first)
             if budget <= 0 or budget < RERUN_GROWTH * last_budget:
-                return result
-            stats[S_NODES], stats[S_STOP], stats[S_ABORT] = 0, budget, ABORT_NONE
+                break
+            stats[S_NODES] = 0  # a call's count starts at zero (a clock may read it: tests)
             begin = self.clock()
-            best, completed = search_root(board, side, h, depth, root, order, scores, self.tables)
-            self._count(limits, int(stats[S_NODES]), self.clock() - begin)
-            result, last_budget = (int(best), int(completed)), 0
+            reached, score, ties, completed, nodes = deepen(
+                board, side, h, first, last, root, order, scores, budget, self.tables
+            )
+            self._count(limits, int(nodes), self.clock() - begin)
+            last_budget = 0
+            if reached >= first:
+                done = _Iteration(int(reached), int(score), [int(i) for i in order[:ties]])
+                first = int(reached) + 1
+            if stats[S_ABORT] == ABORT_NONE:
+                return done, abs(int(score)) > MATE_BOUND or reached < last
             if stats[S_ABORT] == ABORT_OVERFLOW and self._grow_buffers():
                 continue
             if stats[S_ABORT] != ABORT_BUDGET or not self._time_is_left(limits):
-                return result
+                break
             last_budget = budget
+        return _cut_short(first, order[: int(completed)], scores) or done, True
 
     def _count(self, limits: _Limits, nodes: int, seconds: float) -> None:
         """Adds a compiled call's nodes and time to the search, and corrects the speed."""

@@ -26,14 +26,12 @@ from damas_agents.models.network import build_network
 from damas_agents.search.alphabeta import (
     ABORT_NONE,
     INF,
-    MATE_BOUND,
     MAX_NODES,
     S_ABORT,
     S_NODES,
-    S_STOP,
     Searcher,
+    deepen,
     new_search,
-    search_root,
 )
 from damas_agents.search.nnue import NetWeights
 from damas_agents.training.trainer import gradient_steps
@@ -53,39 +51,17 @@ __all__ = ["NNUETrainer", "SelfPlay", "play_games"]
 
 
 @kernel()
-def _sort_by_score(order, scores, n):  # type: ignore[no-untyped-def]
-    """Sorts order[:n] by descending scores[order] (stable: insertion sort, n is small)."""
-    for a in range(1, n):
-        item = order[a]
-        b = a - 1
-        while b >= 0 and scores[order[b]] < scores[item]:
-            order[b + 1] = order[b]
-            b -= 1
-        order[b + 1] = item
-
-
-@kernel()
 def _search_move(board, side, t, root, n, depth, order, scores):  # type: ignore[no-untyped-def]
-    """Searches a position to `depth` by iterative deepening; returns the best score, and
-    leaves order[:n] sorted best first (the moves scoring the best lead). -INF if aborted."""
+    """Searches a position to `depth` by iterative deepening (:func:`deepen`); returns the best
+    score, and leaves order[:n] sorted best first (the moves scoring the best lead). -INF if
+    aborted."""
     h = K.hash_position(board, side, t.keys, t.side_key)
     new_search(t)
     for i in range(n):
         order[i] = i
-    best = -INF
-    for d in range(1, depth + 1):
-        for i in range(n):
-            scores[i] = -INF - 1
-        t.stats[S_NODES] = 0
-        t.stats[S_STOP] = MAX_NODES
-        t.stats[S_ABORT] = ABORT_NONE
-        score, _ = search_root(board, side, h, d, root[:n], order[:n], scores, t)
-        if t.stats[S_ABORT] != ABORT_NONE:
-            return -INF
-        best = score
-        _sort_by_score(order, scores, n)
-        if abs(best) > MATE_BOUND:
-            break
+    _, best, _, _, _ = deepen(board, side, h, 1, depth, root[:n], order[:n], scores, MAX_NODES, t)
+    if t.stats[S_ABORT] != ABORT_NONE:
+        return -INF
     return best
 
 
