@@ -35,7 +35,18 @@ from .compiled_rules import (
     R_SQUARES,
 )
 from .encoding import Plane, action_layout
-from .engine import MAX_LIST_ROWS, Colour, Engine, Move, Position, move_from_row
+from .engine import (
+    MAX_LIST_ROWS,
+    NO_RUNS,
+    Colour,
+    Engine,
+    KingRuns,
+    Move,
+    Position,
+    _checked_runs,
+    _run_counters,
+    move_from_row,
+)
 from .kernels import kernel
 from .notation import NotationError
 from .rules import Ruleset
@@ -745,10 +756,21 @@ class Turn:
         self.ws = self.engine.workspace
         TURN_KERNELS.load(rules)
 
-    def reset(self, board: np.ndarray, side: Colour | int) -> None:
-        """Starts a game from a board with `side` to move."""
+    def reset(self, board: np.ndarray, side: Colour | int, king_runs: KingRuns = NO_RUNS) -> None:
+        """Starts a game from a board with `side` to move and the king runs of the game that
+        led to it (:attr:`Position.king_runs`: the Frisian king move limit), so that the turn
+        allows the game's moves: ``turn.reset(p.board, p.turn, p.king_runs)``.
+
+        Raises:
+            TypeError, ValueError: bad king runs (as :class:`Position` says).
+        """
+        runs = _checked_runs(king_runs, self.rules)  # NO_RUNS without a king move limit
         self.board[:] = board
         direct_call(start_game, (), self.states, 0, self.tables, int(side))
+        if runs != NO_RUNS:  # the runs in the counters (zeros now), then the turn begun again
+            self.counters[:] = _run_counters(runs)
+            t = self.tables
+            _begin_turn(self.board, self.st, self.hist, t.ray, t.rules)
 
     def copy_from(self, other: Turn) -> None:
         """Makes this turn state equal to another of the same ruleset (a cheap clone for
@@ -909,6 +931,7 @@ def _turn_calls(rules: Ruleset) -> list[tuple[Any, tuple[Any, ...]]]:
     planes = np.zeros((1, rules.board_size, rules.board_size), np.float32)
     return [
         (start_game, (s, 0, t, 0)),
+        (_begin_turn, (board, st, hist, t.ray, t.rules)),
         (copy_game, (s, 0, s, 0)),
         (_play_hop, (board, st, hist, cur, last, cache, 0, t.action_of, t.keys, t.side_key, t.ray,
                      t.rules, routes, ws)),

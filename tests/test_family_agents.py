@@ -1,6 +1,7 @@
 """The rest of the draughts family (commit 008fbd8) under the envs and the agents: PettingZoo's
 API test, the batch env against the game record, the arena's agents, the network and the
-trainers, and the king move limit at the root of every search."""
+trainers, and the king move limit in a turn state started from a position and in every
+search."""
 
 from __future__ import annotations
 
@@ -16,7 +17,6 @@ from pettingzoo.test import api_test
 from damas_agents.arena import play_match
 from damas_agents.models.config import NetworkConfig
 from damas_agents.models.network import DraughtsNet
-from damas_agents.players import base
 from damas_agents.players.base import MoveAgent, play_hop
 from damas_agents.players.classic import AlphaBetaAgent, GreedyAgent, RandomAgent
 from damas_agents.players.learned import NetworkAgent
@@ -24,11 +24,20 @@ from damas_agents.players.tree import MCTSAgent
 from damas_agents.training.alphazero import AlphaZeroTrainer
 from damas_agents.training.nnue import NNUETrainer
 from damas_agents.training.ppo import PPOTrainer
-from damas_env import Move, Position, draughts_v0
-from damas_env.encoding import action_layout, actions_to_move, move_to_actions, planes_for
+from damas_env import Colour, Move, Position, draughts_v0
+from damas_env import kernels as K
+from damas_env.encoding import (
+    PLANES,
+    Plane,
+    action_layout,
+    actions_to_move,
+    move_to_actions,
+    planes_for,
+)
 from damas_env.ending import Reason
 from damas_env.game import Game
 from damas_env.rules import get_ruleset
+from damas_env.turn import Turn
 from damas_env.vector import DraughtsBatchEnv
 
 #: The rulesets that commit added: orthogonal lines (Frisian, Frysk!, Turkish), all 64
@@ -171,11 +180,84 @@ def test_the_envs_position_carries_the_king_runs_its_legal_moves_are_the_games()
     assert position == game.position and position.king_runs == ((15, 3), (0, 0))
     assert sorted(str(m) for m in game.legal_moves()) == TIRED_LEGAL
     assert sorted(str(m) for m in position.legal_moves()) == TIRED_LEGAL
-    assert (base.first_hops(position) == observation["action_mask"]).all()
+    assert set(np.flatnonzero(observation["action_mask"]).tolist()) == first_hops(game)
     pieces_only = Position("frisian", position.board, position.turn)
     assert len(pieces_only.legal_moves()) == 12  # the pieces alone let the king go on
     # What makes the tests bite: from the pieces alone the search would move the king.
     assert AlphaBetaAgent(depth=2, seed=0).choose(pieces_only).origin == 15
+
+
+def king_steps(position: Position, square: int) -> set[int]:
+    """Returns the first hops of the steps the pieces alone allow the piece on `square`."""
+    pieces_only = Position(position.rules, position.board, position.turn)
+    steps = [m for m in pieces_only.legal_moves() if m.origin == square and not m.captures]
+    return {move_to_actions(m, position.turn, position.rules)[0] for m in steps}
+
+
+def test_a_turn_started_from_a_position_carries_its_king_runs() -> None:
+    """Turn.reset with the position's king runs: its hops are the game's (no step of the
+    tired king), its king-run planes are the env's, and the game it holds is the position."""
+    env, game = tired_king_env()
+    position = game.position
+    turn, obs = Turn(position.rules), np.zeros((planes_for(position.rules), 10, 10), np.float32)
+    turn.reset(position.board, position.turn)  # the pieces alone: the king may go on
+    turn.write_planes(obs, turn.side)
+    assert king_steps(position, 15) <= set(turn.legal_actions()) and not obs[PLANES:].any()
+    turn.reset(position.board, position.turn, position.king_runs)
+    assert set(turn.legal_actions()) == first_hops(game)
+    assert sorted(str(m) for m in turn.routes_in_play()) == TIRED_LEGAL
+    turn.write_planes(obs, turn.side)
+    layout = action_layout(position.rules)
+    assert obs[Plane.OWN_KING_RUN, layout.row[15], layout.col[15]] == 1.0  # three of three
+    assert (obs[PLANES:] == env.observe(env.agent_selection)["observation"][PLANES:]).all()
+    assert Position.of_game(position.rules, turn.board, turn.side, turn.counters) == position
+
+
+def test_a_turn_starts_from_a_game_position_with_its_king_runs_and_gives_them_back() -> None:
+    """At every turn of a random Frisian game where both sides' kings run (mostly king
+    moves): a turn state started from the position allows the game's first hops and reads
+    back the same position, king runs included."""
+    rng = np.random.default_rng(0)
+    game = Game("frisian", "W:WK50,46,47:BK1,6,7")
+    turn = Turn(game.rules)
+    runs = set()
+    while game.outcome() is None:
+        position = game.position
+        turn.reset(position.board, position.turn, position.king_runs)
+        assert set(turn.legal_actions()) == first_hops(game)
+        assert Position.of_game(game.rules, turn.board, turn.side, turn.counters) == position
+        runs.add(position.king_runs)
+        moves = game.legal_moves()
+        kings = [m for m in moves if abs(int(game.board[m.origin])) == 2]
+        pool = kings if kings and rng.random() < 0.8 else moves
+        game.push(pool[int(rng.integers(len(pool)))])
+    assert len(runs) > 5 and any(white[1] for white, _ in runs)
+    assert any(black[1] for _, black in runs)
+
+
+def test_a_turn_whose_only_moves_are_a_tired_kings_has_none() -> None:
+    """The turn begins with the runs: a blocked man and a tired king leave White no move."""
+    board = Position.from_fen("W:WK5,46:B41,37", "frisian").board
+    position = Position("frisian", board, Colour.WHITE, king_runs=((4, 3), (0, 0)))
+    turn = Turn(position.rules)
+    turn.reset(position.board, position.turn)
+    assert turn.result == K.ONGOING and len(turn.legal_actions()) == 6
+    turn.reset(position.board, position.turn, position.king_runs)
+    assert position.legal_moves() == [] and turn.legal_actions() == []
+    assert turn.result == K.BLACK_WINS and turn.reason == Reason.NO_LEGAL_MOVE
+
+
+def test_a_turn_refuses_bad_king_runs_and_ignores_them_without_the_limit() -> None:
+    position = Position.start("frisian")
+    turn = Turn(position.rules)
+    with pytest.raises(ValueError, match="square"):
+        turn.reset(position.board, position.turn, ((99, 3), (0, 0)))
+    with pytest.raises(TypeError, match="king_runs"):
+        turn.reset(position.board, position.turn, (3, 3))  # type: ignore[arg-type]
+    english = Position.start("english")
+    turn = Turn(english.rules)
+    turn.reset(english.board, english.turn, ((8, 3), (0, 0)))
+    assert not turn.counters.any()
 
 
 class Recorder(MoveAgent):
@@ -233,6 +315,69 @@ def test_every_agent_plays_a_move_the_game_allows(make: Any) -> None:
     action = play_hop(agent, env)
     assert env.observe(env.agent_selection)["action_mask"][action] == 1
     assert str(actions_to_move([action], game.position)) in TIRED_LEGAL
+
+
+class KingLover:
+    """An evaluator that puts its priors on some hops (a tired king's steps: what a root
+    started from the pieces alone would let the agent play) and keeps the planes it is shown."""
+
+    def __init__(self, hops: set[int]) -> None:
+        self.hops = sorted(hops)
+        self.observations: list[np.ndarray] = []
+
+    def evaluate(self, observations: np.ndarray, masks: np.ndarray) -> tuple[Any, Any]:
+        self.observations.append(observations.copy())
+        priors = np.full(masks.shape, 1e-3, np.float32)
+        priors[:, self.hops] = 1.0
+        priors *= masks > 0
+        return priors / priors.sum(axis=1, keepdims=True), np.zeros(len(masks), np.float32)
+
+
+@pytest.mark.parametrize("simulations", [0, 8], ids=["policy", "puct"])
+def test_the_network_agent_without_the_envs_planes_never_plays_a_tired_kings_step(
+    simulations: int,
+) -> None:
+    env, game = tired_king_env()
+    position, steps = game.position, king_steps(game.position, 15)
+    agent = tiny_network_agent(simulations)
+    agent.evaluator = lover = KingLover(steps)  # type: ignore[assignment]
+    if agent.search is not None:
+        agent.search.evaluator = lover
+    action = agent.act({}, position)  # no env planes: the agent starts from the position
+    assert action in first_hops(game) and action not in steps
+    root = lover.observations[0][0]
+    assert root[Plane.OWN_KING_RUN].any()
+    assert (root[PLANES:] == env.observe(env.agent_selection)["observation"][PLANES:]).all()
+    pieces_only = Position("frisian", position.board, position.turn)
+    assert agent.act({}, pieces_only) in steps  # what the test guards: the evaluator bites
+
+
+def test_mcts_searches_the_games_hops_at_the_root_and_below() -> None:
+    """At the root the tired king has no step; below it, a king's run goes on from the
+    position's: a king with two moves of its run made may step once more, then not."""
+    _, game = tired_king_env()
+    agent = MCTSAgent(sims=40, seed=0)
+    assert set(agent.search(game.position).actions.tolist()) == first_hops(game)
+    assert agent.act({}, game.position) in first_hops(game)
+    game = Game("frisian", TIRED_FEN)
+    for text in TIRED_MOVES[:4]:
+        game.push(game.position.find_move(text))
+    assert game.position.king_runs == ((31, 2), (0, 0))
+    step = game.position.find_move("32-16")
+    root = MCTSAgent(sims=300, seed=0).search(game.position)
+    node = root.child(move_to_actions(step, game.turn, game.rules)[0])
+    assert node is not None
+    game.push(step)
+    checked = 0
+    for reply in game.legal_moves():
+        (hop,) = move_to_actions(reply, game.turn, game.rules)
+        grandchild = node.child(hop)
+        if grandchild is not None and grandchild.is_expanded:
+            game.push(reply)
+            assert set(grandchild.actions.tolist()) == first_hops(game)
+            checked += bool(king_steps(game.position, 15))  # the pieces let the king step
+            game.pop()
+    assert checked > 0
 
 
 # --- The network and the trainers -----------------------------------------------------------

@@ -17,9 +17,9 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from damas_env import Move, Position
-from damas_env.encoding import action_layout, move_to_actions
+from damas_env.encoding import move_to_actions
 
-__all__ = ["Agent", "MoveAgent", "Reseedable", "first_hops", "mask_of", "play_hop"]
+__all__ = ["Agent", "MoveAgent", "Reseedable", "mask_of", "play_hop"]
 
 Observation = Mapping[str, np.ndarray]
 
@@ -60,15 +60,6 @@ def mask_of(observation: Observation | None, num_actions: int) -> np.ndarray | N
     except (KeyError, TypeError, IndexError):
         return None
     return mask if mask.shape == (num_actions,) else None
-
-
-def first_hops(position: Position) -> np.ndarray:
-    """Returns the mask (int8, one entry per action) of the first hops of the position's legal
-    moves: the hops the game allows at the start of the turn."""
-    mask = np.zeros(action_layout(position.rules).num_actions, dtype=np.int8)
-    for move in position.legal_moves():
-        mask[move_to_actions(move, position.turn, position.rules)[0]] = 1
-    return mask
 
 
 class MoveAgent:

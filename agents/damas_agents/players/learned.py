@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import torch
 
-from damas_agents.players.base import Observation, first_hops
+from damas_agents.players.base import Observation
 from damas_agents.players.tree import BatchedPUCT, select_action
 from damas_env import Position
 from damas_env.encoding import planes_for
@@ -79,11 +79,10 @@ class NetworkAgent:
     (:class:`damas_agents.players.tree.BatchedPUCT`, no root noise) and plays the most visited hop.
 
     The planes and actions are the ruleset's (:func:`damas_env.encoding.planes_for`,
-    :func:`~damas_env.encoding.action_layout`). The policy alone reads the env's observation,
-    which knows the game so far. The search starts from the position's pieces, its root hops
-    cut to the first hops of the position's legal moves (its king runs: the Frisian king
-    move limit), so the hop played is legal in the game; below the root a king's moves are
-    counted from the root on.
+    :func:`~damas_env.encoding.action_layout`). The policy alone reads the env's observation
+    when it has one, which knows the game so far; otherwise, and for the search, the agent
+    starts a turn state from the position, its king runs included (the Frisian king move
+    limit), so the hop played is legal in the game.
 
     Args:
         network: the network (any device).
@@ -149,13 +148,12 @@ class NetworkAgent:
             self._mask[:] = observation["action_mask"]
             return self._policy_action()
         turn = self.turn
-        turn.reset(position.board, position.turn)
+        turn.reset(position.board, position.turn, position.king_runs)
         for hop in hops:
             if turn.play(int(hop)) == HOP_ILLEGAL:
                 raise ValueError(f"hop {hop} of {list(hops)} is not legal in {position.fen()}")
         if self.search is not None:
-            roots = None if hops else first_hops(position)[None]  # the game's (its king runs)
-            (visits,) = self.search.search([turn], add_noise=False, root_masks=roots)
+            (visits,) = self.search.search([turn], add_noise=False)
             return select_action(visits, 0.0, self.search.rng)
         turn.write_planes(self._obs[0], turn.side)
         turn.write_mask(self._mask)

@@ -21,7 +21,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from damas_agents.players.base import Observation, first_hops
+from damas_agents.players.base import Observation
 from damas_env import Colour, Position
 from damas_env import kernels as K
 from damas_env.encoding import action_layout, planes_for
@@ -718,25 +718,15 @@ class BatchedPUCT:
         """Views of the root of each game of the last search (empty before the first)."""
         return [PUCTNode(self._tree, g) for g in range(self._tree.games)]
 
-    def search(
-        self, turns: list[Turn], add_noise: bool, root_masks: np.ndarray | None = None
-    ) -> list[np.ndarray]:
+    def search(self, turns: list[Turn], add_noise: bool) -> list[np.ndarray]:
         """Returns the root visit distribution over actions of each game (zeros if over).
 
         The turn states are not changed. All games must share one ruleset.
 
         Args:
-            turns: the games' turn states, the roots.
+            turns: the games' turn states, the roots (with the game's counters: a position's
+                king runs go in with ``Turn.reset(board, side, king_runs)``).
             add_noise: mix Dirichlet noise into the root priors.
-            root_masks: (games, A), nonzero for the hops the games allow at each root, where
-                a turn state knows less than the game: one started from a position's pieces
-                counts no king run, so the agents pass the first hops of the position's
-                legal moves (:func:`~damas_agents.players.base.first_hops`: the Frisian king
-                move limit applied). None: the turn states' own hops. Below the roots the
-                turn states decide alone, counting a king's moves from the root.
-
-        Raises:
-            ValueError: a root mask allows none of its root's hops.
         """
         if not turns:
             return []
@@ -747,7 +737,7 @@ class BatchedPUCT:
         t.buffers(games * self.batch_leaves)
         direct_call(_init_roots, (), tree.nodes, tree.used, t.roots, games)
         walks = np.zeros(games + 3, dtype=np.int64)
-        live = self._expand_roots(t, games, add_noise, root_masks)
+        live = self._expand_roots(t, games, add_noise)
         counts = tree.nodes[live, N_COUNT]
         walks[live[counts > 0]] = self.simulations
         params = self._params(t)
@@ -822,22 +812,15 @@ class BatchedPUCT:
 
     # --- Roots ------------------------------------------------------------------------------
 
-    def _expand_roots(
-        self, t: _Tables, games: int, add_noise: bool, root_masks: np.ndarray | None
-    ) -> np.ndarray:
-        """Evaluates the roots of the games still going in one call (their hops cut to
-        `root_masks` if given) and adds the root noise; returns those games."""
+    def _expand_roots(self, t: _Tables, games: int, add_noise: bool) -> np.ndarray:
+        """Evaluates the roots of the games still going in one call and adds the root noise;
+        returns those games."""
         live = np.flatnonzero(t.roots.results[:games] == K.ONGOING)
         if not len(live):
             return live
         n = len(live)
         while direct_call(_encode_roots, (), t.roots, live, t.obs, t.masks, t.tab, t.scratch, t.ws):
             t.grow_scratch()
-        if root_masks is not None:
-            t.masks[:n] &= np.asarray(root_masks)[live] != 0
-            empty = live[~t.masks[:n].any(axis=1)]
-            if len(empty):
-                raise ValueError(f"the root mask of game {int(empty[0])} allows none of its hops")
         priors, _ = self._evaluate(t.obs[:n], t.masks[:n])
         self._expand(live, t.masks[:n], priors, np.zeros(n), back_up=False)
         if add_noise:
@@ -890,10 +873,8 @@ class MCTSAgent:
 
     The agent sees only the position at the start of the turn: the draw counters and the
     repetition history of the game so far are not known to the search (they start afresh at
-    the root). The position's king runs are: the root's hops are cut to the first hops of
-    its legal moves, so the hop played is legal in the game (the Frisian king move limit);
-    below the root the search counts a king's moves from the root on, not from its first
-    move of the run.
+    the root). The position's king runs are (the Frisian king move limit): the search starts
+    from them, so its hops are the game's.
     """
 
     def __init__(
@@ -933,14 +914,12 @@ class MCTSAgent:
         if position is None:
             raise ValueError(f"{self.name} needs the engine position: act(obs, position, hops)")
         turn = self._root(position, hops)
-        mask = None if hops else first_hops(position)  # mid-capture: the turn state's hops
-        actions = [a for a in turn.legal_actions() if mask is None or mask[a]]
+        actions = turn.legal_actions()
         if not actions:
             raise ValueError(f"{self.name}: no legal hop (the game is over)")
         if len(actions) == 1:
             return int(actions[0])
-        roots = None if mask is None else mask[None]
-        self._search.search([turn], add_noise=False, root_masks=roots)
+        self._search.search([turn], add_noise=False)
         root = self._search.roots[0]
         best = np.lexsort((-root.actions, root.q(), root.visits))[-1]
         return int(root.actions[best])
@@ -952,11 +931,12 @@ class MCTSAgent:
         return self._search.roots[0]
 
     def _root(self, position: Position, hops: Sequence[int]) -> Turn:
-        """Returns the turn state of a position after the hops already played this turn."""
+        """Returns the turn state of a position (its king runs too) after the hops already
+        played this turn."""
         turn = self._turns.get(position.rules)
         if turn is None:
             turn = self._turns[position.rules] = Turn(position.rules)
-        turn.reset(position.board, position.turn)
+        turn.reset(position.board, position.turn, position.king_runs)
         for hop in hops:
             if turn.play(int(hop)) == HOP_ILLEGAL:
                 raise ValueError(
