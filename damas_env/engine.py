@@ -315,9 +315,9 @@ class Position:
         board.setflags(write=False)
         self._board = board
         self.turn = checked_colour("turn", turn)
-        self.king_runs = _checked_runs(king_runs, self.rules)
+        self.king_runs = checked_king_runs(king_runs, self.rules)
         self._counters = (
-            _NO_RUN_COUNTERS if self.king_runs == NO_RUNS else _run_counters(self.king_runs)
+            _NO_RUN_COUNTERS if self.king_runs == NO_RUNS else king_run_counters(self.king_runs)
         )
 
     @classmethod
@@ -521,7 +521,7 @@ class Position:
         return position_svg(self)
 
 
-def _checked_runs(runs: object, rules: Ruleset) -> KingRuns:
+def checked_king_runs(runs: object, rules: Ruleset) -> KingRuns:
     """Returns king runs checked, as kept: NO_RUNS where the rules have no king move limit,
     (0, 0) for a run of no moves.
 
@@ -551,7 +551,7 @@ def _runs_of(counters: np.ndarray) -> KingRuns:
     return (white, black)
 
 
-def _run_counters(runs: KingRuns) -> np.ndarray:
+def king_run_counters(runs: KingRuns) -> np.ndarray:
     """Returns game counters (kernels.G_* layout) holding king runs, and zeros elsewhere."""
     counters = np.zeros(K.G_LEN, dtype=np.int64)
     for side, (square, count) in zip((K.WHITE, K.BLACK), runs, strict=True):

@@ -43,8 +43,8 @@ from .engine import (
     KingRuns,
     Move,
     Position,
-    _checked_runs,
-    _run_counters,
+    checked_king_runs,
+    king_run_counters,
     move_from_row,
 )
 from .kernels import kernel
@@ -764,11 +764,11 @@ class Turn:
         Raises:
             TypeError, ValueError: bad king runs (as :class:`Position` says).
         """
-        runs = _checked_runs(king_runs, self.rules)  # NO_RUNS without a king move limit
+        runs = checked_king_runs(king_runs, self.rules)  # NO_RUNS without a king move limit
         self.board[:] = board
         direct_call(start_game, (), self.states, 0, self.tables, int(side))
         if runs != NO_RUNS:  # the runs in the counters (zeros now), then the turn begun again
-            self.counters[:] = _run_counters(runs)
+            self.counters[:] = king_run_counters(runs)
             t = self.tables
             _begin_turn(self.board, self.st, self.hist, t.ray, t.rules)
 

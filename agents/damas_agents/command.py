@@ -8,32 +8,35 @@ Each command's module is imported only when that command runs (``train`` imports
 
 from __future__ import annotations
 
-import importlib
 import sys
 from collections.abc import Callable, Sequence
 
+from damas_agents.extras import import_target
 from damas_env.cli import Command
 from damas_env.cli import main as library_main
 
 __all__ = ["COMMANDS", "main"]
 
-#: The application's commands: name -> (help line, module whose ``main(argv)`` runs it).
+#: The application's commands: name -> (help line, ``module:main`` that runs it).
 COMMANDS: dict[str, tuple[str, str]] = {
-    "arena": ("play agents against each other (damas arena --help)", "damas_agents.arena.cli"),
-    "play": ("play against an agent (damas play --help)", "damas_agents.arena.play"),
+    "arena": (
+        "play agents against each other (damas arena --help)",
+        "damas_agents.arena.cli:main",
+    ),
+    "play": ("play against an agent (damas play --help)", "damas_agents.arena.play:main"),
     "train": (
         "train a self-play agent from a config: learned alpha-beta (nnue), AlphaZero-style "
         "or PPO (damas train --help)",
-        "damas_agents.training.train",
+        "damas_agents.training.train:main",
     ),
 }
 
 
-def _runner(module_name: str) -> Callable[[list[str]], int]:
-    """Returns a main that imports `module_name` when called and runs its ``main``."""
+def _runner(target: str) -> Callable[[list[str]], int]:
+    """Returns a main that imports `target` (``module:main``) when called and runs it."""
 
     def run(argv: list[str]) -> int:
-        status: int = importlib.import_module(module_name).main(argv)
+        status: int = import_target(target)(argv)
         return status
 
     return run
@@ -42,7 +45,7 @@ def _runner(module_name: str) -> Callable[[list[str]], int]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Runs ``damas``; returns the exit status (2 on a bad input, 130 on Ctrl-C)."""
     commands: dict[str, Command] = {
-        name: (help_text, _runner(module)) for name, (help_text, module) in COMMANDS.items()
+        name: (help_text, _runner(target)) for name, (help_text, target) in COMMANDS.items()
     }
     return library_main(argv, commands)
 

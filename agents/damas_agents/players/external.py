@@ -246,7 +246,7 @@ class OpenSpielMCTSAgent:
         if position.rules not in self._turns:
             self._turns[position.rules] = Turn(position.rules)
         turn = self._turns[position.rules]
-        turn.reset(position.board, position.turn)
+        turn.reset(position.board, position.turn, position.king_runs)
         for hop in hops:
             if turn.play(int(hop)) == HOP_ILLEGAL:
                 raise ValueError(f"{self.name}: hop {hop} is illegal in {position.fen()}")
