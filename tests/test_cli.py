@@ -154,18 +154,6 @@ def test_errors_go_to_stderr_with_status_2(
     assert status == 2 and out == "" and message in err
 
 
-def test_the_library_never_imports_the_application() -> None:
-    import ast
-
-    package = Path(__file__).resolve().parent.parent / "damas_env"
-    for path in package.rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
-            if isinstance(node, ast.ImportFrom) and node.level == 0:
-                names = [node.module or ""]
-            assert not any(n == "agents" or n.startswith("damas_agents.") for n in names), path
-
-
 def test_the_library_command_lists_only_what_it_is_given(capsys) -> None:
     with pytest.raises(SystemExit) as done:
         main(["train", "x.yaml"])
