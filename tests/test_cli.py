@@ -1,7 +1,6 @@
 """The damas command line: perft, moves, show, variants; JSON output; errors on stderr."""
 
 import json
-from pathlib import Path
 
 import pytest
 from helpers import VARIANTS
