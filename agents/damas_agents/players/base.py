@@ -19,7 +19,7 @@ import numpy as np
 from damas_env import Move, Position
 from damas_env.encoding import move_to_actions
 
-__all__ = ["Agent", "MoveAgent", "Reseedable", "mask_of", "play_hop"]
+__all__ = ["Agent", "MoveAgent", "Reseedable", "play_hop"]
 
 Observation = Mapping[str, np.ndarray]
 
@@ -48,18 +48,6 @@ class Reseedable(Protocol):
 
     def reseed(self, seed: int | None) -> None:
         """Restarts every random stream of the agent from `seed`."""
-
-
-def mask_of(observation: Observation | None, num_actions: int) -> np.ndarray | None:
-    """Returns the observation's action mask, or None if it has none of `num_actions`
-    entries (an observation that is not the env's: the caller then knows only the position)."""
-    if observation is None:
-        return None
-    try:
-        mask = np.asarray(observation["action_mask"])
-    except (KeyError, TypeError, IndexError):
-        return None
-    return mask if mask.shape == (num_actions,) else None
 
 
 class MoveAgent:

@@ -20,7 +20,8 @@ P = MAX_PLY::
     acc      float32[P, 2, H + 1]     the network's accumulators of each ply's position
     x        float32[2H]              scratch of the network's second layer
 
-The root moves are the ones the game allows (``Searcher.search(..., moves=)``).
+Every search deepens in one compiled loop (:func:`deepen`): NNUE self-play and the
+:class:`Searcher`, which reads the clock between iterations under a time limit.
 """
 
 from __future__ import annotations
