@@ -106,6 +106,13 @@ def test_import_target_resolves_every_training_algorithm() -> None:
         assert import_target(target).__name__ == target.partition(":")[2]
 
 
+def test_import_target_resolves_every_command() -> None:
+    from damas_agents.command import COMMANDS
+
+    for _, target in COMMANDS.values():
+        assert callable(import_target(target)), target
+
+
 @pytest.mark.parametrize("target", ["damas_agents.players.classic", ":RandomAgent", "a:b:c"])
 def test_import_target_refuses_a_malformed_name(target: str) -> None:
     with pytest.raises(ValueError, match="is not a 'module:attr' name"):
