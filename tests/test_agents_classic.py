@@ -22,7 +22,18 @@ from damas_agents.players.classic import (
     king_value,
     material_gain,
 )
-from damas_agents.search.alphabeta import MATE, MAX_PLY, QS_PLIES, Searcher, piece_square_table
+from damas_agents.search.alphabeta import (
+    INF,
+    MATE,
+    MAX_PLY,
+    QS_PLIES,
+    S_ABORT,
+    S_NODES,
+    S_STOP,
+    Searcher,
+    piece_square_table,
+    search_root,
+)
 from damas_env import Move, Position, draughts_v0, get_ruleset
 from damas_env import kernels as K
 from damas_env.draughts_v0 import IllegalActionError
@@ -371,6 +382,36 @@ def test_alphabeta_finds_the_minimax_score(variant: str) -> None:
                 -minimax(agent, position.play(m), depth - 1, 1) for m in position.legal_moves()
             )
             assert AlphaBetaAgent(depth=depth).search(position).score == expected
+
+
+def root_scores(searcher: Searcher, position: Position, depth: int, guess: int) -> list[int]:
+    """Returns the root moves' scores of one iteration at `depth` from fresh tables, the first
+    move searched in an aspiration window around `guess`."""
+    searcher._new_search()
+    root, n = searcher._root_moves(position)
+    board, side = position.board.copy(), int(position.turn)
+    h = np.uint64(searcher._engine.hash(board, side))
+    stats = searcher.tables.stats
+    stats[S_NODES], stats[S_STOP], stats[S_ABORT] = 0, 1 << 62, 0
+    order, scores = np.arange(n, dtype=np.int64), np.full(n, -INF - 1, dtype=np.int64)
+    best, done = search_root(board, side, h, depth, root, order, scores, guess, searcher.tables)
+    assert done == n and stats[S_ABORT] == 0
+    assert (board == position.board).all()
+    return [int(best)] + [int(v) if v >= best else -INF for v in scores]
+
+
+@pytest.mark.parametrize("variant", ["english", "international"])
+def test_aspiration_windows_do_not_change_the_root_scores(variant: str) -> None:
+    # The first root move is searched in a window around the guess and searched again wider
+    # when it fails: a guess far too high or too low costs time, never the result. Every move
+    # scoring at least the best is exact (the ties the agent draws among).
+    searcher = Searcher(get_ruleset(variant), tt_bits=16)
+    for position in random_positions(variant, 12, seed=21)[::2]:
+        if not position.legal_moves():
+            continue
+        exact = root_scores(searcher, position, 4, -INF)
+        for guess in (exact[0] - 900, exact[0] - 31, exact[0], exact[0] + 45, exact[0] + 2000):
+            assert root_scores(searcher, position, 4, guess) == exact
 
 
 def test_move_lists_grow_when_a_position_has_more_moves_than_they_hold() -> None:

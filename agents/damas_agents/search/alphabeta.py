@@ -14,7 +14,7 @@ P = MAX_PLY::
     history  int32[2, S, S]           cut-off counts of quiet moves by side, from, to
     path     uint64[P]                hashes of the positions on the current line
     rev      int32[P]                 plies since the last capture or man move on the line
-    stats    int64[S_LEN]             nodes, node budget, abort reason, generation
+    stats    int64[S_LEN]             nodes, node budget, abort reason, generation, last score
     counters int64[G_LEN]             zeros: the game counters of a position with no history
     net      NetWeights               the learned evaluation (zero-sized: the table's)
     acc      float32[P, 2, H + 1]     the network's accumulators of each ply's position
@@ -106,8 +106,8 @@ T_LEN = 5
 FLAG_EXACT, FLAG_LOWER, FLAG_UPPER = 1, 2, 3
 
 # Search counters.
-S_NODES, S_STOP, S_ABORT, S_GEN = range(4)
-S_LEN = 4
+S_NODES, S_STOP, S_ABORT, S_GEN, S_GUESS = range(5)
+S_LEN = 5
 ABORT_NONE, ABORT_BUDGET, ABORT_OVERFLOW = 0, 1, 2
 
 # Move-ordering scores, written into the M_MARK column of a move list (int16).
@@ -118,6 +118,12 @@ O_KILLER = (1_500, 1_400)
 O_HISTORY = 1_000  # history scores run 0 .. O_HISTORY - 1
 O_DONE = -32_768  # already searched
 HISTORY_CAP = 1 << 16  # a history entry reaching it halves the side's table
+
+# Search refinements.
+ASPIRATION = 30  # half the first root move's window around the last iteration's score
+LMR_DEPTH = 3  # late-move reductions from this depth,
+LMR_MOVES = 3  # from this move on (ordering index),
+LMR_LATE = 8  # two plies from this one
 
 FIRST_ROWS = 64  # rows of each ply's move list at first; grown (up to MAX_MOVES) on overflow
 
@@ -217,6 +223,18 @@ def _decided(board, side, ply, t):
         return result == K.DRAW, np.int64(0)
     won = (result == K.WHITE_WINS) == (side == K.WHITE)
     return True, np.int64(MATE - ply if won else -(MATE - ply))
+
+
+@kernel(inline=True)
+def _can_capture(board, side, t):
+    """Returns True if a piece of `side` can capture (captures are compulsory: the position
+    is not quiet)."""
+    sgn = 1 - 2 * side
+    for s in range(board.shape[0]):
+        code = board[s] * sgn
+        if code > 0 and K.can_capture_from(board, s, code == 2, side, t.ray, t.rules):
+            return True
+    return False
 
 
 @kernel(inline=True)
@@ -330,13 +348,26 @@ def _order(mv, n, tt_move, side, ply, t):
 
 @kernel(inline=True)
 def _pick(mv, n):
-    """Returns the unsearched move with the best ordering score, and marks it searched."""
+    """Returns the unsearched move with the best ordering score and that score, and marks the
+    move searched."""
     best, pick = -32_768, np.int64(0)
     for i in range(n):
         if mv[i, M_MARK] > best:
             best, pick = mv[i, M_MARK], i
     mv[pick, M_MARK] = O_DONE
-    return pick
+    return pick, best
+
+
+@kernel(inline=True)
+def _reduction(depth, k, quiet, order_score, beta, alpha):
+    """Returns how many plies less the k-th move of a node is searched (late-move reduction):
+    none for the first moves, captures (all moves capture, or none), crowning, table and
+    killer moves, in the principal variation and near the leaves; else one, two if very late."""
+    if not quiet or depth < LMR_DEPTH or k < LMR_MOVES or order_score >= O_KILLER[1]:
+        return 0
+    if beta - alpha > 1:
+        return 0
+    return 2 if k >= LMR_LATE and depth >= LMR_DEPTH + 2 else 1
 
 
 @kernel(inline=True)
@@ -381,6 +412,10 @@ def _negamax(board, side, h, depth, ply, alpha, beta, t):
         tt_move, settled, score = _probe(t, h, depth, ply, alpha, beta)
         if settled:
             return score
+    if depth <= 0 and not _can_capture(board, side, t):  # a quiet leaf: no list needed
+        if not K.has_legal_move(board, side, t.ray, t.rules):
+            return _no_move_score(t.rules, ply)
+        return evaluate(board, side, ply, t)
     mv = t.buffers[ply]
     n = generate_moves(board, side, t.ray, t.rules, mv, np.bool_(True), t.ws)
     if n > mv.shape[0]:
@@ -393,13 +428,21 @@ def _negamax(board, side, h, depth, ply, alpha, beta, t):
         return evaluate(board, side, ply, t)
     _order(mv, n, tt_move, side, ply, t)
     best, best_i, alpha0 = -INF, -1, alpha
-    for _ in range(n):
-        i = _pick(mv, n)
+    for k in range(n):
+        i, order_score = _pick(mv, n)
         child = hash_after(h, board, mv, i, t.keys, t.side_key)
         _push(t, board, mv, i, ply + 1, child)
         _advance(t, board, mv, i, ply)
         apply_move(board, mv, i)
-        score = -_negamax(board, 1 - side, child, depth - 1, ply + 1, -beta, -alpha, t)
+        if k == 0:
+            score = -_negamax(board, 1 - side, child, depth - 1, ply + 1, -beta, -alpha, t)
+        else:  # principal-variation search: a null window first, the full one if it fails high
+            r = _reduction(depth, k, quiet, order_score, beta, alpha)
+            score = -_negamax(board, 1 - side, child, depth - 1 - r, ply + 1, -alpha - 1, -alpha, t)
+            if score > alpha and r > 0 and stats[S_ABORT] == ABORT_NONE:
+                score = -_negamax(board, 1 - side, child, depth - 1, ply + 1, -alpha - 1, -alpha, t)
+            if alpha < score < beta and beta - alpha > 1 and stats[S_ABORT] == ABORT_NONE:
+                score = -_negamax(board, 1 - side, child, depth - 1, ply + 1, -beta, -alpha, t)
         undo_move(board, mv, i)
         if stats[S_ABORT] != ABORT_NONE:
             return 0
@@ -418,13 +461,14 @@ def _negamax(board, side, h, depth, ply, alpha, beta, t):
 
 
 @kernel()
-def search_root(board, side, h, depth, root, order, scores, t):
+def search_root(board, side, h, depth, root, order, scores, guess, t):
     """Searches the root moves in `order` to `depth`; returns (best score, moves completed).
 
     ``scores[i]`` receives move i's score: exact for the first move and for any move scoring
     at least the best so far (each later move is searched with alpha = best - 1, so equal
     scores are exact and ties can be broken fairly); a smaller upper bound otherwise.
-    Moves not searched before an abort keep their score.
+    Moves not searched before an abort keep their score. `guess` is the score expected (the
+    last iteration's; -INF: none), the centre of the first move's aspiration window.
     """
     t.path[0] = h
     t.rev[0] = 0
@@ -440,8 +484,12 @@ def search_root(board, side, h, depth, root, order, scores, t):
         _push(t, board, root, i, ply, child)
         _advance(t, board, root, i, 0)
         apply_move(board, root, i)
-        alpha = -INF if k == 0 else best - 1
-        score = -_negamax(board, 1 - side, child, depth - 1, ply, -INF, -alpha, t)
+        if k == 0:
+            score = _first_root_move(board, side, child, depth, ply, guess, t)
+        else:  # a null window (best - 1, best): fails low under the best, else searched again
+            score = -_negamax(board, 1 - side, child, depth - 1, ply, -best, -best + 1, t)
+            if score >= best and t.stats[S_ABORT] == ABORT_NONE:
+                score = -_negamax(board, 1 - side, child, depth - 1, ply, -INF, -best + 1, t)
         undo_move(board, root, i)
         if t.stats[S_ABORT] != ABORT_NONE:
             break
@@ -452,6 +500,25 @@ def search_root(board, side, h, depth, root, order, scores, t):
     if done == order.shape[0]:
         _store(t, h, depth, 0, best, FLAG_EXACT, best_i)
     return best, done
+
+
+@kernel()
+def _first_root_move(board, side, child, depth, ply, guess, t):
+    """Returns the exact score of the first root move (applied, hash `child`): searched in an
+    aspiration window around `guess`, widened to the side it fails on until the score is in."""
+    alpha, beta = -INF, INF
+    if -MATE_BOUND < guess < MATE_BOUND:
+        alpha, beta = guess - ASPIRATION, guess + ASPIRATION
+    while True:
+        score = -_negamax(board, 1 - side, child, depth - 1, ply, -beta, -alpha, t)
+        if t.stats[S_ABORT] != ABORT_NONE:
+            return score
+        if score <= alpha and alpha > -INF:
+            alpha = max(-INF, alpha - 4 * (beta - alpha))
+        elif score >= beta and beta < INF:
+            beta = min(INF, beta + 4 * (beta - alpha))
+        else:
+            return score
 
 
 @kernel()
@@ -494,12 +561,14 @@ def deepen(board, side, h, first, last, root, order, scores, nodes, t):
             scores[order[k]] = -INF - 1
         stats[S_NODES] = 0
         stats[S_STOP] = left
-        best, done = search_root(board, side, h, depth, root, order, scores, t)
+        guess = stats[S_GUESS] if depth > 1 else -INF
+        best, done = search_root(board, side, h, depth, root, order, scores, guess, t)
         spent += stats[S_NODES]
         if stats[S_ABORT] != ABORT_NONE:
             completed = done
             break
         _sort_best_first(order, scores)
+        stats[S_GUESS] = best
         reached, score, ties = depth, best, 1
         while ties < order.shape[0] and scores[order[ties]] == best:
             ties += 1
@@ -517,6 +586,7 @@ def new_search(t):
         t.stats[S_GEN] = 1
     t.killers[:] = -1
     t.history[:] = 0
+    t.stats[S_GUESS] = -INF
 
 
 @kernel()
