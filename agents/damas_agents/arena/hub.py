@@ -56,6 +56,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
+import importlib.util
 import os
 import sys
 import threading
@@ -125,18 +126,32 @@ def library() -> SimpleNamespace:
     for name, modules in PLACES.items():
         attribute = _ATTRIBUTES.get(name, name)
         for module_name in modules:
-            try:
-                module = importlib.import_module(module_name)
-            except ModuleNotFoundError as exc:
-                if exc.name is None or not module_name.startswith(exc.name):
-                    raise  # the module exists but needs something missing
+            if not _in_package(module_name):
                 continue
+            module = importlib.import_module(module_name)
             if hasattr(module, attribute):
                 found[name] = getattr(module, attribute)
                 break
         else:
             raise ImportError(f"damas hub: no {attribute} in {', '.join(modules)}")
     return SimpleNamespace(**found)
+
+
+def _in_package(module_name: str) -> bool:
+    """Returns whether a module exists in the folder its top package was imported from.
+
+    Only there: an installed checkout (``pip install -e``) offers its own modules for names
+    that an older tree on ``PYTHONPATH`` lacks, and those would mix two revisions."""
+    try:
+        spec = importlib.util.find_spec(module_name)
+    except ModuleNotFoundError:  # a parent package is missing
+        return False
+    if spec is None or spec.origin is None:
+        return False
+    top = importlib.import_module(module_name.partition(".")[0])
+    roots = [os.path.realpath(folder) for folder in getattr(top, "__path__", [])]
+    origin = os.path.realpath(spec.origin)
+    return any(origin.startswith(root + os.sep) for root in roots)
 
 
 # --- Positions and levels -------------------------------------------------------------------
