@@ -3,6 +3,8 @@ that the arena plays through ``hub:`` (our client against our server)."""
 
 from __future__ import annotations
 
+import importlib.abc
+import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -10,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from damas_agents.arena import play_match
+from damas_agents.arena import hub, play_match
 from damas_agents.arena.hub import (
     HubServer,
     build_parser,
@@ -252,6 +254,33 @@ def test_hub_is_a_damas_command_whose_parser_takes_a_spec() -> None:
     assert COMMANDS["hub"][1] == "damas_agents.arena.hub:main"
     args = build_parser().parse_args(["--variant", "english", "pretrained:english,depth=4"])
     assert (args.spec, args.variant, args.seed) == ("pretrained:english,depth=4", "english", 0)
+
+
+def test_library_takes_each_name_from_the_first_module_of_the_package_that_has_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An older layout (the name in another module) is found; a module offered from outside
+    the imported package (as an editable install of another checkout offers) is not."""
+    package = tmp_path / "tree" / "oldpkg"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "specs.py").write_text("make_agent = 'old layout'\n")
+    elsewhere = tmp_path / "elsewhere.py"
+    elsewhere.write_text("make_agent = 'another checkout'\n")
+
+    class Elsewhere(importlib.abc.MetaPathFinder):
+        def find_spec(self, name: str, path: Any, target: Any = None) -> Any:
+            if name == "oldpkg.make":
+                return importlib.util.spec_from_file_location(name, elsewhere)
+            return None
+
+    monkeypatch.syspath_prepend(str(tmp_path / "tree"))
+    monkeypatch.setattr(sys, "meta_path", [*sys.meta_path, Elsewhere()])
+    monkeypatch.setattr(hub, "PLACES", {"make_agent": ("oldpkg.make", "oldpkg.specs")})
+    assert library().make_agent == "old layout"
+    monkeypatch.setattr(hub, "PLACES", {"make_agent": ("oldpkg.make",)})
+    with pytest.raises(ImportError, match="no make_agent in oldpkg.make"):
+        library()
 
 
 # --- As a subprocess: stdout, and a match through hub: ---------------------------------------

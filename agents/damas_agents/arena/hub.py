@@ -1,54 +1,16 @@
 """``damas hub``: any agent as an engine speaking the Hub protocol (version 2, as Scan 3 speaks
 it) on stdin/stdout, for draughts GUIs and tournament managers, and for one revision of this
-project to play another.
+project to play another (:class:`HubServer` says what it answers).
 
     damas hub --variant english pretrained:english          # a GUI starts this command
     damas arena --variant english --agents "hub:damas,args=hub --variant english greedy" random
 
-The engine answers (GUI lines left, its answers right):
-
-    hub                             id name=... version=...; param name=variant ...; wait
-    set-param name=variant value=V  (nothing; ``error`` for an unknown variant or parameter)
-    init                            ready  (after one search from the start position, so that
-                                    compiling and loading are not the first move's time)
-    new-game                        (the agents forget the game)
-    pos pos=P [moves="M ..."]       (P: W or B, then w b W B e per square; ``pos start``)
-    level depth=N | nodes=N | move-time=S | [moves=N] time=S [inc=S] | infinite
-    go think | ponder | analyze     done move=M (after the agent's search)
-    ping                            pong  (at once, during a search too)
-    stop, ponder-hit                (nothing: a search runs to its own end)
-    quit                            (the engine exits, even during a search)
-
-``pos`` and ``go`` forget the level, as in Scan: a GUI sends ``pos``, ``level``, ``go`` for
-every search. A bad line (an unknown command or parameter, a position that is not one of the
-variant's, an illegal move, a number that is not one) is answered with one ``error
-message="..."`` line and the engine reads on; a ``pos`` that fails leaves no position, so a
-``go`` after it is an error too, never a move for another position. At the end of its input
-the engine finishes the search in progress, writes its move, and exits.
-
-Limits: an agent spec that fixes its own budget (``depth``, ``nodes``, ``time`` or ``sims``)
-plays it, whatever the GUI's ``level`` says. Otherwise the level is given to the agent as the
-spec option its kind takes (``depth=``, ``nodes=``, ``time=``; a time control becomes seconds
-for this move: the time left over the moves left, 30 if not given, plus the increment, at most
-half the time left); a level the kind has no option for is not used. Without a level the agent
-plays at its own default (one second a move for an agent that has none, like ``alphabeta``).
-
-Variants: ``--variant`` (default ``international``, as Scan) or the ``variant`` parameter,
-which takes this package's ruleset names and Scan's ``normal``, ``frisian``, ``bt`` and
-``losing``.
-An agent that cannot play the variant is refused: at start, one line on stderr and exit
-status 2; by ``set-param``, an ``error`` line (the variant stays as it was).
-
-Only protocol lines go to stdout; anything else the agent or a library writes there (compile
-notes, warnings) goes to stderr.
-
-Compatibility: the server finds what it needs (``make_agent``, the spec parser, ``Position``,
-the env, the Hub move format) through :data:`PLACES`, newest layout first, so this file also
-runs on its own over the packages of an older checkout that has no ``damas hub``::
+The server finds what it needs (``make_agent``, the spec parser, ``Position``, the env, the
+Hub move format) through :data:`PLACES`, newest layout first, so this file also runs on its
+own over the packages of an older checkout that has no ``damas hub``
+(``benchmarks/revision_match.py`` plays such an engine against this checkout's agents)::
 
     PYTHONPATH=/old/checkout python agents/damas_agents/arena/hub.py --variant english SPEC
-
-(``benchmarks/revision_match.py`` plays such an engine against this checkout's agents.)
 """
 
 from __future__ import annotations
@@ -242,6 +204,39 @@ def _value(text: str) -> str:
 
 class HubServer:
     """One agent served over the Hub protocol: reads lines, writes answers through `write`.
+
+    The answers (GUI lines left, the engine's right)::
+
+        hub                             id name=... version=...; param name=variant ...; wait
+        set-param name=variant value=V  (nothing; error for an unknown variant or parameter)
+        init                            ready, after one search from the start position (so
+                                        that compiling and loading are not the first move's)
+        new-game                        (the agents forget the game)
+        pos pos=P [moves="M ..."]       (P: W or B, then one of w b W B e per square;
+                                        pos start: the start position)
+        level depth=N | nodes=N | move-time=S | [moves=N] time=S [inc=S] | infinite
+        go think | ponder | analyze     done move=M, after the agent's search
+        ping                            pong, at once (during a search too)
+        stop, ponder-hit                (nothing: a search runs to its own end)
+        quit                            (the engine exits, even during a search)
+
+    ``pos`` and ``go`` forget the level, as in Scan: a GUI sends ``pos``, ``level``, ``go``
+    for every search. A bad line (an unknown command or parameter, a position that is not
+    one of the variant's, an illegal move, a number that is not one) is answered with one
+    ``error message="..."`` line and the server reads on; a ``pos`` that fails leaves no
+    position, so a ``go`` after it is an error too, never a move for another position. At
+    the end of its input the server finishes the search in progress and writes its move.
+
+    Limits: a spec that fixes its own budget (``depth``, ``nodes``, ``time`` or ``sims``)
+    plays it, whatever the GUI's ``level`` says. Otherwise the level is given to the agent as
+    the spec options its kind takes (``depth=``, ``nodes=``, ``time=``; a time control is
+    :func:`move_seconds` for this move); a level the kind has no option for is not used.
+    Without one the agent plays at its own default (:data:`DEFAULT_SECONDS` a move for a kind
+    that needs a limit, like ``alphabeta``).
+
+    Variants: the ``variant`` parameter takes this package's ruleset names and Scan's
+    ``normal``, ``frisian``, ``bt`` and ``losing`` (:data:`SCAN_VARIANTS`); an agent that
+    cannot play a variant refuses it with an ``error`` line (the variant stays as it was).
 
     Args:
         spec: the agent spec (any that ``make_agent`` takes).
