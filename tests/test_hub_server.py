@@ -7,6 +7,7 @@ import importlib.abc
 import importlib.util
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ from damas_agents.arena.hub import (
 )
 from damas_agents.command import COMMANDS
 from damas_agents.players.external import hub_position, parse_hub_line, parse_hub_move
+from damas_agents.players.make import make_agent
 from damas_env import Position, get_ruleset
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -144,11 +146,28 @@ def test_quit_ends_the_serving_and_later_lines_are_not_read() -> None:
 
 
 def test_quit_during_a_search_returns_at_once_and_drops_its_move() -> None:
+    release = threading.Event()
+    greedy = make_agent("greedy")
+
+    class Slow:
+        name = "slow"
+
+        def reset(self) -> None:
+            pass
+
+        def act(self, observation: Any, position: Any = None, hops: Any = ()) -> int:
+            release.wait(60)
+            return int(greedy.act(observation, position, hops))
+
+    lib = library()
+    lib.make_agent = lambda spec, seed, rules: Slow()
     out: list[str] = []
-    server = HubServer("alphabeta", "english", 0, out.append)
-    server.serve(["pos start", "level move-time=0.5", "go think", "quit"])
+    server = HubServer("greedy", "english", 0, out.append, lib=lib)
+    server.serve(["pos start", "go think", "ping", "quit", "ping"])
+    assert server.searching() and out == ["pong"]
+    release.set()
     server.wait()
-    assert out == []
+    assert out == ["pong"]
 
 
 def test_the_end_of_the_input_waits_for_the_search_move() -> None:
