@@ -42,6 +42,7 @@ def _argv(command: str) -> list[str]:
 )
 def test_readme_damas_commands_parse(command: str) -> None:
     from damas_agents.arena.cli import build_parser as arena_parser
+    from damas_agents.arena.hub import build_parser as hub_parser
     from damas_agents.arena.play import build_parser as play_parser
     from damas_agents.models.config import apply_overrides, load_config
     from damas_agents.training.train import _parser as train_parser
@@ -57,6 +58,8 @@ def test_readme_damas_commands_parse(command: str) -> None:
         arena_parser().parse_args(argv[1:])
     elif argv[0] == "play":
         play_parser().parse_args(argv[1:])
+    elif argv[0] == "hub":
+        hub_parser().parse_args(argv[1:])
     else:
         damas_parser().parse_args(argv)
 

@@ -1,7 +1,8 @@
 """The ``damas`` program: the library's commands and the application's, in one place.
 
     damas perft | moves | show | variants    (damas_env.cli: the rules engine)
-    damas arena | play | train ...           (damas_agents.arena.cli, arena.play, training.train)
+    damas arena | play | hub | train ...     (damas_agents.arena.cli, arena.play, arena.hub,
+                                              training.train)
 
 Each command's module is imported only when that command runs (``train`` imports torch).
 """
@@ -24,6 +25,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "damas_agents.arena.cli:main",
     ),
     "play": ("play against an agent (damas play --help)", "damas_agents.arena.play:main"),
+    "hub": (
+        "serve an agent to draughts GUIs over the Hub protocol (damas hub --help)",
+        "damas_agents.arena.hub:main",
+    ),
     "train": (
         "train a self-play agent from a config: learned alpha-beta (nnue), AlphaZero-style "
         "or PPO (damas train --help)",
