@@ -24,13 +24,18 @@ from damas_agents.players.classic import (
 )
 from damas_agents.search.alphabeta import (
     INF,
+    LMR_DEPTH,
+    LMR_LATE,
+    LMR_MOVES,
     MATE,
     MAX_PLY,
+    O_KILLER,
     QS_PLIES,
     S_ABORT,
     S_NODES,
     S_STOP,
     Searcher,
+    _reduction,
     piece_square_table,
     search_root,
 )
@@ -412,6 +417,20 @@ def test_aspiration_windows_do_not_change_the_root_scores(variant: str) -> None:
         exact = root_scores(searcher, position, 4, -INF)
         for guess in (exact[0] - 900, exact[0] - 31, exact[0], exact[0] + 45, exact[0] + 2000):
             assert root_scores(searcher, position, 4, guess) == exact
+
+
+def test_late_move_reductions_spare_the_moves_that_matter() -> None:
+    # Reduced: a quiet move, late in the order, in a null window, with depth to spare.
+    late, history = LMR_MOVES + 1, O_KILLER[1] - 1
+    assert _reduction(LMR_DEPTH, late, True, history, 1, 0) == 1
+    assert _reduction(LMR_DEPTH + 2, LMR_LATE, True, history, 1, 0) == 2
+    # Never: captures (then every move captures), killers and better, the first moves, the
+    # principal variation (a window wider than one), the last plies.
+    assert _reduction(LMR_DEPTH, late, False, history, 1, 0) == 0
+    assert _reduction(LMR_DEPTH, late, True, O_KILLER[1], 1, 0) == 0
+    assert _reduction(LMR_DEPTH, LMR_MOVES - 1, True, history, 1, 0) == 0
+    assert _reduction(LMR_DEPTH, late, True, history, 50, 0) == 0
+    assert _reduction(LMR_DEPTH - 1, late, True, history, 1, 0) == 0
 
 
 def test_move_lists_grow_when_a_position_has_more_moves_than_they_hold() -> None:
