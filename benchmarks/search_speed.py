@@ -15,12 +15,12 @@ Pin the process to one core (``taskset -c 0``) for one-core figures.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import subprocess
 import sys
 import tarfile
-import io
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -60,13 +60,16 @@ def unpack(revision: str) -> Path:
     """Returns a folder holding the revision's packages (unpacked once, then reused)."""
     sha = subprocess.run(
         ["git", "-C", str(ROOT), "rev-parse", "--short=12", revision],
-        check=True, capture_output=True, text=True,
+        check=True,
+        capture_output=True,
+        text=True,
     ).stdout.strip()
     into = CACHE / sha
     if not (into / ".complete").exists():
         archive = subprocess.run(
             ["git", "-C", str(ROOT), "archive", "--format=tar", sha],
-            check=True, capture_output=True,
+            check=True,
+            capture_output=True,
         ).stdout
         into.mkdir(parents=True, exist_ok=True)
         with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
@@ -87,8 +90,12 @@ class Child:
     def __init__(self, tree: Path) -> None:
         env = dict(os.environ, PYTHONPATH=python_path(tree))
         self.proc = subprocess.Popen(
-            [sys.executable, "-c", CHILD], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            text=True, env=env, cwd=tree,
+            [sys.executable, "-c", CHILD],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
+            cwd=tree,
         )
 
     def search(self, variant: str, depth: int, spec: str) -> dict:
@@ -117,8 +124,10 @@ def main() -> None:
     args = parser.parse_args()
     other = Path(args.revision)
     old, new = Child(other if other.is_dir() else unpack(args.revision)), Child(ROOT)
-    print(f"{'variant':<14}{'agent':<10}{'depth':>5}  {'old nodes/s':>12} {'new nodes/s':>12}"
-          f" {'ratio':>6}   {'old s':>7} {'new s':>7}  nodes old/new")
+    print(
+        f"{'variant':<14}{'agent':<10}{'depth':>5}  {'old nodes/s':>12} {'new nodes/s':>12}"
+        f" {'ratio':>6}   {'old s':>7} {'new s':>7}  nodes old/new"
+    )
     try:
         for variant in args.variants.split(","):
             depth = SEARCHES[variant]
@@ -132,9 +141,12 @@ def main() -> None:
                             best[name] = got
                 o, n = best["old"], best["new"]
                 rate_o, rate_n = o["nodes"] / o["cpu"], n["nodes"] / n["cpu"]
-                print(f"{variant:<14}{kind:<10}{depth:>5}  {rate_o:>12,.0f} {rate_n:>12,.0f}"
-                      f" {rate_n / rate_o:>5.2f}x   {o['cpu']:>7.3f} {n['cpu']:>7.3f}"
-                      f"  {o['nodes']:,}/{n['nodes']:,}", flush=True)
+                print(
+                    f"{variant:<14}{kind:<10}{depth:>5}  {rate_o:>12,.0f} {rate_n:>12,.0f}"
+                    f" {rate_n / rate_o:>5.2f}x   {o['cpu']:>7.3f} {n['cpu']:>7.3f}"
+                    f"  {o['nodes']:,}/{n['nodes']:,}",
+                    flush=True,
+                )
     finally:
         old.close()
         new.close()
