@@ -3,22 +3,27 @@
     python benchmarks/time_use.py                    # 2 ms, 10 ms, 100 ms and 1 s a move
     python benchmarks/time_use.py --times 0.002 0.01 --games 4
     python benchmarks/time_use.py --busy             # a second process spinning on our core
+    python benchmarks/time_use.py --cpu-clock        # as if the machine were quiet
 
 For each time T and each variant, ``alphabeta:time=T`` plays a short match
 (:func:`damas_agents.arena.play_match`, seeded openings, colours swapped) against the
-variant's ``pretrained:<variant>,time=T``, so both sides are measured. A row per agent:
+variant's ``pretrained:<variant>,time=T``, so both sides are measured. A row per agent, times
+as fractions of T:
 
-- ``moves``: moves timed (``unforced``: those with more than one legal move);
-- ``mean`` and ``max``: the arena's thinking time per move (the agent's whole answer, not
-  only its search), as a fraction of T;
-- ``unforced``: the mean fraction over the moves with a choice (a forced move is answered
-  at once, so the mean over all moves is lower);
-- ``>1.1``: the share of moves that took more than 1.1 T;
-- ``depth``: the mean depth of the searches of unforced moves (an iteration cut short
-  counts one less).
+- ``moves``: moves played (the opening's excepted); ``unforced``: those with a choice;
+- ``mean``, ``max``: the arena's thinking time per move, the agent's whole answer (a forced
+  move is answered at once, so the mean over all moves is lower);
+- ``unforced``, ``umax``: the search's own time per unforced move, mean and longest;
+- ``>1.1``: the share of unforced moves whose search took more than 1.1 T;
+- ``depth``: the mean depth of those searches (complete iterations);
+- ``outside``: the microseconds per move of the answer outside the search (the
+  observation, the agent's bookkeeping).
 
-The figures depend on the machine's load: run it on a quiet machine, or with ``--busy`` to
-see a spinning process on the same core (both pinned to one core) take half of it.
+The figures depend on the machine's load. ``--busy`` pins this process to one core with a
+second process spinning there, which takes half of it. ``--cpu-clock`` gives every search the
+thread's processor time as its clock and measures in it, as on a machine with a core to
+spare: what the time management does, whatever the load (``mean``, ``max`` and ``outside``
+are then the search's own).
 """
 
 from __future__ import annotations
@@ -27,18 +32,22 @@ import argparse
 import multiprocessing
 import multiprocessing.synchronize
 import os
+import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from damas_agents.arena import play_match
+from damas_agents.players import classic
 from damas_agents.players.classic import AlphaBetaAgent, SearchResult
 from damas_agents.players.make import make_agent
+from damas_agents.search.alphabeta import Searcher
 from damas_env import Position
 
-# (seconds a move, games, plies a game): short matches, fewer plies for longer moves
-PLAN = {0.002: (4, 80), 0.01: (4, 60), 0.1: (2, 30), 1.0: (1, 8)}
+# seconds a move: (games, plies a game, opening included); fewer plies for longer moves
+PLAN = {0.002: (4, 80), 0.01: (4, 60), 0.1: (2, 30), 1.0: (1, 16)}
 VARIANTS = ("english", "international")
 
 
@@ -56,9 +65,9 @@ class Record:
         return [self.seconds[i] for i in keep], [self.depths[i] for i in keep]
 
 
-def recording(spec: str, record: Record) -> Callable[..., Any]:
-    """Returns an arena factory of the agent of `spec` that logs its searches in `record`
-    (the arena's warm-up search too; :func:`measure` drops it)."""
+def recording(spec: str, record: Record, timer: Callable[[], float]) -> Callable[..., Any]:
+    """Returns an arena factory of the agent of `spec` that logs its searches in `record`,
+    timed by `timer` (the arena's warm-up search too; :func:`measure` drops it)."""
 
     def build(seed: int | None = None) -> AlphaBetaAgent:
         agent = make_agent(spec, seed=seed)
@@ -66,9 +75,9 @@ def recording(spec: str, record: Record) -> Callable[..., Any]:
         search = agent.search
 
         def logged(position: Position) -> SearchResult:
-            start = time.perf_counter()
+            start = timer()
             result = search(position)
-            record.seconds.append(time.perf_counter() - start)
+            record.seconds.append(timer() - start)
             record.depths.append(result.depth)
             record.forced.append(len(position.legal_moves()) == 1)
             return result
@@ -80,13 +89,16 @@ def recording(spec: str, record: Record) -> Callable[..., Any]:
     return build
 
 
-def measure(variant: str, seconds: float, games: int, plies: int, seed: int) -> list[str]:
+def measure(
+    variant: str, seconds: float, games: int, plies: int, seed: int, cpu: bool
+) -> list[str]:
     """Plays one match at `seconds` a move; returns a row per agent."""
     specs = (f"alphabeta:time={seconds:g}", f"pretrained:{variant},time={seconds:g}")
     records = (Record(), Record())
+    timer = time.thread_time if cpu else time.perf_counter
     result = play_match(
-        recording(specs[0], records[0]),
-        recording(specs[1], records[1]),
+        recording(specs[0], records[0], timer),
+        recording(specs[1], records[1], timer),
         variant=variant,
         games=games,
         seed=seed,
@@ -98,13 +110,18 @@ def measure(variant: str, seconds: float, games: int, plies: int, seed: int) -> 
         for column in (record.seconds, record.depths, record.forced):
             del column[0]  # the arena's warm-up search
         used, depths = record.unforced()
-        share = sum(used) / len(used) / seconds if used else 0.0
-        over = sum(s > 1.1 * seconds for s in used) / max(len(used), 1)
-        outside = (times.seconds - sum(record.seconds)) / max(times.moves, 1)
+        if cpu:
+            mean, longest = statistics.fmean(record.seconds), max(record.seconds)
+            outside = "-"
+        else:
+            mean, longest = times.mean, times.longest
+            outside = f"{(times.seconds - sum(record.seconds)) / times.moves * 1e6:.0f}"
+        over = sum(s > 1.1 * seconds for s in used) / len(used)
         rows.append(
-            f"{spec:36s} {times.moves:5d} {len(used):8d} {times.mean / seconds:5.2f} "
-            f"{times.longest / seconds:5.2f} {share:8.2f} {over:5.2f} "
-            f"{sum(depths) / max(len(depths), 1):5.1f} {outside * 1e6:7.0f}"
+            f"{spec:36s} {times.moves:5d} {len(used):8d} {mean / seconds:5.2f} "
+            f"{longest / seconds:5.2f} {statistics.fmean(used) / seconds:8.2f} "
+            f"{max(used) / seconds:5.2f} {over:5.2f} {statistics.fmean(depths):5.1f} "
+            f"{outside:>7s}"
         )
     return rows
 
@@ -118,31 +135,34 @@ def spin(stop: multiprocessing.synchronize.Event, cpu: int) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--times", type=float, nargs="+", default=sorted(PLAN))
     parser.add_argument("--games", type=int, help="games a match (default: by time)")
     parser.add_argument("--plies", type=int, help="plies a game (default: by time)")
     parser.add_argument("--variants", nargs="+", default=list(VARIANTS))
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--busy", action="store_true", help="a spinning process on our core")
+    parser.add_argument("--cpu-clock", action="store_true", help="time in processor time")
     args = parser.parse_args(argv)
+    if args.cpu_clock:  # every searcher the agents build from now on
+        classic.Searcher = partial(Searcher, clock=time.thread_time)  # type: ignore[misc]
     stop, spinner = multiprocessing.Event(), None
     if args.busy:
         cpu = min(os.sched_getaffinity(0))
         os.sched_setaffinity(0, {cpu})
         spinner = multiprocessing.Process(target=spin, args=(stop, cpu), daemon=True)
         spinner.start()
+    head = ("agent", "moves", "unforced", "mean", "max", "unforced", "umax", ">1.1", "depth")
     print(
-        f"{'agent':36s} {'moves':>5s} {'unforced':>8s} {'mean':>5s} {'max':>5s} "
-        f"{'unforced':>8s} {'>1.1':>5s} {'depth':>5s} {'outside':>7s}"
+        f"{head[0]:36s} {head[1]:>5s} {head[2]:>8s} {head[3]:>5s} {head[4]:>5s} "
+        f"{head[5]:>8s} {head[6]:>5s} {head[7]:>5s} {head[8]:>5s} {'outside':>7s}"
     )
     try:
         for seconds in args.times:
             games, plies = PLAN.get(seconds, (2, 40))
+            games, plies = args.games or games, args.plies or plies
             for variant in args.variants:
-                for row in measure(
-                    variant, seconds, args.games or games, args.plies or plies, args.seed
-                ):
+                for row in measure(variant, seconds, games, plies, args.seed, args.cpu_clock):
                     print(row, flush=True)
     finally:
         stop.set()
