@@ -93,7 +93,7 @@ MAX_NODES = 1 << 62  # a node budget that never runs out
 RESERVE_SHARE = 0.03  # of the time given, kept for what follows the search
 RESERVE_SECONDS = 0.00015  # ... and this much more (at most half of the time given)
 BUDGET_SHARE = 0.97  # of the nodes that fit in the time left: the estimate's margin of error
-FIRST_MOVE_SHARE = 0.3  # of an iteration's nodes, the first root move's (for starting one)
+FIRST_MOVE_SHARE = 0.3  # about the first root move's share of an iteration's nodes
 EBF_START = 3.0  # the branching factor assumed before two iterations have been measured
 EBF_RANGE = (1.2, 10.0)  # the branching factors an estimate is held within
 RERUN_SHARE = 0.5  # a call cut short with time left runs again if its budget is this share
@@ -574,8 +574,9 @@ class SearchResult:
 
     Attributes:
         move: the move chosen (ties at the best score broken by the caller's rng): the
-            deepest completed iteration's, or a better one that the next iteration had found
-            before a limit cut it short.
+            deepest completed iteration's or, when a limit cut the next iteration short after
+            it had searched that move again, the best of the moves it had searched (that
+            move, or one scoring better or equal at the deeper depth).
         score: its score in centi-men for the side to move; beyond ``MATE - 128`` a forced
             win (``MATE - plies``), below ``-(MATE - 128)`` a forced loss.
         depth: the nominal depth of the deepest completed iteration (0: none completed).
@@ -674,16 +675,15 @@ def _log_mix(old: float, new: float, weight: float) -> float:
 
 @dataclass
 class _Limits:
-    """The limits of one search and what it has spent: nodes, seconds of the clock and of
-    the processor in compiled calls, and the nodes of each complete iteration (of one depth
-    a call, under a time limit)."""
+    """The limits of one search (under a time limit, the clock reading it aims to end by) and
+    what it has spent: nodes, processor seconds in compiled calls, and the nodes of each
+    complete iteration (one depth a call, under a time limit)."""
 
     nodes: int | None
     seconds: float | None
     start: float
     deadline: float = math.inf
     used: int = 1
-    searched: float = 0.0
     cpu: float = 0.0
     iterations: list[int] = field(default_factory=list)
 
@@ -764,10 +764,11 @@ class Searcher:
     between calls. It aims to end RESERVE_SHARE * T + RESERVE_SECONDS before T; each call's
     node budget is what fits in the time left to that end (at :attr:`rate`, with
     BUDGET_SHARE of margin), so an iteration that runs late is cut short there, and its best
-    move so far is used once it has re-searched the previous best (:func:`_cut_short`). A
-    new iteration starts only if FIRST_MOVE_SHARE of its predicted time (the last iteration's
-    nodes times the effective branching factor, at the estimated speed) fits in the time
-    left: then it will probably complete, or at least find whether another move is better.
+    move so far is played once it has searched the previous best again. A new iteration
+    starts only if FIRST_MOVE_SHARE of its predicted time (the last iteration's nodes times
+    the effective branching factor, at the estimated speed) fits in the time left: then it
+    will probably complete, or at least search the previous best again and so tell whether
+    another move is better.
 
     Attributes:
         rate: this searcher's speed estimate (:class:`NodeRate`): its own, so another
@@ -911,7 +912,6 @@ class Searcher:
     def _count(self, limits: _Limits, nodes: int, seconds: float, cpu_seconds: float) -> None:
         """Adds a compiled call's nodes and time to the search, and corrects the speed."""
         limits.used += nodes
-        limits.searched += seconds
         limits.cpu += cpu_seconds
         self.rate.update(nodes, seconds, cpu_seconds)
 
