@@ -1,9 +1,11 @@
 """Time limits of the alpha-beta search: each searcher measures its own speed, recovers from a
-slow search, uses its time and keeps within it.
+slow search, predicts what its next iteration costs, uses its time and keeps within it.
 
 A searcher turns seconds into node budgets with its speed estimate. The tests drive it with a
 fake clock that advances with the search's work (a node takes a microsecond, a machine of a
-million nodes per second), so they assert depths and simulated seconds exactly, whatever the
+million nodes per second; on a busy machine the clock runs faster than the processor time),
+and some with a scripted search in place of the compiled one (each iteration's nodes and root
+move scores given), so they assert depths and simulated seconds exactly, whatever the
 machine's load: no wall-clock limits.
 """
 
@@ -12,36 +14,53 @@ from __future__ import annotations
 import math
 import subprocess
 import sys
+from collections.abc import Callable
 
 import numpy as np
 import pytest
 
+from damas_agents.search import alphabeta
 from damas_agents.search.alphabeta import (
+    ABORT_BUDGET,
+    ABORT_NONE,
+    EBF_RANGE,
+    EBF_START,
+    FIRST_MOVE_SHARE,
     FIRST_NODES,
+    INF,
     MATE_BOUND,
+    S_ABORT,
     S_NODES,
     NodeRate,
     Searcher,
     SearchResult,
     _cut_short,
+    _Limits,
+    _next_iteration_nodes,
+    _reserve,
 )
 from damas_env import Position
+from damas_env.moves import move_from_row
 
 SPEED = 1_000_000.0  # the fake clock's nodes per second
 SECONDS = 0.01  # the time limit of a move
 
 
 class WorkClock:
-    """A fake clock that advances with the search's work: a microsecond per node the watched
-    searcher visits, two per reading (the Python between calls), a one-off `stall` added to
-    the next compiled call and `pauses[k]` to the k-th reading (the process descheduled, say).
+    """A fake clock that advances with the search's work: a microsecond of processor time per
+    node the watched searcher visits, two per reading of either clock (the Python between
+    calls). The clock itself (a call) runs 1/`share` times faster than the processor time
+    (:meth:`cpu`): other processes take turns on the core. A one-off `stall` is added to the
+    next compiled call and `pauses[k]` to the k-th reading of the clock; `stall_cpu` says
+    whether a stall is processor time too (a slow call) or not (a wait for the processor).
     """
 
     NODE = 1 / SPEED
     READ = 2e-6
 
-    def __init__(self) -> None:
-        self.now, self.stall, self.seen, self.reads = 0.0, 0.0, 0, 0
+    def __init__(self, share: float = 1.0, stall_cpu: bool = True) -> None:
+        self.now, self.work, self.stall, self.seen, self.reads = 0.0, 0.0, 0.0, 0, 0
+        self.share, self.stall_cpu = share, stall_cpu
         self.pauses: dict[int, float] = {}
         self.stats: np.ndarray | None = None
 
@@ -52,15 +71,28 @@ class WorkClock:
 
     def __call__(self) -> float:
         self.reads += 1
-        self.now += self.READ + self.pauses.pop(self.reads, 0.0)
+        self.now += self.pauses.pop(self.reads, 0.0)
+        self._advance()
+        return self.now
+
+    def cpu(self) -> float:
+        """Returns the processor time spent so far."""
+        self._advance()
+        return self.work
+
+    def _advance(self) -> None:
+        work = self.READ
         if self.stats is not None:
             nodes = int(self.stats[S_NODES])
             if nodes < self.seen:  # a new call started from zero
                 self.seen = 0
             if nodes > self.seen:
-                self.now += (nodes - self.seen) * self.NODE + self.stall
+                work += (nodes - self.seen) * self.NODE
+                self.now += self.stall
+                self.work += self.stall if self.stall_cpu else 0.0
                 self.seen, self.stall = nodes, 0.0
-        return self.now
+        self.work += work
+        self.now += work / self.share
 
 
 def unforced_positions(count: int, seed: int) -> list[Position]:
@@ -79,20 +111,31 @@ def unforced_positions(count: int, seed: int) -> list[Position]:
     return positions
 
 
-def timed_searcher() -> tuple[Searcher, WorkClock]:
-    clock = WorkClock()
-    return clock.watch(Searcher(Position.start("english").rules, 16, clock=clock)), clock
+def timed_searcher(clock: WorkClock | None = None) -> tuple[Searcher, WorkClock]:
+    """Returns an English searcher on a work clock (its processor time too, if given one)."""
+    if clock is None:
+        clock = WorkClock()
+        searcher = Searcher(Position.start("english").rules, 16, clock=clock)
+    else:
+        searcher = Searcher(Position.start("english").rules, 16, clock=clock, cpu_clock=clock.cpu)
+    return clock.watch(searcher), clock
 
 
-def timed_searches(positions: list[Position], stall: float = 0.0) -> list[SearchResult]:
-    """Returns the searches of the positions in turn by one searcher, with SECONDS each; the
+def timed_searches(
+    positions: list[Position],
+    stall: float = 0.0,
+    clock: WorkClock | None = None,
+    seconds: float = SECONDS,
+) -> list[SearchResult]:
+    """Returns the searches of the positions in turn by one searcher, with `seconds` each; the
     first search's first call takes `stall` seconds longer."""
-    searcher, clock = timed_searcher()
+    searcher, clock = timed_searcher(clock)
     clock.stall = stall
-    return [searcher.search(position, seconds=SECONDS) for position in positions]
+    return [searcher.search(position, seconds=seconds) for position in positions]
 
 
 POSITIONS = unforced_positions(12, seed=3)
+SETTLED = 6  # searches after which a searcher has measured its share of a busy core
 
 
 @pytest.fixture(scope="module")
@@ -140,6 +183,79 @@ def test_calls_of_a_few_nodes_hardly_move_the_estimate() -> None:
     assert rate.value > 0.97 * SPEED
 
 
+def test_processor_time_sets_the_speed_and_the_clock_sets_the_share() -> None:
+    rate = NodeRate(SPEED)
+    for _ in range(30):  # calls of 20 ms that got half of the processor
+        rate.update(10_000, 0.02, 0.01)
+    assert rate.speed == pytest.approx(SPEED)  # 10,000 nodes in 10 ms of processor time
+    assert rate.share == pytest.approx(0.5, rel=1e-3)
+    assert rate.value == pytest.approx(SPEED / 2, rel=1e-3)
+    before = rate.value
+    rate.update(10_000, 0.02, math.nan)  # no processor time measured: ignored
+    assert rate.value == before
+
+
+def test_one_long_wait_for_the_processor_moves_the_share_a_bounded_step() -> None:
+    rate = NodeRate(SPEED)
+    rate.update(10_000, 10.0, 0.01)  # 10 ms of work that waited 10 s for the processor
+    assert rate.speed == pytest.approx(SPEED)
+    floor = NodeRate.SHARE_FLOOR**NodeRate.WEIGHT
+    assert rate.share == pytest.approx(floor)  # a thousand times slower: counted as SHARE_FLOOR
+    for _ in range(10):  # 100 ms of calls that had the processor
+        rate.update(10_000, 0.01, 0.01)
+    assert rate.share > 0.95
+
+
+def test_short_calls_hardly_move_the_share() -> None:
+    # A call shorter than a time slice either ran whole or waited out another process's
+    # slice: one such call says little about the share.
+    rate = NodeRate(SPEED)
+    rate.update(200, 0.001, 0.0002)  # 0.2 ms of work that waited out a 0.8 ms slice
+    assert rate.share > 0.95
+    assert rate.share == pytest.approx(0.2 ** (NodeRate.WEIGHT * 0.001 / NodeRate.SHARE_SECONDS))
+
+
+def test_the_share_is_at_most_one() -> None:
+    rate = NodeRate(SPEED)
+    rate.update(10_000, 0.01, 0.02)  # more processor time than clock time (clocks differ)
+    assert rate.share == 1.0
+
+
+# --- Predicting the next iteration --------------------------------------------------------------
+
+
+def test_the_next_iteration_is_predicted_from_the_last_ones() -> None:
+    assert _next_iteration_nodes([]) == FIRST_NODES
+    assert _next_iteration_nodes([40]) == 40 * EBF_START
+    assert _next_iteration_nodes([40, 100]) == pytest.approx(250)  # grew 2.5 times
+    # odd and even depths alternate: the geometric mean of the last two growths
+    assert _next_iteration_nodes([7, 40, 100, 400]) == pytest.approx(400 * 10**0.5)
+    assert _next_iteration_nodes([100, 100, 90]) == pytest.approx(90 * EBF_RANGE[0])
+    assert _next_iteration_nodes([10, 1000, 100_000]) == pytest.approx(100_000 * EBF_RANGE[1])
+    assert _next_iteration_nodes([0, 0]) == pytest.approx(EBF_RANGE[0])  # no zero division
+
+
+def test_an_iteration_starts_only_if_its_first_move_is_likely_to_fit() -> None:
+    now = [0.0]
+    searcher = Searcher(Position.start("english").rules, 8, clock=lambda: now[0])
+    searcher.rate = NodeRate(SPEED)
+    limits = _Limits(None, 1.0, 0.0, deadline=1.0, iterations=[1_000, 3_000])
+    first_move = FIRST_MOVE_SHARE * 9_000 / SPEED  # of an iteration of about 9,000 nodes
+    now[0] = 1.0 - 1.05 * first_move
+    assert searcher._worth_starting(limits)
+    now[0] = 1.0 - 0.95 * first_move
+    assert not searcher._worth_starting(limits)
+    now[0] = 1.0
+    limits.iterations = [1]
+    assert not searcher._worth_starting(limits)  # no time left
+    assert Searcher._worth_starting(searcher, _Limits(1_000, None, 0.0, iterations=[10**9]))
+
+
+def test_a_search_leaves_a_reserve_for_its_answer() -> None:
+    assert _reserve(1.0) == pytest.approx(alphabeta.RESERVE_SHARE + alphabeta.RESERVE_SECONDS)
+    assert _reserve(0.0002) == pytest.approx(0.0001)  # at most half of the time
+
+
 # --- Searches after a slow one ------------------------------------------------------------------
 
 
@@ -150,6 +266,7 @@ def test_steady_searches_use_most_of_their_time_and_never_more(
         assert result.seconds <= SECONDS
         assert result.seconds >= 0.6 * SECONDS or abs(result.score) > MATE_BOUND
         assert result.depth >= 5
+    assert sum(r.seconds for r in steady) >= 0.8 * SECONDS * len(steady)
 
 
 @pytest.mark.parametrize("stall", [0.07, 1.0])
@@ -211,20 +328,188 @@ def test_searchers_measure_their_own_speed() -> None:
     assert b.search(position, seconds=SECONDS) == fresh.search(position, seconds=SECONDS)
 
 
+# --- Scripted searches -------------------------------------------------------------------------
+
+
+class ScriptedSearch:
+    """Stands in for the compiled :func:`deepen`, with its contract: iteration d costs
+    `cost(d)` nodes, FIRST_COST of them on its first root move and the rest evenly on the
+    others, and root move i scores `score(d, i)`; the budget cuts an iteration short between
+    root moves; a complete iteration sorts `order` best first. Records the depths started."""
+
+    FIRST_COST = 0.4
+
+    def __init__(self, cost: Callable[[int], int], score: Callable[[int, int], int]) -> None:
+        self.cost, self.score = cost, score
+        self.started: list[int] = []
+
+    def __call__(
+        self, board, side, h, first, last, root, order, scores, nodes, t
+    ) -> tuple[int, int, int, int, int]:
+        stats = t.stats
+        spent, reached, best, ties, completed = 0, first - 1, -INF, 0, 0
+        for depth in range(first, last + 1):
+            stats[S_ABORT] = ABORT_NONE
+            if spent >= nodes:
+                stats[S_ABORT] = ABORT_BUDGET
+                break
+            self.started.append(depth)
+            scores[order] = -INF - 1
+            total, n = self.cost(depth), len(order)
+            costs = [total] if n == 1 else [int(self.FIRST_COST * total)]
+            costs += [int((1 - self.FIRST_COST) * total / (n - 1))] * (n - 1)
+            used, done = 0, 0
+            for k in range(n):
+                if spent + used + costs[k] > nodes:
+                    used = nodes - spent
+                    stats[S_ABORT] = ABORT_BUDGET
+                    break
+                used += costs[k]
+                scores[order[k]] = self.score(depth, int(order[k]))
+                done += 1
+            stats[S_NODES] = used
+            spent += used
+            if stats[S_ABORT] != ABORT_NONE:
+                completed = done
+                break
+            order[:] = sorted(order, key=lambda i: -scores[i])
+            reached, best = depth, int(scores[order[0]])
+            ties = int(np.sum(scores[order] == best))
+        return reached, best, ties, completed, spent
+
+
+def scripted_search(
+    monkeypatch: pytest.MonkeyPatch, script: ScriptedSearch, seconds: float = SECONDS
+) -> tuple[SearchResult, np.ndarray]:
+    """Returns a search of the English start position (7 moves) run by a script, and the
+    position's root moves."""
+    searcher, _ = timed_searcher()
+    monkeypatch.setattr(alphabeta, "deepen", script)
+    position = Position.start("english")
+    root, _ = searcher._root_moves(position)
+    return searcher.search(position, seconds=seconds), root
+
+
+def plain_scores(depth: int, move: int) -> int:
+    return 100 - move  # move 0 best, then 1, 2, ...
+
+
+def test_an_iteration_runs_to_the_deadline_and_its_better_move_is_played(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Iterations grow 3 times: 1 to 5 take 3.6 ms of the 10, the 6th is predicted to take
+    # 7.3 ms. It starts, and is cut short at the deadline after its second root move, which
+    # scores better at depth 6 than the previous best.
+    def score(depth: int, move: int) -> int:
+        return 150 if (depth, move) == (6, 1) else plain_scores(depth, move)
+
+    script = ScriptedSearch(lambda d: 10 * 3**d, score)
+    result, root = scripted_search(monkeypatch, script)
+    assert script.started == [1, 2, 3, 4, 5, 6]
+    assert result.depth == 5  # complete iterations
+    assert (result.move, result.score) == (move_from_row(root[1]), 150)
+    assert SECONDS - 2 * _reserve(SECONDS) < result.seconds <= SECONDS
+
+
+def test_a_cut_short_iteration_scores_the_previous_best_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def score(depth: int, move: int) -> int:  # the 6th iteration finds move 0 worse ...
+        if depth == 6:
+            return {0: 20, 6: 150}.get(move, 10)  # ... and the best move it never reaches
+        return plain_scores(depth, move)
+
+    script = ScriptedSearch(lambda d: 10 * 3**d, score)
+    result, root = scripted_search(monkeypatch, script)
+    assert script.started == [1, 2, 3, 4, 5, 6]
+    assert (result.move, result.score, result.depth) == (move_from_row(root[0]), 20, 5)
+
+
+def test_an_iteration_too_long_to_use_is_not_started(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Iterations grow 8 times: 1 to 3 take 5.8 ms; the 4th would take about 41 ms, and not
+    # even its first root move fits in the 3.7 ms left: the search ends.
+    script = ScriptedSearch(lambda d: 10 * 8**d, plain_scores)
+    result, root = scripted_search(monkeypatch, script)
+    assert script.started == [1, 2, 3]
+    assert (result.move, result.depth) == (move_from_row(root[0]), 3)
+    assert result.seconds < 0.65 * SECONDS
+
+
+def test_an_iteration_whose_first_move_may_fit_is_started(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Iterations grow 4 times: 1 to 4 take 3.4 ms; the 5th is predicted to take about 10 ms,
+    # more than the 6.1 ms left, but its first root move fits: it starts, and the search uses
+    # its time.
+    script = ScriptedSearch(lambda d: 10 * 4**d, plain_scores)
+    result, _ = scripted_search(monkeypatch, script)
+    assert script.started == [1, 2, 3, 4, 5]
+    assert result.depth == 4
+    assert SECONDS - 2 * _reserve(SECONDS) < result.seconds <= SECONDS
+
+
+def test_a_call_cut_short_by_an_underestimated_speed_runs_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The speed is estimated a hundred times too low, and the first call, slowed down, does
+    # not correct it: the next calls' budgets run out early, and they run again.
+    script = ScriptedSearch(lambda d: 10 * 3**d, plain_scores)
+    searcher, clock = timed_searcher()
+    monkeypatch.setattr(alphabeta, "deepen", script)
+    searcher.rate = NodeRate(NodeRate.FLOOR)
+    searcher.tables.stats[S_NODES] = 0  # no count left over: the stall falls in the first call
+    clock.stall = 0.003
+    result = searcher.search(Position.start("english"), seconds=SECONDS)
+    assert len(script.started) > len(set(script.started))  # some iterations ran again
+    assert result.depth >= 4
+    assert 0.85 * SECONDS < result.seconds <= SECONDS
+
+
+# --- A busy machine ------------------------------------------------------------------------------
+
+
+def test_searches_sharing_a_core_use_their_time_and_keep_within_it(
+    steady: list[SearchResult],
+) -> None:
+    # Another process takes half of the core: the clock runs twice as fast as the work. Once
+    # the searcher has measured its share (over the first searches), its searches reach the
+    # depths of a quiet searcher given half the time, within the time.
+    busy = timed_searches(POSITIONS * 2, clock=WorkClock(share=0.5))[SETTLED:]
+    halved = timed_searches(POSITIONS * 2, seconds=SECONDS / 2)[SETTLED:]
+    for result, quiet in zip(busy, halved, strict=True):
+        assert result.seconds <= SECONDS
+        assert result.depth >= quiet.depth - 1
+    assert sum(r.seconds for r in busy) >= 0.8 * SECONDS * len(busy)
+    assert sum(r.depth for r in busy) >= sum(r.depth for r in halved) - 2
+
+
+def test_one_long_wait_for_the_processor_does_not_shorten_the_searches_after_it(
+    steady: list[SearchResult],
+) -> None:
+    clock = WorkClock(stall_cpu=False)  # the first call waits a second for the processor
+    waited = timed_searches(POSITIONS, stall=1.0, clock=clock)
+    assert waited[0].seconds > 1.0
+    for result, normal in zip(waited[1:], steady[1:], strict=True):
+        assert result.depth >= normal.depth - 1
+        assert result.seconds <= SECONDS
+
+
 # --- A cut-short iteration ----------------------------------------------------------------------
 
 
-def test_a_cut_short_iteration_gives_only_a_better_move_than_the_first() -> None:
+def test_a_cut_short_iteration_counts_once_it_has_searched_the_previous_best() -> None:
     scores = np.array([10, 35, 30, 35, 40], dtype=np.int64)
     order = np.array([2, 0, 1, 3, 4], dtype=np.int64)  # move 2 was the previous best
-    assert _cut_short(3, order[:1], scores) is None  # only the previous best searched
-    assert _cut_short(3, order[:2], scores) is None  # nothing better than it yet
-    better = _cut_short(3, order[:4], scores)
-    assert better is not None and not better.complete
-    assert (better.score, better.ties) == (35, [1, 3])
-    first = _cut_short(1, order[:2], scores)  # the first iteration: its best so far
-    assert first is not None and (first.score, first.ties) == (30, [2])
-    assert _cut_short(1, order[:0], scores) is None
+
+    def found(completed: int) -> tuple[int, list[int]]:
+        partial = _cut_short(3, order[:completed], scores)
+        assert partial is not None and not partial.complete and partial.depth == 3
+        return partial.score, partial.ties
+
+    assert _cut_short(3, order[:0], scores) is None  # not even the previous best searched
+    assert found(1) == (30, [2])  # the previous best again, scored at this depth
+    assert found(2) == (30, [2])  # nothing better yet
+    assert found(4) == (35, [1, 3])  # two better moves, tied
+    scores[0] = 30  # a move as good as the previous best: both are the best so far
+    assert found(2) == (30, [2, 0])
 
 
 # --- Nothing loads in a timed move --------------------------------------------------------------

@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
@@ -87,11 +87,17 @@ QS_PLIES = 48  # capture plies searched past the nominal depth (MAX_DEPTH + QS_P
 MATE_BOUND = MATE - MAX_PLY  # scores beyond this are wins or losses with a distance
 MAX_NODES = 1 << 62  # a node budget that never runs out
 
-# Time limits (shares of the time given to a move).
-BUDGET_SHARE = 0.9  # of the time left, as the node budget of a call: the driver's margin
-DEEPEN_BEFORE = 0.6  # no new iteration starts once this share of the time is spent
-RESUME_LEFT = 0.2  # a call cut short by its budget runs again if this share is still left
-RERUN_GROWTH = 1.25  # ... and if its budget is that many times the last: so reruns end
+# Time limits. A search given T seconds aims to end RESERVE_SHARE * T + RESERVE_SECONDS
+# before T (its answer and its caller's work take the rest) and never starts an iteration that
+# it predicts will not even re-search the previous iteration's best move in the time left.
+RESERVE_SHARE = 0.03  # of the time given, kept for what follows the search
+RESERVE_SECONDS = 0.00015  # ... and this much more (at most half of the time given)
+BUDGET_SHARE = 0.97  # of the nodes that fit in the time left: the estimate's margin of error
+FIRST_MOVE_SHARE = 0.3  # about the first root move's share of an iteration's nodes
+EBF_START = 3.0  # the branching factor assumed before two iterations have been measured
+EBF_RANGE = (1.2, 10.0)  # the branching factors an estimate is held within
+RERUN_SHARE = 0.5  # a call cut short with time left runs again if its budget is this share
+MAX_RERUNS = 4  # ... of the last call's (at most this many times an iteration)
 FIRST_NODES = 500  # the first iteration's least budget (under a node limit, that limit)
 
 # Evaluation weights, in centi-men (material: kernels.piece_values).
@@ -638,8 +644,9 @@ class SearchResult:
 
     Attributes:
         move: the move chosen (ties at the best score broken by the caller's rng): the
-            deepest completed iteration's, or a better one that the next iteration had found
-            before a limit cut it short.
+            deepest completed iteration's or, when a limit cut the next iteration short after
+            it had searched that move again, the best of the moves it had searched (that
+            move, or one scoring better or equal at the deeper depth).
         score: its score in centi-men for the side to move; beyond ``MATE - 128`` a forced
             win (``MATE - plies``), below ``-(MATE - 128)`` a forced loss.
         depth: the nominal depth of the deepest completed iteration (0: none completed).
@@ -666,7 +673,7 @@ class SearchResult:
 @dataclass
 class _Iteration:
     """An iteration's result: its depth, best score and the root moves scoring it; complete,
-    or cut short after finding a move better than the previous iteration's best."""
+    or cut short after completing at least the previous iteration's best move."""
 
     depth: int
     score: int
@@ -675,16 +682,24 @@ class _Iteration:
 
 
 class NodeRate:
-    """One searcher's estimate of its speed in nodes per second: it turns time into node budgets.
+    """One searcher's estimate of its speed: it turns time into node budgets.
 
-    Every compiled call corrects it with the nodes it visited and the time it took: a moving
-    average of the logarithm, each call weighing ``WEIGHT`` (less for a call of fewer than
-    ``FULL_WEIGHT_NODES`` nodes, which times the call more than the search). So one slow call
-    (the process descheduled, a page fault storm) moves it by a bounded factor, and the calls
-    after it bring it back. It stays within ``[FLOOR, CEILING]``.
+    Two parts, each a moving average of the logarithm that one call moves by a bounded
+    factor (so one odd call, a page fault storm or a long wait for the processor, is
+    forgotten over the calls after it):
+
+    - ``speed``, nodes per second of the searching thread's own processor time: what the
+      search costs, whatever else runs on the machine. Each call weighs ``WEIGHT`` (less for a
+      call of fewer than ``FULL_WEIGHT_NODES`` nodes, which times the call more than the
+      search). It stays within ``[FLOOR, CEILING]``.
+    - ``share``, the processor time the thread gets per second of the clock: below 1 when
+      other processes take turns on its core. A call of less than ``SHARE_SECONDS`` weighs
+      less (it either ran whole or waited out another's time slice: a coin toss), and a call
+      counts as getting at least ``SHARE_FLOOR``.
 
     Attributes:
-        value: the estimate, in nodes per second.
+        speed: nodes per second of processor time.
+        share: processor seconds per second of the clock, in ``[SHARE_FLOOR, 1]``.
     """
 
     START = 200_000.0  # a slow machine's speed: a fresh searcher's first budgets rather run short
@@ -692,35 +707,77 @@ class NodeRate:
     CEILING = 50_000_000.0
     WEIGHT = 0.3
     FULL_WEIGHT_NODES = 2_000
+    SHARE_FLOOR = 0.1
+    SHARE_SECONDS = 0.01  # a few of the scheduler's time slices
 
     def __init__(self, value: float = START) -> None:
         if math.isnan(value):
             raise ValueError("a speed is a number of nodes per second, not nan")
-        self.value = min(max(value, self.FLOOR), self.CEILING)
+        self.speed = min(max(value, self.FLOOR), self.CEILING)
+        self.share = 1.0
 
-    def update(self, nodes: int, seconds: float) -> None:
-        """Corrects the estimate with a call that visited `nodes` nodes in `seconds`."""
+    @property
+    def value(self) -> float:
+        """Returns the nodes searched per second of the clock: speed times share."""
+        return self.speed * self.share
+
+    def update(self, nodes: int, seconds: float, cpu_seconds: float | None = None) -> None:
+        """Corrects the estimate with a call that visited `nodes` nodes in `seconds` of the
+        clock and `cpu_seconds` of the thread's processor time (None: all of `seconds`)."""
         if nodes <= 0 or not 0 < seconds < math.inf:
             return
-        measured = min(max(nodes / seconds, self.FLOOR), self.CEILING)
+        if cpu_seconds is None:
+            cpu_seconds = seconds
+        elif not 0 < cpu_seconds < math.inf:
+            return
+        measured = min(max(nodes / cpu_seconds, self.FLOOR), self.CEILING)
         weight = self.WEIGHT * min(1.0, nodes / self.FULL_WEIGHT_NODES)
-        self.value = math.exp((1 - weight) * math.log(self.value) + weight * math.log(measured))
+        self.speed = _log_mix(self.speed, measured, weight)
+        share = min(max(cpu_seconds / seconds, self.SHARE_FLOOR), 1.0)
+        weight = self.WEIGHT * min(1.0, seconds / self.SHARE_SECONDS)
+        self.share = min(_log_mix(self.share, share, weight), 1.0)
+
+
+def _log_mix(old: float, new: float, weight: float) -> float:
+    """Returns the weighted geometric mean of two positive numbers (`weight` on `new`)."""
+    return math.exp((1 - weight) * math.log(old) + weight * math.log(new))
 
 
 @dataclass
 class _Limits:
-    """The limits of one search and what it has spent: nodes, and seconds of compiled calls."""
+    """The limits of one search (under a time limit, the clock reading it aims to end by) and
+    what it has spent: nodes, processor seconds in compiled calls, and the nodes of each
+    complete iteration (one depth a call, under a time limit)."""
 
     nodes: int | None
     seconds: float | None
     start: float
+    deadline: float = math.inf
     used: int = 1
-    searched: float = 0.0
+    cpu: float = 0.0
+    iterations: list[int] = field(default_factory=list)
 
-    def observed_rate(self) -> float:
-        """Returns this search's own speed so far (0 before its first call): a lower bound of
-        the real speed, since a delay can only slow a call down."""
-        return self.used / self.searched if self.searched > 0 else 0.0
+    def observed_speed(self) -> float:
+        """Returns this search's own nodes per processor second so far (0 before its first
+        call): how fast it goes on this position, whatever the clock."""
+        return self.used / self.cpu if self.cpu > 0 else 0.0
+
+
+def _reserve(seconds: float) -> float:
+    """Returns the seconds a search given `seconds` leaves unspent for its answer and its
+    caller: RESERVE_SHARE of them plus RESERVE_SECONDS, at most half."""
+    return min(RESERVE_SHARE * seconds + RESERVE_SECONDS, seconds / 2)
+
+
+def _next_iteration_nodes(iterations: list[int]) -> float:
+    """Returns the nodes the next iteration is expected to take: the last one's times the
+    effective branching factor, the geometric mean of the last two growths (the odd and even
+    depths' alternate), held within EBF_RANGE; EBF_START before two iterations."""
+    n = [max(k, 1) for k in iterations[-3:]]
+    if len(n) < 2:
+        return n[-1] * EBF_START if n else float(FIRST_NODES)
+    ebf = math.sqrt(n[-1] / n[-3]) if len(n) == 3 else n[-1] / n[-2]
+    return n[-1] * min(max(ebf, EBF_RANGE[0]), EBF_RANGE[1])
 
 
 def _new_tables(engine: Engine, rules: Ruleset, tt_bits: int, net: NetWeights) -> Tables:
@@ -749,15 +806,13 @@ def _new_tables(engine: Engine, rules: Ruleset, tt_bits: int, net: NetWeights) -
 
 
 def _cut_short(depth: int, searched: np.ndarray, scores: np.ndarray) -> _Iteration | None:
-    """Returns what an iteration cut short found: its best among the root moves it completed
-    (their scores are exact where at least the best so far) if that beats the first move, the
-    previous iteration's best; in the first iteration, its best. Else None."""
+    """Returns what an iteration cut short found, once it completed its first root move (the
+    previous iteration's best): its best among the moves it completed, which is that move or
+    one scoring better or equal at this depth (their scores are exact where at least the best
+    so far). Else (nothing completed) None."""
     if searched.size == 0:
         return None
-    values = scores[searched]
-    best = int(values.max())
-    if depth > 1 and best <= int(values[0]):
-        return None
+    best = int(scores[searched].max())
     return _Iteration(depth, best, [int(i) for i in searched if scores[i] == best], False)
 
 
@@ -771,6 +826,19 @@ class Searcher:
         tt_bits: the transposition table holds 2**tt_bits entries (28 bytes each).
         weights: a learned evaluation instead of the piece-square table.
         clock: the time source of time limits, in seconds (a fake one in tests).
+        cpu_clock: the processor time of the searching thread, in seconds; by default
+            ``time.thread_time`` with the default clock, else `clock` itself (a fake clock
+            then stands for both, as for a process that has its core to itself).
+
+    Under a time limit T the search runs one iteration per compiled call and reads the clock
+    between calls. It aims to end RESERVE_SHARE * T + RESERVE_SECONDS before T; each call's
+    node budget is what fits in the time left to that end (at :attr:`rate`, with
+    BUDGET_SHARE of margin), so an iteration that runs late is cut short there, and its best
+    move so far is played once it has searched the previous best again. A new iteration
+    starts only if FIRST_MOVE_SHARE of its predicted time (the last iteration's nodes times
+    the effective branching factor, at the estimated speed) fits in the time left: then it
+    will probably complete, or at least search the previous best again and so tell whether
+    another move is better.
 
     Attributes:
         rate: this searcher's speed estimate (:class:`NodeRate`): its own, so another
@@ -785,6 +853,7 @@ class Searcher:
         tt_bits: int = 20,
         weights: NetWeights | None = None,
         clock: Callable[[], float] = time.perf_counter,
+        cpu_clock: Callable[[], float] | None = None,
     ) -> None:
         if not 4 <= tt_bits <= 30:
             raise ValueError(f"tt_bits must be 4..30, not {tt_bits}")
@@ -796,7 +865,14 @@ class Searcher:
             )
         engine = Engine.for_rules(rules)
         self.rules, self._engine, self.clock = rules, engine, clock
+        if cpu_clock is None:
+            cpu_clock = time.thread_time if clock is time.perf_counter else clock
+        self.cpu_clock = cpu_clock
         self.tables = _new_tables(engine, rules, tt_bits, net)
+        # Writes the table's memory now: the first touch of each page is a fault that would
+        # otherwise slow the first timed moves (tens of milliseconds in all).
+        self.tables.tt_keys.fill(0)
+        self.tables.tt_vals.fill(0)
         self.rate = NodeRate()
         if not Searcher._warm:
             # Loads the compiled code now, not in the first timed move: depth 2, so that the
@@ -828,6 +904,8 @@ class Searcher:
         if depth is None and nodes is None and seconds is None:
             raise ValueError("search needs a limit: depth, nodes or seconds")
         limits = _Limits(nodes, seconds, self.clock())
+        if seconds is not None:
+            limits.deadline = limits.start + seconds - _reserve(seconds)
         board, side = position.board.copy(), int(position.turn)
         root, n = self._root_moves(position)
         if n == 0:
@@ -838,7 +916,7 @@ class Searcher:
         if n == 1 and depth is None:  # policy: a forced move is not worth the clock
             max_depth = 1
         done, order, depth = None, np.arange(n, dtype=np.int64), 1
-        while depth <= max_depth and (done is None or self._may_deepen(limits)):
+        while depth <= max_depth and (done is None or self._worth_starting(limits)):
             # Under a time limit one iteration per compiled call, the clock read between them.
             last = depth if limits.seconds is not None else max_depth
             found, over = self._deepen(board, side, h, depth, last, root, order, limits)
@@ -865,73 +943,84 @@ class Searcher:
         """Runs iterations `first` to `last` (:func:`deepen`); returns (the deepest complete
         one, or what an iteration cut short found, else None; whether the search is over).
 
-        A move list overflow grows the lists and calls again; so does a call cut short by a
-        time budget while time is left (the speed was underestimated) if the time left buys
-        RERUN_GROWTH times its budget: the table keeps the work done, so the next call soon
-        gets back to where this one stopped.
+        A move list overflow grows the lists and calls again. So does a call cut short by a
+        time budget while time is left (the speed was underestimated), up to MAX_RERUNS
+        times, if its budget is at least RERUN_SHARE of the last: the table keeps the work
+        done, so the next call soon gets back to where this one stopped.
         """
         stats, scores = self.tables.stats, np.full(root.shape[0], -INF - 1, dtype=np.int64)
         done: _Iteration | None = None
-        last_budget, completed = 0, 0
+        last_budget, completed, reruns, spent = 0, 0, 0, 0
         while True:
             budget = self._budget(limits, first)
-            if budget <= 0 or budget < RERUN_GROWTH * last_budget:
+            if budget <= 0 or budget < RERUN_SHARE * last_budget:
                 break
             stats[S_NODES] = 0  # a call's count starts at zero (a clock may read it: tests)
-            begin = self.clock()
+            begin, begin_cpu = self.clock(), self.cpu_clock()
             reached, score, ties, completed, nodes = deepen(
                 board, side, h, first, last, root, order, scores, budget, self.tables
             )
-            self._count(limits, int(nodes), self.clock() - begin)
-            last_budget = 0
+            end, end_cpu = self.clock(), self.cpu_clock()
+            self._count(limits, int(nodes), end - begin, end_cpu - begin_cpu)
+            spent += int(nodes)
             if reached >= first:
                 done = _Iteration(int(reached), int(score), [int(i) for i in order[:ties]])
-                first = int(reached) + 1
+                if first == last:  # the nodes of one iteration (reruns included)
+                    limits.iterations.append(spent)
+                first, spent, reruns = int(reached) + 1, 0, 0
             if stats[S_ABORT] == ABORT_NONE:
                 return done, abs(int(score)) > MATE_BOUND or reached < last
             if stats[S_ABORT] == ABORT_OVERFLOW and self._grow_buffers():
                 continue
-            if stats[S_ABORT] != ABORT_BUDGET or not self._time_is_left(limits):
+            if stats[S_ABORT] != ABORT_BUDGET or reruns >= MAX_RERUNS:
                 break
-            last_budget = budget
+            if not self._time_is_left(limits):
+                break
+            last_budget, reruns = budget, reruns + 1
         return _cut_short(first, order[: int(completed)], scores) or done, True
 
-    def _count(self, limits: _Limits, nodes: int, seconds: float) -> None:
+    def _count(self, limits: _Limits, nodes: int, seconds: float, cpu_seconds: float) -> None:
         """Adds a compiled call's nodes and time to the search, and corrects the speed."""
         limits.used += nodes
-        limits.searched += seconds
-        self.rate.update(nodes, seconds)
+        limits.cpu += cpu_seconds
+        self.rate.update(nodes, seconds, cpu_seconds)
+
+    def _clock_rate(self, limits: _Limits) -> float:
+        """Returns the nodes expected per second of the clock: the speed estimated or this
+        search's own, whichever is higher (a slow call then costs this search little), times
+        the share of the processor the thread gets."""
+        return max(self.rate.speed, limits.observed_speed()) * self.rate.share
 
     def _budget(self, limits: _Limits, depth: int) -> int:
         """Returns the node budget of the next call at `depth`: the nodes left, and for a time
-        limit the nodes that fit in BUDGET_SHARE of the time left, at the speed estimated or
-        this search's own, whichever is higher; at depth 1 at least FIRST_NODES (a move chosen
-        without a search is worse than a late one)."""
+        limit BUDGET_SHARE of the nodes that fit in the time left to the search's aimed end
+        (:meth:`_clock_rate`); at depth 1 at least FIRST_NODES (a move chosen without a
+        search is worse than a late one)."""
         budget = MAX_NODES if limits.nodes is None else limits.nodes - limits.used
         if limits.seconds is not None:
-            left = limits.seconds - (self.clock() - limits.start)
-            rate = max(self.rate.value, limits.observed_rate())
-            in_time = int(min(max(left * rate * BUDGET_SHARE, 0.0), MAX_NODES))
+            left = limits.deadline - self.clock()
+            in_time = left * self._clock_rate(limits) * BUDGET_SHARE
+            in_time = int(min(max(in_time, 0.0), MAX_NODES))
             budget = min(budget, max(in_time, FIRST_NODES if depth == 1 else 0))
         return budget
 
-    def _elapsed_share(self, limits: _Limits) -> float:
-        """Returns the share of the time limit spent so far (0 without one)."""
+    def _worth_starting(self, limits: _Limits) -> bool:
+        """Returns True if the next iteration should start: always without a time limit,
+        else if FIRST_MOVE_SHARE of its predicted nodes (:func:`_next_iteration_nodes`) fit
+        in the time left: it will then most likely complete, or at least re-search the
+        previous best move and so tell whether another is better."""
         if limits.seconds is None:
-            return 0.0
-        return (self.clock() - limits.start) / limits.seconds
-
-    def _may_deepen(self, limits: _Limits) -> bool:
-        """Returns True if a new iteration may start: less than DEEPEN_BEFORE of the time is
-        spent (a cut-short iteration's better root move is used, so starting one is worth it)."""
-        return self._elapsed_share(limits) < DEEPEN_BEFORE
+            return True
+        left = limits.deadline - self.clock()
+        nodes = FIRST_MOVE_SHARE * _next_iteration_nodes(limits.iterations)
+        return left > 0 and nodes <= left * self._clock_rate(limits)
 
     def _time_is_left(self, limits: _Limits) -> bool:
-        """Returns True if a call cut short by a time budget should run again: nodes are left
-        and RESUME_LEFT of the time (the budget assumed a slower speed than the call had)."""
+        """Returns True if a call cut short by a time budget may run again: nodes are left,
+        and time before the search's aimed end (the budget assumed a slower speed)."""
         if limits.seconds is None or (limits.nodes is not None and limits.used >= limits.nodes):
             return False
-        return self._elapsed_share(limits) <= 1 - RESUME_LEFT
+        return self.clock() < limits.deadline
 
     def _new_search(self) -> None:
         """Makes table entries of earlier searches stale and forgets killers and history."""
