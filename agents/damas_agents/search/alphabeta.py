@@ -16,11 +16,10 @@ P = MAX_PLY::
     rev      int32[P]                 plies since the last capture or man move on the line
     stats    int64[S_LEN]             nodes, node budget, abort reason, generation
     counters int64[G_LEN]             zeros: the game counters of a position with no history
-    net      SearchWeights            the learned evaluation, in integers (zero-sized: the
-                                      table's; float32: the reference, in tests)
-    acc      int16[P + 1, 2A]         the network's accumulators of each ply's position; the
-                                      last row is scratch
-    psq      int64[P]                 its piece-square sums of each ply's position
+    net      int16[P + 3 + 5S + 2L, 2A]  the learned evaluation in integers, and the
+                                      accumulators of each ply's position (nnue.pack_network;
+                                      zero-sized: the table's; float32: the reference, in tests)
+    netv     int64[...]               the rest of it, and the piece-square sum of each ply
     h        int32[L2]                scratch of its second layer
 
 Every search deepens in one compiled loop (:func:`deepen`): NNUE self-play and the
@@ -39,8 +38,8 @@ import numpy as np
 
 from damas_agents.search.nnue import (
     NetWeights,
-    SearchWeights,
     empty_weights,
+    pack_network,
     search_advance,
     search_refresh,
     search_score,
@@ -146,9 +145,8 @@ class Tables(NamedTuple):
     rev: np.ndarray
     stats: np.ndarray
     counters: np.ndarray
-    net: SearchWeights
-    acc: np.ndarray
-    psq: np.ndarray
+    net: np.ndarray
+    netv: np.ndarray
     h: np.ndarray
 
 
@@ -188,8 +186,8 @@ def piece_square_table(rules: Ruleset) -> np.ndarray:
 def evaluate(board, side, ply, t):
     """Returns the static score of a position for the side to move: the network's from the
     accumulators of `ply` when the tables hold one, else the piece-square table's."""
-    if t.acc.shape[1] > 0:
-        return search_score(t.net.b1, t.net.w2, t.net.vals, t.acc, t.psq, t.h, ply, side)
+    if t.net.shape[1] > 0:
+        return search_score(t.net, t.netv, t.h, ply, side)
     total = 0
     for s in range(board.shape[0]):
         total += t.pst[board[s] + 2, s]
@@ -199,8 +197,8 @@ def evaluate(board, side, ply, t):
 @kernel(inline=True)
 def _advance(t, board, mv, i, ply):
     """Before move i of mv is applied at `ply`: the accumulators of ply + 1 (if a network)."""
-    if t.acc.shape[1] > 0:
-        search_advance(board, mv, i, t.net.w1, t.net.p1, t.acc, t.psq, ply)
+    if t.net.shape[1] > 0:
+        search_advance(board, mv, i, t.net, t.netv, np.int64(ply))
 
 
 # --- Small kernels ----------------------------------------------------------------------------
@@ -434,8 +432,8 @@ def search_root(board, side, h, depth, root, order, scores, t):
     """
     t.path[0] = h
     t.rev[0] = 0
-    if t.acc.shape[1] > 0:
-        search_refresh(board, t.net.w1, t.net.b1, t.net.p1, t.acc, t.psq, np.int64(0))
+    if t.net.shape[1] > 0:
+        search_refresh(board, t.net, t.netv, np.int64(0))
     # np.int64, not the literal 1: a second specialisation of the recursive _negamax (for
     # Literal[int](1)) crashes when numba loads it from its cache.
     ply = np.int64(1)
@@ -560,8 +558,8 @@ def table_line(board, side, h, t, out):
 def static_score(board, side, t):
     """Returns the evaluation of a position for the side to move (no search); a network's is
     computed from scratch."""
-    if t.acc.shape[1] > 0:
-        search_refresh(board, t.net.w1, t.net.b1, t.net.p1, t.acc, t.psq, np.int64(0))
+    if t.net.shape[1] > 0:
+        search_refresh(board, t.net, t.netv, np.int64(0))
     return evaluate(board, side, 0, t)
 
 
@@ -678,9 +676,8 @@ def _new_tables(engine: Engine, rules: Ruleset, tt_bits: int, net: NetWeights) -
         rev=np.zeros(MAX_PLY, dtype=np.int32),
         stats=np.zeros(S_LEN, dtype=np.int64),
         counters=np.zeros(K.G_LEN, dtype=np.int64),
-        net=search_weights(empty_weights()),
-        acc=np.zeros((MAX_PLY + 1, 0), dtype=np.int16),
-        psq=np.zeros(MAX_PLY, dtype=np.int64),
+        net=np.zeros((0, 0), dtype=np.int16),
+        netv=np.zeros(0, dtype=np.int64),
         h=np.zeros(0, dtype=np.int32),
     )
     return with_network(tables, net)
@@ -695,13 +692,12 @@ def with_network(t: Tables, net: NetWeights, integer: bool = True) -> Tables:
         ValueError: the weights are too large to compute in integers.
     """
     w = search_weights(net, integer)
-    dtype, sums = (np.int16, np.int32) if integer else (np.float32, np.float32)
-    return t._replace(
-        net=w,
-        acc=np.zeros((MAX_PLY + 1, w.width), dtype=dtype),
-        psq=np.zeros(MAX_PLY, dtype=w.vals.dtype),
-        h=np.zeros(w.w2.shape[1], dtype=sums),
-    )
+    if w.is_empty:
+        matrix, vector = w.w1.reshape(0, 0), w.vals[:0]
+    else:
+        matrix, vector = pack_network(w, MAX_PLY)
+    sums = np.int32 if integer else np.float32
+    return t._replace(net=matrix, netv=vector, h=np.zeros(w.w2.shape[1], dtype=sums))
 
 
 def _cut_short(depth: int, searched: np.ndarray, scores: np.ndarray) -> _Iteration | None:

@@ -61,6 +61,7 @@ __all__ = [
     "search_refresh",
     "search_score",
     "search_weights",
+    "pack_network",
     "static_net_score",
     "static_search_score",
 ]
@@ -82,6 +83,9 @@ MAX_SUM_BITS = 30  # 2**(a+b), the second layer's 1, fits int32
 # SearchWeights.vals: these scalars, then b2 [L2], then w3 [L2].
 V_HMAX, V_B3, V_PSQ, V_HALF, V_UNIT = range(5)
 V_LEN = 5
+# A packed network (pack_network): its vector starts with where things are, then vals.
+P_W1, P_W2, P_P1, P_PSQ = range(4)  # first row of w1, of w2 in the matrix; p1, psq in the vector
+P_LEN = 4
 
 
 class NetWeights(NamedTuple):
@@ -182,6 +186,33 @@ class SearchWeights(NamedTuple):
     @property
     def is_integer(self) -> bool:
         return bool(self.w1.dtype == np.int16)
+
+
+def pack_network(w: SearchWeights, plies: int) -> tuple[np.ndarray, np.ndarray]:
+    """Returns a network packed for a search of `plies` plies, with room for its state:
+
+        matrix [plies + 3 + 5S + 2L, 2A]  (w1's type): rows 0 .. plies - 1 the accumulators
+                 of each ply, then a scratch row, b1, the clip's 1 (first column), w1's rows
+                 by (code + 2) * S + square, w2's rows by side * L + k
+        vector [P_LEN + V_LEN + 2L + 5S + plies]  (vals' type): the first rows of w1 and
+                 w2 and the offsets of p1 and psq (P_W1 ...), vals, p1 by (code + 2) * S +
+                 square, then the piece-square sum of each ply
+
+    Two arrays rather than a tuple of ten: the search passes its tables by value down every
+    recursive call, and each array is 7 to 11 words of them.
+    """
+    squares, width, outputs = int(w.w1.shape[1]), w.width, int(w.w2.shape[1])
+    w1_row = plies + 3
+    w2_row = w1_row + 5 * squares
+    matrix = np.zeros((w2_row + 2 * outputs, width), w.w1.dtype)
+    matrix[plies + 1] = w.b1[:width]
+    matrix[plies + 2, 0] = w.b1[width]
+    matrix[w1_row:w2_row] = w.w1.reshape(5 * squares, width)
+    matrix[w2_row:] = w.w2.reshape(2 * outputs, width)
+    p1 = P_LEN + len(w.vals)
+    header = np.array([w1_row, w2_row, p1, p1 + 5 * squares], w.vals.dtype)
+    state = np.zeros(plies, w.vals.dtype)
+    return matrix, np.concatenate([header, w.vals, w.p1.ravel(), state])
 
 
 def _view_rows(squares: int) -> np.ndarray:
@@ -378,80 +409,85 @@ def static_net_score(board, side, w1, b1, w2, b2, w3, b3, acc, x):
     return net_score(acc, side, w2, b2, w3, b3, x)
 
 
-# --- Kernels of the search's layout (SearchWeights), integer or float ------------------------
+# --- Kernels of a packed network (pack_network), integer or float ------------------------------
 
 
 @kernel()
-def search_refresh(board, w1, b1, p1, acc, psq, ply):
-    """Writes the accumulator acc[ply] [2A] and piece-square sum psq[ply] of a board (from
-    scratch; arrays of :class:`SearchWeights`)."""
-    a = acc[ply]
+def search_refresh(board, net, vec, ply):
+    """Writes the accumulator and piece-square sum of ply from a board (from scratch)."""
+    squares = board.shape[0]
+    w1, p1 = np.int64(vec[P_W1]), np.int64(vec[P_P1])
+    a, b1 = net[ply], net[w1 - 2]
     for j in range(a.shape[0]):
         a[j] = b1[j]
-    total = p1[2, 0]  # zero (code 0), of p1's type
-    for s in range(board.shape[0]):
+    total = vec[p1 + 2 * squares]  # zero (code 0), of vec's type
+    for s in range(squares):
         code = board[s]
         if code != 0:
-            row = w1[code + 2, s]
+            row = net[w1 + (code + 2) * squares + s]
             for j in range(a.shape[0]):
                 a[j] += row[j]
-            total += p1[code + 2, s]
-    psq[ply] = total
+            total += vec[p1 + (code + 2) * squares + s]
+    vec[np.int64(vec[P_PSQ]) + ply] = total
 
 
 @kernel()
-def search_advance(board, mv, i, w1, p1, acc, psq, ply):
-    """Writes acc[ply + 1] and psq[ply + 1], the position's after move row i of mv, from
-    those of ply; call it before the move is applied to board."""
-    parent, child = acc[ply], acc[ply + 1]
+def search_advance(board, mv, i, net, vec, ply):
+    """Writes the accumulator and piece-square sum of ply + 1, the position's after move row i
+    of mv, from those of ply; call it before the move is applied to board."""
+    squares = board.shape[0]
+    w1, p1, psq = np.int64(vec[P_W1]), np.int64(vec[P_P1]), np.int64(vec[P_PSQ])
+    parent, child = net[ply], net[ply + 1]
     origin, dest = mv[i, M_FROM], mv[i, M_TO]
     piece = board[origin]
     placed = 2 * piece if mv[i, M_CROWN] == 1 else piece
-    gone, come = w1[piece + 2, origin], w1[placed + 2, dest]
+    gone = (piece + 2) * squares + origin
+    come = (placed + 2) * squares + dest
+    a, b = net[w1 + gone], net[w1 + come]
     for j in range(child.shape[0]):
-        child[j] = parent[j] - gone[j] + come[j]
-    total = psq[ply] + p1[placed + 2, dest] - p1[piece + 2, origin]
+        child[j] = parent[j] - a[j] + b[j]
+    total = vec[psq + ply] + vec[p1 + come] - vec[p1 + gone]
     for k in range(mv[i, M_NCAP]):
-        square, code = mv[i, M_CAPS + k], mv[i, M_CODES + k]
-        taken = w1[code + 2, square]
+        taken = (mv[i, M_CODES + k] + 2) * squares + mv[i, M_CAPS + k]
+        row = net[w1 + taken]
         for j in range(child.shape[0]):
-            child[j] -= taken[j]
-        total -= p1[code + 2, square]
-    psq[ply + 1] = total
+            child[j] -= row[j]
+        total -= vec[p1 + taken]
+    vec[psq + ply + 1] = total
 
 
 @kernel(fastmath=True)  # the float reference's sums in SIMD; the integer ones are exact
-def search_score(b1, w2, vals, acc, psq, h, ply, side):
+def search_score(net, vec, h, ply, side):
     """Returns the network's score (centi-men, side to move's view, clamped to
-    +-MAX_NET_SCORE) from acc[ply] and psq[ply]; acc's last row and h [L2] are scratch."""
-    width = acc.shape[1]
-    a, x = acc[ply], acc[acc.shape[0] - 1]
-    top = b1[width]
+    +-MAX_NET_SCORE) from the accumulator and piece-square sum of ply; h [L2] is scratch."""
+    w1, w2 = np.int64(vec[P_W1]), np.int64(vec[P_W2])
+    a, x, top = net[ply], net[w1 - 3], net[w1 - 1, 0]
     zero = top - top
-    for j in range(width):  # clipped ReLU: int16 lanes
+    for j in range(a.shape[0]):  # clipped ReLU: int16 lanes
         v = a[j]
         x[j] = top if v > top else (zero if v < zero else v)
-    rows = w2[side]
-    outputs = rows.shape[0]
-    total_psq = psq[ply] if side == 0 else -psq[ply]
-    value = vals[V_B3] + total_psq * vals[V_PSQ]
-    h_max = vals[V_HMAX]
+    outputs = h.shape[0]
+    first = w2 + side * outputs
     for k in range(outputs):
-        row = rows[k]
+        row = net[first + k]
         total = 0
-        for j in range(width):  # int16 products, summed in int32 lanes: their sum goes
+        for j in range(x.shape[0]):  # int16 products, summed in int32 lanes: their sum goes
             total += row[j] * x[j]  # straight into h (int32), b2 added below
         h[k] = total
+    vals = P_LEN
+    psq = vec[np.int64(vec[P_PSQ]) + ply]
+    value = vec[vals + V_B3] + (psq if side == 0 else -psq) * vec[vals + V_PSQ]
+    h_max = vec[vals + V_HMAX]
     for k in range(outputs):
-        out = min(max(h[k] + vals[V_LEN + k], 0), h_max)
-        value += out * vals[V_LEN + outputs + k]
-    score = np.int64((value * CENTI + vals[V_HALF]) // vals[V_UNIT])
+        out = min(max(h[k] + vec[vals + V_LEN + k], 0), h_max)
+        value += out * vec[vals + V_LEN + outputs + k]
+    score = np.int64((value * CENTI + vec[vals + V_HALF]) // vec[vals + V_UNIT])
     return max(-MAX_NET_SCORE, min(MAX_NET_SCORE, score))
 
 
 @kernel()
-def static_search_score(board, side, net, acc, psq, h):
-    """Returns the network's score of a board for `side` (from scratch, at ply 0)."""
+def static_search_score(board, side, net, vec, h):
+    """Returns a packed network's score of a board for `side` (from scratch, at ply 0)."""
     ply = np.int64(0)
-    search_refresh(board, net.w1, net.b1, net.p1, acc, psq, ply)
-    return search_score(net.b1, net.w2, net.vals, acc, psq, h, ply, side)
+    search_refresh(board, net, vec, ply)
+    return search_score(net, vec, h, ply, side)
