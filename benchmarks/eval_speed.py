@@ -1,19 +1,31 @@
 """Evaluation speed inside alpha-beta: nodes/s of the learned evaluation against the classical.
 
-    python benchmarks/eval_speed.py                    # English depth 11, International depth 9
-    python benchmarks/eval_speed.py --repeat 10        # steadier figures
-    python benchmarks/eval_speed.py --depth 8 --variants english
+    python benchmarks/eval_speed.py                    # English depth 9, International depth 7
+    python benchmarks/eval_speed.py --rounds 40        # steadier figures
+    python benchmarks/eval_speed.py --depth 10 --variants english
 
-Each row searches one position to the same depth with ``alphabeta:depth=N`` (the
-piece-square table) and ``pretrained:VARIANT,depth=N`` (the shipped network), in one process,
-the two agents taking turns, after one warm-up search each (numba's cache load and first calls
-not counted). A search's speed is its nodes (``SearchResult.nodes``) over the CPU seconds of
-this process it took; the best of ``--repeat`` searches counts, so that load from other
-processes on a shared machine is mostly filtered out. The two trees differ (the evaluations
-differ), so nodes/s, not time, is what compares. Positions: the start position and positions
-after a few seeded random opening moves (``--positions``).
+For each variant, the search of ``alphabeta:depth=N`` (the piece-square table) and that of
+``pretrained:VARIANT,depth=N`` (the shipped network, searched in integers) take turns, in one
+process, each searching the same positions (the start position and positions after a few
+seeded random moves) to the same depth, after one warm-up round (numba's cache load and first
+calls not counted). A round's speed is the nodes of its searches (``SearchResult.nodes``) over
+the CPU seconds of this process they took; the best of ``--rounds`` rounds counts (and the
+median is shown), so that load from other processes on a shared machine is mostly filtered
+out. The two trees differ (the evaluations differ), so nodes/s, not time, is what compares.
+The ratio is learned / classical: 1.00 means the network costs nothing. The transposition
+tables are small (``--tt-bits``, 2**16 entries) so that other processes' use of the memory
+caches moves the figures less.
 
-The ratio column is learned / classical: 1.00 means the network costs nothing.
+Measured on the 2-core development machine (shared, loaded), ``--rounds 25``, best
+(median)::
+
+    variant         classical     learned   ratio   before (float network)
+    english         3.3M         2.7M       0.81    0.71
+    international   2.7M         2.2M       0.83    0.76
+
+The speed of the whole search moves by up to 2x from one build of the compiled code to the
+next (it passes its tables by value down every recursive call, and how that copy lands on the
+stack decides much); compare the ratio, measured in one process.
 """
 
 from __future__ import annotations
@@ -23,10 +35,13 @@ import time
 
 import numpy as np
 
-from damas_agents.players.make import make_agent
-from damas_env import Position
+from damas_agents.models.checkpoint import load_network, read_checkpoint
+from damas_agents.models.evalnet import EvalNet
+from damas_agents.players.load import pretrained_path
+from damas_agents.search.alphabeta import Searcher
+from damas_env import Position, get_ruleset
 
-DEPTHS = {"english": 11, "international": 9}
+DEPTHS = {"english": 9, "international": 7}
 
 
 def positions(variant: str, count: int, seed: int = 0) -> list[Position]:
@@ -46,45 +61,49 @@ def positions(variant: str, count: int, seed: int = 0) -> list[Position]:
 
 
 def nodes_per_second(
-    specs: list[str], variant: str, position: Position, repeat: int
-) -> list[float]:
-    """Returns the best nodes/s of `repeat` searches of each agent, the agents taking turns."""
-    agents = [make_agent(spec, seed=0, rules=variant) for spec in specs]
-    for agent in agents:
-        agent.search(position)  # warm-up: load the compiled kernels
-    best = [0.0] * len(agents)
-    for _ in range(repeat):
-        for i, agent in enumerate(agents):
+    variant: str, depth: int, searched: list[Position], rounds: int, tt_bits: int
+) -> list[np.ndarray]:
+    """Returns the classical and the learned search's nodes/s of every round (all of
+    `searched` once), the two taking turns."""
+    network, _ = load_network(read_checkpoint(pretrained_path(variant)))
+    assert isinstance(network, EvalNet)
+    rules = get_ruleset(variant)
+    searchers = [Searcher(rules, tt_bits), Searcher(rules, tt_bits, network.weights())]
+    for searcher in searchers:  # warm-up: load the compiled kernels
+        for position in searched:
+            searcher.search(position, depth=depth)
+    rates: list[list[float]] = [[] for _ in searchers]
+    for _ in range(rounds):
+        for i, searcher in enumerate(searchers):
             start = time.process_time()
-            result = agent.search(position)
+            nodes = sum(searcher.search(p, depth=depth).nodes for p in searched)
             seconds = time.process_time() - start
             if seconds > 0:
-                best[i] = max(best[i], result.nodes / seconds)
-    return best
+                rates[i].append(nodes / seconds)
+    return [np.array(r) for r in rates]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--variants", nargs="+", default=list(DEPTHS), choices=list(DEPTHS))
     parser.add_argument("--depth", type=int, help="one depth for every variant")
-    parser.add_argument("--positions", type=int, default=3, help="positions per variant")
-    parser.add_argument("--repeat", type=int, default=5, help="timed searches per agent")
+    parser.add_argument("--positions", type=int, default=4, help="positions per variant")
+    parser.add_argument("--rounds", type=int, default=15, help="timed rounds per search")
+    parser.add_argument("--tt-bits", type=int, default=16, help="transposition table size")
     args = parser.parse_args()
-    print(f"nodes/s, best of {args.repeat} searches (CPU time of this process)")
-    print(f"{'variant':14} {'pos':>3} {'depth':>5} {'classical':>12} {'learned':>12} {'ratio':>6}")
+    print(f"nodes/s, best (median) of {args.rounds} rounds, CPU time of this process")
+    print(f"{'variant':14} {'depth':>5} {'classical':>22} {'learned':>22} {'ratio':>12}")
     for variant in args.variants:
         depth = args.depth or DEPTHS[variant]
-        specs = [f"alphabeta:depth={depth}", f"pretrained:{variant},depth={depth}"]
-        ratios = []
-        for k, position in enumerate(positions(variant, args.positions)):
-            classical, learned = nodes_per_second(specs, variant, position, args.repeat)
-            ratios.append(learned / classical)
-            print(
-                f"{variant:14} {k:>3} {depth:>5} {classical:>12,.0f} {learned:>12,.0f} "
-                f"{learned / classical:>6.2f}",
-                flush=True,
-            )
-        print(f"{variant:14} geometric mean of the ratios: {np.exp(np.mean(np.log(ratios))):.2f}")
+        searched = positions(variant, args.positions)
+        classical, learned = nodes_per_second(variant, depth, searched, args.rounds, args.tt_bits)
+        best = learned.max() / classical.max()
+        median = float(np.median(learned) / np.median(classical))
+        print(
+            f"{variant:14} {depth:>5} {classical.max():>12,.0f} ({np.median(classical):>7,.0f})"
+            f" {learned.max():>12,.0f} ({np.median(learned):>7,.0f}) {best:>5.2f} ({median:.2f})",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":
