@@ -30,7 +30,9 @@ The scales 2**a, 2**b, 2**p are chosen per network, the finest at which no accum
 board leaves int16 and no sum leaves int32 (or int64), so the integer scores are the float
 ones within the rounding of the weights (a few centi-men at most; tests/test_nnue.py). The
 same layout in float32 (``integer=False``) is the reference the integer search is tested
-against.
+against. The search holds a network packed into two arrays with its accumulators
+(:func:`pack_network`), read by :func:`search_refresh`, :func:`search_advance` and
+:func:`search_score`.
 """
 
 from __future__ import annotations
