@@ -14,19 +14,24 @@ import torch
 from helpers import ONE_PER_BOARD_SIZE, tiny_config
 
 from damas_agents.arena import play_match
-from damas_agents.models.checkpoint import read_checkpoint, save_checkpoint
+from damas_agents.models.checkpoint import load_network, read_checkpoint, save_checkpoint
 from damas_agents.models.config import apply_overrides
 from damas_agents.models.evalnet import EvalNet, features
 from damas_agents.players.classic import AlphaBetaAgent
 from damas_agents.players.load import PRETRAINED, load_agent, network_agent, pretrained_path
 from damas_agents.players.make import make_agent
-from damas_agents.search.alphabeta import TEMPO, Searcher, piece_square_table
+from damas_agents.search.alphabeta import TEMPO, Searcher, piece_square_table, with_network
 from damas_agents.search.nnue import (
     NetWeights,
     full_accumulator,
     move_accumulator,
     net_value,
+    pack_network,
     pst_weights,
+    search_advance,
+    search_refresh,
+    search_weights,
+    static_net_score,
 )
 from damas_agents.training.nnue import NNUETrainer
 from damas_agents.training.resume import restore_trainer
@@ -155,6 +160,118 @@ def test_a_network_for_other_squares_is_refused() -> None:
     weights = EvalNet.for_rules(get_ruleset("international"), 8, 4).weights()
     with pytest.raises(ValueError, match="50 squares"):
         Searcher(get_ruleset("english"), weights=weights)
+
+
+# --- The integer network the search uses --------------------------------------------------------
+
+#: The largest difference, in centi-men, between the integer network's score and the float
+#: network's: the weights' rounding (at most 4 seen over these positions, 1 on average).
+INT_SCORE_TOLERANCE = 6
+
+
+def _float_score(w: NetWeights, p: Position) -> int:
+    """The float network's score (the reference), from scratch."""
+    acc = np.zeros((2, w.hidden + 1), np.float32)
+    x = np.zeros(2 * w.hidden, np.float32)
+    board = p.board.copy()
+    return int(static_net_score(board, int(p.turn), w.w1, w.b1, w.w2, w.b2, w.w3, w.b3, acc, x))
+
+
+def _pretrained_weights(name: str) -> NetWeights:
+    network, _ = load_network(read_checkpoint(pretrained_path(name)))
+    return network.weights()
+
+
+def _networks() -> list[tuple[str, str, NetWeights]]:
+    """(label, variant, weights): the shipped networks and random ones, one with a width that
+    is not a multiple of 16 (zero padding)."""
+    out = [(name, name, _pretrained_weights(name)) for name in sorted(PRETRAINED)]
+    for variant, hidden in (("english", 16), ("international", 20), ("canadian", 24)):
+        rules = get_ruleset(variant)
+        out.append((f"random-{variant}", variant, _random_net(rules, 9, hidden, 8).weights()))
+    return out
+
+
+@pytest.mark.parametrize(("label", "variant", "weights"), _networks(), ids=lambda v: str(v)[:20])
+def test_integer_scores_are_the_float_ones_within_rounding(
+    label: str, variant: str, weights: NetWeights
+) -> None:
+    rules = get_ruleset(variant)
+    searcher = Searcher(rules, tt_bits=8, weights=weights)  # integers
+    diffs = np.array(
+        [searcher.evaluate(p) - _float_score(weights, p) for p in _positions(rules, 200, seed=11)]
+    )
+    assert np.abs(diffs).max() <= INT_SCORE_TOLERANCE, label
+    assert np.abs(diffs).mean() <= 1.0 and (diffs == 0).mean() >= 0.4, label
+    # the float layout of the same arrays is the reference itself
+    reference = Searcher(rules, tt_bits=8)
+    reference.tables = with_network(reference.tables, weights, integer=False)
+    for p in _positions(rules, 30, seed=12):
+        assert reference.evaluate(p) == _float_score(weights, p)
+
+
+def test_scales_leave_room_for_any_board() -> None:
+    """No accumulator entry can leave int16, whatever the pieces: bias plus, per square, the
+    largest entry any piece there adds; the second layer's sums fit int32."""
+    for _, _, weights in _networks():
+        w = search_weights(weights)
+        bound = np.abs(w.b1[:-1].astype(np.int64)) + np.abs(w.w1.astype(np.int64)).max(axis=0).sum(
+            0
+        )
+        assert bound.max() <= 2**15 - 1
+        top = int(w.b1[-1])  # the clip's 1: 2**a
+        assert top >= 2**7  # fine enough: 1/128 of a unit at worst
+        sums = np.abs(w.vals[5 : 5 + w.w2.shape[1]]) + top * np.abs(w.w2[0].astype(np.int64)).sum(1)
+        assert sums.max() <= 2**31 - 1
+    huge = _random_net(get_ruleset("english"), 3).weights()
+    with pytest.raises(ValueError, match="too large"):
+        search_weights(huge._replace(w2=huge.w2 * 1e9))
+
+
+@pytest.mark.parametrize("variant", ONE_PER_BOARD_SIZE)
+def test_incremental_integer_accumulators_equal_full_ones(variant: str) -> None:
+    """Every legal move (captures, crownings, king moves) of positions from random games."""
+    rules = get_ruleset(variant)
+    net, vec = pack_network(search_weights(_random_net(rules, seed=5, hidden=20).weights()), 2)
+    moves, ws = K.new_move_buffer(), K.new_workspace(rules.board_size)
+    e = Engine.for_rules(rules)
+    checked = 0
+    for p in _positions(rules, 60, seed=6):
+        board, side = p.board.copy(), int(p.turn)
+        search_refresh(board, net, vec, np.int64(0))
+        n = K.generate_moves(board, side, e.ray, e.rule_array, moves, True, ws)
+        for i in range(n):
+            search_advance(board, moves, np.int64(i), net, vec, np.int64(0))
+            child, child_psq = net[1].copy(), vec[-1]
+            K.apply_move(board, moves, i)
+            search_refresh(board, net, vec, np.int64(1))
+            K.undo_move(board, moves, i)
+            assert np.array_equal(child, net[1]) and child_psq == vec[-1]
+            checked += 1
+    assert checked > 100
+
+
+@pytest.mark.parametrize("name", sorted(PRETRAINED))
+def test_integer_search_plays_as_the_float_search(name: str) -> None:
+    """The search with the integer network returns legal moves, and the float network's best
+    move in most positions (not all: scores a centi-man apart can swap two moves)."""
+    rules = get_ruleset(name)
+    weights = _pretrained_weights(name)
+    integer = Searcher(rules, tt_bits=16, weights=weights)
+    reference = Searcher(rules, tt_bits=16)
+    reference.tables = with_network(reference.tables, weights, integer=False)
+    same, total, gaps = 0, 0, []
+    for p in _positions(rules, 80, seed=13):
+        legal = p.legal_moves()
+        if len(legal) < 2:
+            continue
+        a, b = integer.search(p, depth=4), reference.search(p, depth=4)
+        assert a.move in legal
+        gaps.append(abs(a.score - b.score))
+        same += a.move == b.move
+        total += 1
+    assert total >= 30 and same / total >= 0.8, (same, total)
+    assert max(gaps) <= 2 * INT_SCORE_TOLERANCE  # a search's score is a leaf's score
 
 
 # --- The trainer ---------------------------------------------------------------------------------

@@ -16,9 +16,11 @@ P = MAX_PLY::
     rev      int32[P]                 plies since the last capture or man move on the line
     stats    int64[S_LEN]             nodes, node budget, abort reason, generation, last score
     counters int64[G_LEN]             zeros: the game counters of a position with no history
-    net      NetWeights               the learned evaluation (zero-sized: the table's)
-    acc      float32[P, 2, H + 1]     the network's accumulators of each ply's position
-    x        float32[2H]              scratch of the network's second layer
+    net      int16[P + 3 + 5S + 2L, 2A]  the learned evaluation in integers, and the
+                                      accumulators of each ply's position (nnue.pack_network;
+                                      zero-sized: the table's; float32: the reference, in tests)
+    netv     int64[...]               the rest of it, and the piece-square sum of each ply
+    h        int32[L2]                scratch of its second layer
 
 Every search deepens in one compiled loop (:func:`deepen`): NNUE self-play and the
 :class:`Searcher`, which reads the clock between iterations under a time limit.
@@ -37,9 +39,11 @@ import numpy as np
 from damas_agents.search.nnue import (
     NetWeights,
     empty_weights,
-    full_accumulator,
-    move_accumulator,
-    net_score,
+    pack_network,
+    search_advance,
+    search_refresh,
+    search_score,
+    search_weights,
 )
 from damas_env import Move, Position
 from damas_env import kernels as K
@@ -72,6 +76,7 @@ __all__ = [
     "SearchResult",
     "Searcher",
     "piece_square_table",
+    "with_network",
 ]
 
 # --- Scores and limits ----------------------------------------------------------------------
@@ -152,9 +157,9 @@ class Tables(NamedTuple):
     rev: np.ndarray
     stats: np.ndarray
     counters: np.ndarray
-    net: NetWeights
-    acc: np.ndarray
-    x: np.ndarray
+    net: np.ndarray
+    netv: np.ndarray
+    h: np.ndarray
 
 
 # --- Evaluation -----------------------------------------------------------------------------
@@ -193,9 +198,8 @@ def piece_square_table(rules: Ruleset) -> np.ndarray:
 def evaluate(board, side, ply, t):
     """Returns the static score of a position for the side to move: the network's from the
     accumulators of `ply` when the tables hold one, else the piece-square table's."""
-    if t.net.w1.shape[0] > 0:
-        w = t.net
-        return net_score(t.acc[ply], side, w.w2, w.b2, w.w3, w.b3, t.x)
+    if t.net.shape[1] > 0:
+        return search_score(t.net, t.netv, t.h, ply, side)
     total = 0
     for s in range(board.shape[0]):
         total += t.pst[board[s] + 2, s]
@@ -205,8 +209,8 @@ def evaluate(board, side, ply, t):
 @kernel(inline=True)
 def _advance(t, board, mv, i, ply):
     """Before move i of mv is applied at `ply`: the accumulators of ply + 1 (if a network)."""
-    if t.net.w1.shape[0] > 0:
-        move_accumulator(board, mv, i, t.net.w1, t.acc[ply], t.acc[ply + 1])
+    if t.net.shape[1] > 0:
+        search_advance(board, mv, i, t.net, t.netv, np.int64(ply))
 
 
 # --- Small kernels ----------------------------------------------------------------------------
@@ -478,8 +482,8 @@ def search_root(board, side, h, depth, root, order, scores, guess, t):
     """
     t.path[0] = h
     t.rev[0] = 0
-    if t.net.w1.shape[0] > 0:
-        full_accumulator(board, t.net.w1, t.net.b1, t.acc[0])
+    if t.net.shape[1] > 0:
+        search_refresh(board, t.net, t.netv, np.int64(0))
     # np.int64, not the literal 1: a second specialisation of the recursive _negamax (for
     # Literal[int](1)) crashes when numba loads it from its cache.
     ply = np.int64(1)
@@ -630,8 +634,8 @@ def table_line(board, side, h, t, out):
 def static_score(board, side, t):
     """Returns the evaluation of a position for the side to move (no search); a network's is
     computed from scratch."""
-    if t.net.w1.shape[0] > 0:
-        full_accumulator(board, t.net.w1, t.net.b1, t.acc[0])
+    if t.net.shape[1] > 0:
+        search_refresh(board, t.net, t.netv, np.int64(0))
     return evaluate(board, side, 0, t)
 
 
@@ -781,9 +785,9 @@ def _next_iteration_nodes(iterations: list[int]) -> float:
 
 
 def _new_tables(engine: Engine, rules: Ruleset, tt_bits: int, net: NetWeights) -> Tables:
-    """Returns fresh search tables for a ruleset."""
+    """Returns fresh search tables for a ruleset, evaluating with `net` in integers."""
     squares = rules.squares
-    return Tables(
+    tables = Tables(
         ray=engine.ray,
         rules=engine.rule_array,
         keys=engine.zobrist,
@@ -799,10 +803,28 @@ def _new_tables(engine: Engine, rules: Ruleset, tt_bits: int, net: NetWeights) -
         rev=np.zeros(MAX_PLY, dtype=np.int32),
         stats=np.zeros(S_LEN, dtype=np.int64),
         counters=np.zeros(K.G_LEN, dtype=np.int64),
-        net=net,
-        acc=np.zeros((MAX_PLY, 2, net.hidden + 1), dtype=np.float32),
-        x=np.zeros(2 * net.hidden, dtype=np.float32),
+        net=np.zeros((0, 0), dtype=np.int16),
+        netv=np.zeros(0, dtype=np.int64),
+        h=np.zeros(0, dtype=np.int32),
     )
+    return with_network(tables, net)
+
+
+def with_network(t: Tables, net: NetWeights, integer: bool = True) -> Tables:
+    """Returns the tables `t` evaluating with the network `net` (zero-sized: the
+    piece-square table), quantised (:func:`~damas_agents.search.nnue.search_weights`), or
+    with `integer` False in float32: the reference the integer search is tested against.
+
+    Raises:
+        ValueError: the weights are too large to compute in integers.
+    """
+    w = search_weights(net, integer)
+    if w.is_empty:
+        matrix, vector = w.w1.reshape(0, 0), w.vals[:0]
+    else:
+        matrix, vector = pack_network(w, MAX_PLY)
+    sums = np.int32 if integer else np.float32
+    return t._replace(net=matrix, netv=vector, h=np.zeros(w.w2.shape[1], dtype=sums))
 
 
 def _cut_short(depth: int, searched: np.ndarray, scores: np.ndarray) -> _Iteration | None:

@@ -13,10 +13,31 @@ One shared first layer reads the board from each side's view; its outputs (the
 
 w1's last column is a piece-square term, so a fresh network (w3 = 0) is the classical
 evaluation. :class:`damas_agents.models.evalnet.EvalNet` is the same arithmetic in PyTorch.
+
+The search computes in integers (:func:`search_weights` gives :class:`SearchWeights`): int16
+rows and accumulators, the two views side by side in one row (A = H rounded up to a multiple
+of 16, zero-padded), so that an update and the second layer are whole-row SIMD loops::
+
+    acc          int16 [2A]  b1 + the rows of (code, square) of each piece: White's view, then
+                             Black's
+    psq          int64       the piece-square column's sum, White's view minus Black's
+    x            = clip(acc, 0, 2**a)                                             int16 [2A]
+    h            = clip(w2[side] @ x + b2, 0, 2**(a+b))    int16 weights, int32 sums  [L2]
+    value        = b3 + w3 . h +- psq * 2**(43-p), in 2**-44 men                  int64
+    score        = floor((100 * value + 2**43) / 2**44), in centi-men (the float rounding)
+
+The scales 2**a, 2**b, 2**p are chosen per network, the finest at which no accumulator of any
+board leaves int16 and no sum leaves int32 (or int64), so the integer scores are the float
+ones within the rounding of the weights (a few centi-men at most; tests/test_nnue.py). The
+same layout in float32 (``integer=False``) is the reference the integer search is tested
+against. The search holds a network packed into two arrays with its accumulators
+(:func:`pack_network`), read by :func:`search_refresh`, :func:`search_advance` and
+:func:`search_score`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
@@ -26,9 +47,11 @@ from damas_env.kernels import M_CAPS, M_CODES, M_CROWN, M_FROM, M_NCAP, M_TO, ke
 name_kernels(__name__, "the learned evaluation")  # the first-compile note
 
 __all__ = [
+    "ACC_ALIGN",
     "FEATURE_KINDS",
     "SCORE_SCALE",
     "NetWeights",
+    "SearchWeights",
     "empty_weights",
     "feature_index",
     "full_accumulator",
@@ -36,12 +59,35 @@ __all__ = [
     "net_score",
     "net_value",
     "pst_weights",
+    "search_advance",
+    "search_refresh",
+    "search_score",
+    "search_weights",
+    "pack_network",
     "static_net_score",
+    "static_search_score",
 ]
 
 FEATURE_KINDS = 4  # own man, own king, enemy man, enemy king
 SCORE_SCALE = 100.0  # centi-men per man: the network's value is in men
+CENTI = 100  # SCORE_SCALE as an integer
 MAX_NET_SCORE = 20_000  # a network score is clamped to +-this (below the search's win scores)
+
+# The search's layout (SearchWeights).
+ACC_ALIGN = 16  # each view's part of an accumulator is a multiple of this wide
+INT16_MAX = 2**15 - 1
+INT32_MAX = 2**31 - 1
+OUT_BITS = 44  # the integer value's unit: 2**-44 men
+MAX_ACC_BITS = 13  # 2**a: at most this fine (for a network of tiny weights)
+MAX_W2_BITS = 15  # 2**b
+MAX_PSQ_BITS = 24  # 2**p
+MAX_SUM_BITS = 30  # 2**(a+b), the second layer's 1, fits int32
+# SearchWeights.vals: these scalars, then b2 [L2], then w3 [L2].
+V_HMAX, V_B3, V_PSQ, V_HALF, V_UNIT = range(5)
+V_LEN = 5
+# A packed network (pack_network): its vector starts with where things are, then vals.
+P_W1, P_W2, P_P1, P_PSQ = range(4)  # first row of w1, of w2 in the matrix; p1, psq in the vector
+P_LEN = 4
 
 
 class NetWeights(NamedTuple):
@@ -101,6 +147,183 @@ def pst_weights(
         w1, b1, w2.astype(np.float32), b2, np.zeros(hidden2, np.float32),
         np.full(1, tempo / SCORE_SCALE, np.float32),
     )  # fmt: skip
+
+
+class SearchWeights(NamedTuple):
+    """A network in the layout the search computes with (:func:`search_weights`): integers,
+    or float32 and float64 where the integer form has int16 and int64 (the reference).
+
+    A = H rounded up to a multiple of ACC_ALIGN, L = L2, S squares; padding is zero::
+
+        w1    int16 [5, S, 2A]    code + 2, square: round(2**a * the piece's row of w1[:, :H])
+                                  from White's view, then from Black's (code 0: zeros)
+        b1    int16 [2A + 1]      round(2**a * b1[:H]) for each view, then 2**a (the clip's 1)
+        p1    int64 [5, S]        code + 2, square: round(2**p * (the piece's piece-square
+                                  entry from White's view - from Black's))
+        w2    int16 [2, L, 2A]    round(2**b * w2), its columns arranged per side to move so
+                                  that w2[side] @ x reads the side to move's view first
+        vals  int64 [V_LEN + 2L]  2**(a+b) (the second layer's 1), round(2**44 * b3),
+                                  2**(43-p) (psq's weight), 2**43, 2**44 (a man), then
+                                  round(2**(a+b) * b2), round(2**(44-a-b) * w3)
+
+    The float form has a = b = p = 0 and 2**44 = 1: the weights themselves.
+    """
+
+    w1: np.ndarray
+    b1: np.ndarray
+    p1: np.ndarray
+    w2: np.ndarray
+    vals: np.ndarray
+
+    @property
+    def is_empty(self) -> bool:
+        """True for no network (the piece-square table's search)."""
+        return int(self.w1.shape[1]) == 0
+
+    @property
+    def width(self) -> int:
+        """2A: an accumulator's width (both views)."""
+        return int(self.w1.shape[2])
+
+    @property
+    def is_integer(self) -> bool:
+        return bool(self.w1.dtype == np.int16)
+
+
+def pack_network(w: SearchWeights, plies: int) -> tuple[np.ndarray, np.ndarray]:
+    """Returns a network packed for a search of `plies` plies, with room for its state:
+
+        matrix [plies + 3 + 5S + 2L, 2A]  (w1's type): rows 0 .. plies - 1 the accumulators
+                 of each ply, then a scratch row, b1, the clip's 1 (first column), w1's rows
+                 by (code + 2) * S + square, w2's rows by side * L + k
+        vector [P_LEN + V_LEN + 2L + 5S + plies]  (vals' type): the first rows of w1 and
+                 w2 and the offsets of p1 and psq (P_W1 ...), vals, p1 by (code + 2) * S +
+                 square, then the piece-square sum of each ply
+
+    Two arrays rather than a tuple of ten: the search passes its tables by value down every
+    recursive call, and each array is 7 to 11 words of them.
+    """
+    squares, width, outputs = int(w.w1.shape[1]), w.width, int(w.w2.shape[1])
+    w1_row = plies + 3
+    w2_row = w1_row + 5 * squares
+    matrix = np.zeros((w2_row + 2 * outputs, width), w.w1.dtype)
+    matrix[plies + 1] = w.b1[:width]
+    matrix[plies + 2, 0] = w.b1[width]
+    matrix[w1_row:w2_row] = w.w1.reshape(5 * squares, width)
+    matrix[w2_row:] = w.w2.reshape(2 * outputs, width)
+    p1 = P_LEN + len(w.vals)
+    header = np.array([w1_row, w2_row, p1, p1 + 5 * squares], w.vals.dtype)
+    state = np.zeros(plies, w.vals.dtype)
+    return matrix, np.concatenate([header, w.vals, w.p1.ravel(), state])
+
+
+def _view_rows(squares: int) -> np.ndarray:
+    """Returns the rows of W1 [5, S, 2] that a piece (code + 2, square) activates in White's
+    view and in Black's (code 0: row 0, unused): :func:`feature_index` for every piece."""
+    rows = np.zeros((5, squares, 2), dtype=np.int64)
+    square = np.arange(squares)
+    for code in (-2, -1, 1, 2):
+        for view in (0, 1):
+            seen, on = (code, square) if view == 0 else (-code, squares - 1 - square)
+            kind = seen - 1 if seen > 0 else 1 - seen
+            rows[code + 2, :, view] = kind * squares + on
+    return rows
+
+
+def _finest(top: int, fits: Callable[[int], bool], what: str) -> int:
+    """Returns the largest bits in top..0 for which fits(bits).
+
+    Raises:
+        ValueError: none fits (`what` names the weights).
+    """
+    for bits in range(top, -1, -1):
+        if fits(bits):
+            return bits
+    raise ValueError(f"the network's {what} are too large to compute in integers")
+
+
+def search_weights(weights: NetWeights, integer: bool = True) -> SearchWeights:
+    """Returns a network in the search's layout (:class:`SearchWeights`): quantised, or with
+    `integer` False in float32 (the reference). Zero-sized weights give zero-sized ones.
+
+    Each scale is the finest power of two (up to a cap) at which nothing can overflow on any
+    board: an accumulator entry is bounded by its bias plus, per square, the largest entry a
+    piece there adds, and that must fit int16 (a partial sum of an update may wrap: the
+    result is exact); a second-layer sum is bounded by its bias plus 2**a times its row's
+    absolute sum, within int32; 100 times the value within int64.
+
+    Raises:
+        ValueError: the weights are too large for these integer types.
+    """
+    squares, hidden = weights.squares, weights.hidden
+    width = -(-hidden // ACC_ALIGN) * ACC_ALIGN
+    outputs = int(weights.w2.shape[0])
+    acc_type, val_type = (np.int16, np.int64) if integer else (np.float32, np.float64)
+    if weights.is_empty:
+        return SearchWeights(
+            np.zeros((5, 0, 0), acc_type), np.zeros(1, acc_type), np.zeros((5, 0), val_type),
+            np.zeros((2, 0, 0), acc_type), np.zeros(V_LEN, val_type),
+        )  # fmt: skip
+    pieces = weights.w1.astype(np.float64)[_view_rows(squares)]  # code + 2, square, view, column
+    pieces[2] = 0.0
+    b1 = weights.b1[:hidden].astype(np.float64)
+    w2 = weights.w2.astype(np.float64)
+    b2 = weights.b2.astype(np.float64)
+    table = pieces[:, :, 0, hidden] - pieces[:, :, 1, hidden]  # White's entry minus Black's
+    a = b = p = 0
+    unit = 1.0
+    if integer:
+
+        def first_fits(bits: int) -> bool:
+            rows, bias = np.rint(pieces[..., :hidden] * 2**bits), np.rint(b1 * 2**bits)
+            bound = np.abs(bias) + np.abs(rows).max(axis=0).sum(axis=0)
+            return bool((bound <= INT16_MAX).all())
+
+        def second_fits(bits: int) -> bool:
+            w, bias = np.rint(w2 * 2**bits), np.rint(b2 * 2 ** (a + bits))
+            sums = np.abs(bias) + 2**a * np.abs(w).sum(axis=1)
+            return (
+                a + bits <= MAX_SUM_BITS
+                and np.abs(w).max(initial=0) <= INT16_MAX
+                and sums.max(initial=0) <= INT32_MAX
+            )
+
+        def psq_fits(bits: int) -> bool:
+            return np.abs(np.rint(table * 2**bits)).max(axis=0).sum() <= INT32_MAX
+
+        a = _finest(MAX_ACC_BITS, first_fits, "first-layer weights")
+        b = _finest(MAX_W2_BITS, second_fits, "second-layer weights")
+        p = _finest(MAX_PSQ_BITS, psq_fits, "piece-square weights")
+        unit = float(2**OUT_BITS)
+        pieces, b1 = np.rint(pieces * 2**a), np.rint(b1 * 2**a)
+        w2, b2 = np.rint(w2 * 2**b), np.rint(b2 * 2 ** (a + b))
+        table = np.rint(table * 2**p)
+    w1 = np.zeros((5, squares, 2 * width), acc_type)
+    w1[:, :, :hidden], w1[:, :, width : width + hidden] = (
+        pieces[:, :, 0, :hidden],
+        pieces[:, :, 1, :hidden],
+    )
+    bias = np.zeros(2 * width + 1, acc_type)
+    bias[:hidden] = bias[width : width + hidden] = b1
+    bias[-1] = 2**a
+    q2 = np.zeros((2, outputs, 2 * width), acc_type)
+    for side, (own, other) in enumerate(((0, width), (width, 0))):
+        q2[side, :, own : own + hidden] = w2[:, :hidden]
+        q2[side, :, other : other + hidden] = w2[:, hidden:]
+    w3 = weights.w3.astype(np.float64) * unit / 2 ** (a + b)
+    b3 = weights.b3.astype(np.float64)[:1] * unit
+    scalars = [2 ** (a + b), b3[0], unit / 2 / 2**p, unit / 2, unit]
+    vals = np.concatenate([scalars, b2, w3])
+    if integer:
+        vals = np.rint(vals)
+        bound = (
+            abs(vals[V_B3])
+            + np.abs(vals[V_LEN + outputs : V_LEN + 2 * outputs]).sum() * 2 ** (a + b)
+            + np.abs(table).max(axis=0).sum() * vals[V_PSQ]
+        )
+        if not bound * CENTI + vals[V_HALF] < 2**62:
+            raise ValueError("the network's values are too large to compute in integers")
+    return SearchWeights(w1, bias, table.astype(val_type), q2, vals.astype(val_type))
 
 
 # --- Kernels -----------------------------------------------------------------------------------
@@ -186,3 +409,87 @@ def static_net_score(board, side, w1, b1, w2, b2, w3, b3, acc, x):
     """Returns the network's score of a board for `side`, computed from scratch."""
     full_accumulator(board, w1, b1, acc)
     return net_score(acc, side, w2, b2, w3, b3, x)
+
+
+# --- Kernels of a packed network (pack_network), integer or float ------------------------------
+
+
+@kernel()
+def search_refresh(board, net, vec, ply):
+    """Writes the accumulator and piece-square sum of ply from a board (from scratch)."""
+    squares = board.shape[0]
+    w1, p1 = np.int64(vec[P_W1]), np.int64(vec[P_P1])
+    a, b1 = net[ply], net[w1 - 2]
+    for j in range(a.shape[0]):
+        a[j] = b1[j]
+    total = vec[p1 + 2 * squares]  # zero (code 0), of vec's type
+    for s in range(squares):
+        code = board[s]
+        if code != 0:
+            row = net[w1 + (code + 2) * squares + s]
+            for j in range(a.shape[0]):
+                a[j] += row[j]
+            total += vec[p1 + (code + 2) * squares + s]
+    vec[np.int64(vec[P_PSQ]) + ply] = total
+
+
+@kernel()
+def search_advance(board, mv, i, net, vec, ply):
+    """Writes the accumulator and piece-square sum of ply + 1, the position's after move row i
+    of mv, from those of ply; call it before the move is applied to board."""
+    squares = board.shape[0]
+    w1, p1, psq = np.int64(vec[P_W1]), np.int64(vec[P_P1]), np.int64(vec[P_PSQ])
+    parent, child = net[ply], net[ply + 1]
+    origin, dest = mv[i, M_FROM], mv[i, M_TO]
+    piece = board[origin]
+    placed = 2 * piece if mv[i, M_CROWN] == 1 else piece
+    gone = (piece + 2) * squares + origin
+    come = (placed + 2) * squares + dest
+    a, b = net[w1 + gone], net[w1 + come]
+    for j in range(child.shape[0]):
+        child[j] = parent[j] - a[j] + b[j]
+    total = vec[psq + ply] + vec[p1 + come] - vec[p1 + gone]
+    for k in range(mv[i, M_NCAP]):
+        taken = (mv[i, M_CODES + k] + 2) * squares + mv[i, M_CAPS + k]
+        row = net[w1 + taken]
+        for j in range(child.shape[0]):
+            child[j] -= row[j]
+        total -= vec[p1 + taken]
+    vec[psq + ply + 1] = total
+
+
+@kernel(fastmath=True)  # the float reference's sums in SIMD; the integer ones are exact
+def search_score(net, vec, h, ply, side):
+    """Returns the network's score (centi-men, side to move's view, clamped to
+    +-MAX_NET_SCORE) from the accumulator and piece-square sum of ply; h [L2] is scratch."""
+    w1, w2 = np.int64(vec[P_W1]), np.int64(vec[P_W2])
+    a, x, top = net[ply], net[w1 - 3], net[w1 - 1, 0]
+    zero = top - top
+    for j in range(a.shape[0]):  # clipped ReLU: int16 lanes
+        v = a[j]
+        x[j] = top if v > top else (zero if v < zero else v)
+    outputs = h.shape[0]
+    first = w2 + side * outputs
+    for k in range(outputs):
+        row = net[first + k]
+        total = 0
+        for j in range(x.shape[0]):  # int16 products, summed in int32 lanes: their sum goes
+            total += row[j] * x[j]  # straight into h (int32), b2 added below
+        h[k] = total
+    vals = P_LEN
+    psq = vec[np.int64(vec[P_PSQ]) + ply]
+    value = vec[vals + V_B3] + (psq if side == 0 else -psq) * vec[vals + V_PSQ]
+    h_max = vec[vals + V_HMAX]
+    for k in range(outputs):
+        out = min(max(h[k] + vec[vals + V_LEN + k], 0), h_max)
+        value += out * vec[vals + V_LEN + outputs + k]
+    score = np.int64((value * CENTI + vec[vals + V_HALF]) // vec[vals + V_UNIT])
+    return max(-MAX_NET_SCORE, min(MAX_NET_SCORE, score))
+
+
+@kernel()
+def static_search_score(board, side, net, vec, h):
+    """Returns a packed network's score of a board for `side` (from scratch, at ply 0)."""
+    ply = np.int64(0)
+    search_refresh(board, net, vec, ply)
+    return search_score(net, vec, h, ply, side)

@@ -32,6 +32,7 @@ from damas_agents.search.alphabeta import (
     Searcher,
     deepen,
     new_search,
+    with_network,
 )
 from damas_agents.search.nnue import NetWeights
 from damas_agents.training.trainer import gradient_steps
@@ -150,12 +151,7 @@ class SelfPlay:
         (``boards`` int8 [N, S], ``sides`` int8 [N], ``scores`` int32 [N], ``results``
         float32 [N]: 1 won, 0.5 drawn, 0 lost for the side to move) and counts."""
         s, st = self.settings, self.searcher
-        hidden = weights.hidden
-        st.tables = st.tables._replace(
-            net=weights,
-            acc=np.zeros((st.tables.acc.shape[0], 2, hidden + 1), np.float32),
-            x=np.zeros(2 * hidden, np.float32),
-        )
+        st.tables = with_network(st.tables, weights)  # searched in integers
         seeds = np.random.SeedSequence(seed).generate_state(games, dtype=np.uint64)
         noise = int(round(s.noise * (1 << 16)))
         parts, nodes, plies = [], 0, 0

@@ -1,0 +1,110 @@
+"""Evaluation speed inside alpha-beta: nodes/s of the learned evaluation against the classical.
+
+    python benchmarks/eval_speed.py                    # English depth 9, International depth 7
+    python benchmarks/eval_speed.py --rounds 40        # steadier figures
+    python benchmarks/eval_speed.py --depth 10 --variants english
+
+For each variant, the search of ``alphabeta:depth=N`` (the piece-square table) and that of
+``pretrained:VARIANT,depth=N`` (the shipped network, searched in integers) take turns, in one
+process, each searching the same positions (the start position and positions after a few
+seeded random moves) to the same depth, after one warm-up round (numba's cache load and first
+calls not counted). A round's speed is the nodes of its searches (``SearchResult.nodes``) over
+the CPU seconds of this process they took; the best of ``--rounds`` rounds counts (and the
+median is shown), so that load from other processes on a shared machine is mostly filtered
+out. The two trees differ (the evaluations differ), so nodes/s, not time, is what compares.
+The ratio is learned / classical: 1.00 means the network costs nothing. The transposition
+tables are small (``--tt-bits``, 2**16 entries) so that other processes' use of the memory
+caches moves the figures less.
+
+Measured on the 2-core development machine (shared, loaded), ``--rounds 25``, best
+(median)::
+
+    variant         classical     learned   ratio   before (float network)
+    english         3.3M         2.7M       0.81    0.71
+    international   2.7M         2.2M       0.83    0.76
+
+The speed of the whole search moves by up to 2x from one build of the compiled code to the
+next (it passes its tables by value down every recursive call, and how that copy lands on the
+stack decides much); compare the ratio, measured in one process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from damas_agents.models.checkpoint import load_network, read_checkpoint
+from damas_agents.models.evalnet import EvalNet
+from damas_agents.players.load import pretrained_path
+from damas_agents.search.alphabeta import Searcher
+from damas_env import Position, get_ruleset
+
+DEPTHS = {"english": 9, "international": 7}
+
+
+def positions(variant: str, count: int, seed: int = 0) -> list[Position]:
+    """Returns the start position and `count - 1` positions after 4 to 12 random plies."""
+    rng = np.random.default_rng(seed)
+    out = [Position.start(variant)]
+    while len(out) < count:
+        p = Position.start(variant)
+        for _ in range(int(rng.integers(4, 13))):
+            moves = p.legal_moves()
+            if not moves:
+                break
+            p = p.play(moves[int(rng.integers(len(moves)))])
+        if p.legal_moves():
+            out.append(p)
+    return out
+
+
+def nodes_per_second(
+    variant: str, depth: int, searched: list[Position], rounds: int, tt_bits: int
+) -> list[np.ndarray]:
+    """Returns the classical and the learned search's nodes/s of every round (all of
+    `searched` once), the two taking turns."""
+    network, _ = load_network(read_checkpoint(pretrained_path(variant)))
+    assert isinstance(network, EvalNet)
+    rules = get_ruleset(variant)
+    searchers = [Searcher(rules, tt_bits), Searcher(rules, tt_bits, network.weights())]
+    for searcher in searchers:  # warm-up: load the compiled kernels
+        for position in searched:
+            searcher.search(position, depth=depth)
+    rates: list[list[float]] = [[] for _ in searchers]
+    for _ in range(rounds):
+        for i, searcher in enumerate(searchers):
+            start = time.process_time()
+            nodes = sum(searcher.search(p, depth=depth).nodes for p in searched)
+            seconds = time.process_time() - start
+            if seconds > 0:
+                rates[i].append(nodes / seconds)
+    return [np.array(r) for r in rates]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--variants", nargs="+", default=list(DEPTHS), choices=list(DEPTHS))
+    parser.add_argument("--depth", type=int, help="one depth for every variant")
+    parser.add_argument("--positions", type=int, default=4, help="positions per variant")
+    parser.add_argument("--rounds", type=int, default=15, help="timed rounds per search")
+    parser.add_argument("--tt-bits", type=int, default=16, help="transposition table size")
+    args = parser.parse_args()
+    print(f"nodes/s, best (median) of {args.rounds} rounds, CPU time of this process")
+    print(f"{'variant':14} {'depth':>5} {'classical':>22} {'learned':>22} {'ratio':>12}")
+    for variant in args.variants:
+        depth = args.depth or DEPTHS[variant]
+        searched = positions(variant, args.positions)
+        classical, learned = nodes_per_second(variant, depth, searched, args.rounds, args.tt_bits)
+        best = learned.max() / classical.max()
+        median = float(np.median(learned) / np.median(classical))
+        print(
+            f"{variant:14} {depth:>5} {classical.max():>12,.0f} ({np.median(classical):>7,.0f})"
+            f" {learned.max():>12,.0f} ({np.median(learned):>7,.0f}) {best:>5.2f} ({median:.2f})",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()
