@@ -16,16 +16,17 @@ The ratio is learned / classical: 1.00 means the network costs nothing. The tran
 tables are small (``--tt-bits``, 2**16 entries) so that other processes' use of the memory
 caches moves the figures less.
 
-Measured on the 2-core development machine (shared, loaded), ``--rounds 25``, best
-(median)::
+Measured on the 2-core development machine (shared with other jobs, load 1.5 to 5): the
+ratio, best of 15 to 20 rounds, over four runs of each revision, the float network's search
+and the integer one's run side by side in one process::
 
-    variant         classical     learned   ratio   before (float network)
-    english         3.3M         2.7M       0.81    0.71
-    international   2.7M         2.2M       0.83    0.76
+    variant         float network   integer network
+    english         0.69 - 0.77     0.70 - 0.81
+    international   0.73 - 0.79     0.73 - 0.87
 
-The speed of the whole search moves by up to 2x from one build of the compiled code to the
-next (it passes its tables by value down every recursive call, and how that copy lands on the
-stack decides much); compare the ratio, measured in one process.
+The classical search's own speed moved by up to 2x from one build of the compiled code to
+the next (it passes its tables by value down every recursive call: how that copy lands on
+the stack decides much), and a single run's ratio by 0.1 or more: compare several runs.
 """
 
 from __future__ import annotations

@@ -182,20 +182,27 @@ def _pretrained_weights(name: str) -> NetWeights:
     return network.weights()
 
 
-def _networks() -> list[tuple[str, str, NetWeights]]:
-    """(label, variant, weights): the shipped networks and random ones, one with a width that
-    is not a multiple of 16 (zero padding)."""
-    out = [(name, name, _pretrained_weights(name)) for name in sorted(PRETRAINED)]
-    for variant, hidden in (("english", 16), ("international", 20), ("canadian", 24)):
-        rules = get_ruleset(variant)
-        out.append((f"random-{variant}", variant, _random_net(rules, 9, hidden, 8).weights()))
-    return out
+#: The networks the integer form is checked on: the shipped ones, and random ones of each
+#: board size, one with a width that is not a multiple of 16 (zero padding).
+NETWORKS = [
+    *sorted(PRETRAINED),
+    "random-english-16",
+    "random-international-20",
+    "random-canadian-24",
+]
 
 
-@pytest.mark.parametrize(("label", "variant", "weights"), _networks(), ids=lambda v: str(v)[:20])
-def test_integer_scores_are_the_float_ones_within_rounding(
-    label: str, variant: str, weights: NetWeights
-) -> None:
+def _network(label: str) -> tuple[str, NetWeights]:
+    """Returns (variant, weights) of one of NETWORKS."""
+    if label in PRETRAINED:
+        return label, _pretrained_weights(label)
+    _, variant, hidden = label.split("-")
+    return variant, _random_net(get_ruleset(variant), 9, int(hidden), 8).weights()
+
+
+@pytest.mark.parametrize("label", NETWORKS)
+def test_integer_scores_are_the_float_ones_within_rounding(label: str) -> None:
+    variant, weights = _network(label)
     rules = get_ruleset(variant)
     searcher = Searcher(rules, tt_bits=8, weights=weights)  # integers
     diffs = np.array(
@@ -213,8 +220,8 @@ def test_integer_scores_are_the_float_ones_within_rounding(
 def test_scales_leave_room_for_any_board() -> None:
     """No accumulator entry can leave int16, whatever the pieces: bias plus, per square, the
     largest entry any piece there adds; the second layer's sums fit int32."""
-    for _, _, weights in _networks():
-        w = search_weights(weights)
+    for label in NETWORKS:
+        w = search_weights(_network(label)[1])
         bound = np.abs(w.b1[:-1].astype(np.int64)) + np.abs(w.w1.astype(np.int64)).max(axis=0).sum(
             0
         )

@@ -58,12 +58,12 @@ __all__ = [
     "move_accumulator",
     "net_score",
     "net_value",
+    "pack_network",
     "pst_weights",
     "search_advance",
     "search_refresh",
     "search_score",
     "search_weights",
-    "pack_network",
     "static_net_score",
     "static_search_score",
 ]
@@ -187,11 +187,12 @@ class SearchWeights(NamedTuple):
 
     @property
     def is_integer(self) -> bool:
+        """True for the integer form, False for the float reference."""
         return bool(self.w1.dtype == np.int16)
 
 
 def pack_network(w: SearchWeights, plies: int) -> tuple[np.ndarray, np.ndarray]:
-    """Returns a network packed for a search of `plies` plies, with room for its state:
+    """Returns a network packed for a search of `plies` plies, with room for its state::
 
         matrix [plies + 3 + 5S + 2L, 2A]  (w1's type): rows 0 .. plies - 1 the accumulators
                  of each ply, then a scratch row, b1, the clip's 1 (first column), w1's rows
