@@ -373,28 +373,35 @@ def can_capture_from(board, c, king, side, ray, rules):
 def _can_capture(board, c, king, sgn, ray, sw, banned):
     """Returns True if a piece on c (sign `sgn`) can capture along a ray slot other than
     `banned` (-1: any)."""
+    if king:  # kings apart, in a call: the men's tests inlined stay small
+        return _king_can_capture(board, np.int64(c), np.int64(sgn), ray, sw, np.int64(banned))
     # A loop of constant length over ray slots 0-3 (the diagonals, or Turkish's four lines):
-    # numba unrolls it and folds each slot's tests, which a loop over the ruleset's range
-    # cannot have. Frisian's orthogonal slots 4-7 are a call of their own, which keeps this
-    # loop small.
-    # Men and kings apart: a man's tests, with king a constant, fold to one square each.
+    # numba unrolls it and folds each slot's tests, a man's to one square each. Frisian's
+    # orthogonal slots 4-7 are a call of their own, which keeps this loop small.
     if sw[S_CAP_LO] == 0:
-        if king:
-            for d in range(4):
-                if d != banned:
-                    x, _ = _hop_target(board, c, d, True, sgn, ray, sw)
-                    if x >= 0:
-                        return True
-        else:
-            for d in range(4):
-                if d != banned:
-                    x, _ = _hop_target(board, c, d, False, sgn, ray, sw)
-                    if x >= 0:
-                        return True
+        for d in range(4):
+            if d != banned:
+                x, _ = _hop_target(board, c, d, False, sgn, ray, sw)
+                if x >= 0:
+                    return True
     if sw[S_CAP_HI] == NUM_DIRECTIONS:
         return _can_capture_on_slots_4_to_7(  # typed: one compiled version (kernel())
-            board, np.int64(c), np.bool_(king), np.int64(sgn), ray, sw, np.int64(banned)
+            board, np.int64(c), np.bool_(False), np.int64(sgn), ray, sw, np.int64(banned)
         )
+    return False
+
+
+@kernel()
+def _king_can_capture(board, c, sgn, ray, sw, banned):
+    """_can_capture for a king."""
+    if sw[S_CAP_LO] == 0:
+        for d in range(4):
+            if d != banned:
+                x, _ = _hop_target(board, c, d, True, sgn, ray, sw)
+                if x >= 0:
+                    return True
+    if sw[S_CAP_HI] == NUM_DIRECTIONS:
+        return _can_capture_on_slots_4_to_7(board, c, np.bool_(True), sgn, ray, sw, banned)
     return False
 
 
@@ -415,8 +422,8 @@ def _can_capture_on_slots_4_to_7(board, c, king, sgn, ray, sw, banned):
 @kernel(inline=True)
 def _open_hops(board, sgn, level, d, ray, sw, ws):
     """Looks for a capture along d from this level's square; marks it and lists landings."""
-    c = ws[level, W_SQ]
     king = ws[level, W_KING] == 1
+    c = ws[level, W_SQ]
     x, k = _hop_target(board, c, d, king, sgn, ray, sw)
     ws[level, W_NLAND] = 0
     ws[level, W_LI] = 0
@@ -439,11 +446,13 @@ def _open_hops(board, sgn, level, d, ray, sw, ws):
     ws[level, W_TERM] = 0
     if n > 1:
         banned = _opposite(d) if sw[S_REVERSE] == 0 else -1
-        n = _keep_continuing_landings(board, sgn, level, n, ray, sw, ws, np.int64(banned))
+        n = _keep_continuing_landings(  # typed: one compiled version (kernel())
+            board, sgn, np.int64(level), np.int64(n), ray, sw, ws, np.int64(banned)
+        )
     ws[level, W_NLAND] = n
 
 
-@kernel(inline=True)
+@kernel()
 def _keep_continuing_landings(board, sgn, level, n, ray, sw, ws, banned):
     """Keeps the landing squares from which the capture goes on; else all or the nearest.
 
@@ -681,9 +690,15 @@ def generate_moves(board, side, ray, rules, mv, merge, ws):
         q = board[s] * sgn
         if q == 1:  # a man: king a constant, each slot's step folds to one square
             n = _steps_from(board, side, s, False, ray, sw, mv, n)
-        elif q == 2:
-            n = _steps_from(board, side, s, True, ray, sw, mv, n)
+        elif q == 2:  # kings apart, in a call: the men's steps inlined stay small
+            n = _king_steps(board, np.int64(side), np.int64(s), ray, sw, mv, n)
     return n
+
+
+@kernel()
+def _king_steps(board, side, s, ray, sw, mv, n):
+    """_steps_from for a king."""
+    return _steps_from(board, side, s, True, ray, sw, mv, n)
 
 
 @kernel()
@@ -790,17 +805,18 @@ def has_legal_move(board, side, ray, rules):
 @kernel()
 def _has_move_but(board, side, ray, rules, tired):
     """Returns True if `side` has a legal move, the piece on `tired` (if not -1) only
-    capturing."""
+    capturing.
+
+    A piece that can step, or one that can capture, gives a legal move (a step, or the
+    compulsory capture): the steps, a square's test each, are tried first, the captures only
+    where no piece can step.
+    """
     sw = _switches(rules, side)
     sgn = 1 - 2 * side
     for s in range(sw[S_SQUARES]):
         q = board[s] * sgn
-        if q > 0:
+        if q > 0 and s != tired:
             king = q == 2
-            if _can_capture(board, s, king, sgn, ray, sw, -1):
-                return True
-            if s == tired:
-                continue
             if sw[S_MOVE_LO] == 0:  # constant loops, as in _can_capture
                 for d in range(4):
                     if _can_step(board, s, d, king, ray, sw):
@@ -809,6 +825,10 @@ def _has_move_but(board, side, ray, rules, tired):
                 for d in range(4, NUM_DIRECTIONS):
                     if _can_step(board, s, d, king, ray, sw):
                         return True
+    for s in range(sw[S_SQUARES]):
+        q = board[s] * sgn
+        if q > 0 and _can_capture(board, s, q == 2, sgn, ray, sw, -1):
+            return True
     return False
 
 
