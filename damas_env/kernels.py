@@ -341,12 +341,13 @@ def _opposite(d):
 
 
 @kernel(inline=True)
-def _hop_target(board, c, d, king, sgn, ray, sw):
-    """Returns (captured square, step of first landing) of a capture from c along d, or -1."""
+def _hop_target(board, c, d, king, slide, sgn, ray, sw):
+    """Returns (captured square, step of first landing) of a capture from c along d, or -1;
+    `slide`: the piece is a flying king (it may reach the piece it takes from afar)."""
     if not king and (sw[S_MAN_CAP] >> d) & 1 == 0:
         return -1, 0
     k = 0
-    if king and sw[S_FLYING] == 1:
+    if slide:
         while ray[c, d, k] >= 0 and board[ray[c, d, k]] == 0:
             k += 1
     x = ray[c, d, k]
@@ -373,44 +374,49 @@ def can_capture_from(board, c, king, side, ray, rules):
 def _can_capture(board, c, king, sgn, ray, sw, banned):
     """Returns True if a piece on c (sign `sgn`) can capture along a ray slot other than
     `banned` (-1: any)."""
-    if king:  # kings apart, in a call: the men's tests inlined stay small
-        return _king_can_capture(board, np.int64(c), np.int64(sgn), ray, sw, np.int64(banned))
-    # A loop of constant length over ray slots 0-3 (the diagonals, or Turkish's four lines):
-    # numba unrolls it and folds each slot's tests, a man's to one square each. Frisian's
-    # orthogonal slots 4-7 are a call of their own, which keeps this loop small.
+    if king and sw[S_FLYING] == 1:  # flying kings apart, in a call: the tests inlined stay small
+        return _flying_king_can_capture(
+            board, np.int64(c), np.int64(sgn), ray, sw, np.int64(banned)
+        )
+    # Men and short kings: a loop of constant length over ray slots 0-3 (the diagonals, or
+    # Turkish's four lines); numba unrolls it and folds each slot's tests to one square.
+    # Frisian's orthogonal slots 4-7 are a call of their own, which keeps this loop small.
     if sw[S_CAP_LO] == 0:
         for d in range(4):
             if d != banned:
-                x, _ = _hop_target(board, c, d, False, sgn, ray, sw)
+                x, _ = _hop_target(board, c, d, king, False, sgn, ray, sw)
                 if x >= 0:
                     return True
     if sw[S_CAP_HI] == NUM_DIRECTIONS:
         return _can_capture_on_slots_4_to_7(  # typed: one compiled version (kernel())
-            board, np.int64(c), np.bool_(False), np.int64(sgn), ray, sw, np.int64(banned)
+            board, np.int64(c), np.bool_(king), np.bool_(False), np.int64(sgn), ray, sw,
+            np.int64(banned),
+        )  # fmt: skip
+    return False
+
+
+@kernel()
+def _flying_king_can_capture(board, c, sgn, ray, sw, banned):
+    """_can_capture for a flying king."""
+    if sw[S_CAP_LO] == 0:
+        for d in range(4):
+            if d != banned:
+                x, _ = _hop_target(board, c, d, True, True, sgn, ray, sw)
+                if x >= 0:
+                    return True
+    if sw[S_CAP_HI] == NUM_DIRECTIONS:
+        return _can_capture_on_slots_4_to_7(
+            board, c, np.bool_(True), np.bool_(True), sgn, ray, sw, banned
         )
     return False
 
 
 @kernel()
-def _king_can_capture(board, c, sgn, ray, sw, banned):
-    """_can_capture for a king."""
-    if sw[S_CAP_LO] == 0:
-        for d in range(4):
-            if d != banned:
-                x, _ = _hop_target(board, c, d, True, sgn, ray, sw)
-                if x >= 0:
-                    return True
-    if sw[S_CAP_HI] == NUM_DIRECTIONS:
-        return _can_capture_on_slots_4_to_7(board, c, np.bool_(True), sgn, ray, sw, banned)
-    return False
-
-
-@kernel()
-def _can_capture_on_slots_4_to_7(board, c, king, sgn, ray, sw, banned):
+def _can_capture_on_slots_4_to_7(board, c, king, slide, sgn, ray, sw, banned):
     """The rest of _can_capture on an eight-slot ray table (Frisian)."""
     for d in range(4, NUM_DIRECTIONS):
         if d != banned:
-            x, _ = _hop_target(board, c, d, king, sgn, ray, sw)
+            x, _ = _hop_target(board, c, d, king, slide, sgn, ray, sw)
             if x >= 0:
                 return True
     return False
@@ -424,7 +430,7 @@ def _open_hops(board, sgn, level, d, ray, sw, ws):
     """Looks for a capture along d from this level's square; marks it and lists landings."""
     king = ws[level, W_KING] == 1
     c = ws[level, W_SQ]
-    x, k = _hop_target(board, c, d, king, sgn, ray, sw)
+    x, k = _hop_target(board, c, d, king, king and sw[S_FLYING] == 1, sgn, ray, sw)
     ws[level, W_NLAND] = 0
     ws[level, W_LI] = 0
     if x < 0:
@@ -446,13 +452,11 @@ def _open_hops(board, sgn, level, d, ray, sw, ws):
     ws[level, W_TERM] = 0
     if n > 1:
         banned = _opposite(d) if sw[S_REVERSE] == 0 else -1
-        n = _keep_continuing_landings(  # typed: one compiled version (kernel())
-            board, sgn, np.int64(level), np.int64(n), ray, sw, ws, np.int64(banned)
-        )
+        n = _keep_continuing_landings(board, sgn, level, n, ray, sw, ws, banned)
     ws[level, W_NLAND] = n
 
 
-@kernel()
+@kernel(inline=True)
 def _keep_continuing_landings(board, sgn, level, n, ray, sw, ws, banned):
     """Keeps the landing squares from which the capture goes on; else all or the nearest.
 
@@ -463,7 +467,8 @@ def _keep_continuing_landings(board, sgn, level, n, ray, sw, ws, banned):
     m = 0
     for i in range(n):
         t = ws[level, W_LAND + i]
-        if _can_capture(board, t, True, sgn, ray, sw, banned):
+        # Several landings: a flying king's (typed: one compiled version, kernel()).
+        if _flying_king_can_capture(board, np.int64(t), np.int64(sgn), ray, sw, np.int64(banned)):
             ws[level, W_LAND + m] = t
             m += 1
     if m > 0:
@@ -623,23 +628,23 @@ def _captures_from(board, side, origin, ray, rules, sw, mv, n, best, merge, ws):
 
 
 @kernel(inline=True)
-def _steps_from(board, side, s, king, ray, sw, mv, n):
+def _steps_from(board, side, s, king, slide, ray, sw, mv, n):
     """Adds the non-capturing moves of the piece on s (constant loops: see _can_capture)."""
     if sw[S_MOVE_LO] == 0:
         for d in range(4):
-            n = _steps_along(board, side, s, d, king, ray, sw, mv, n)
+            n = _steps_along(board, side, s, d, king, slide, ray, sw, mv, n)
     else:
         for d in range(4, NUM_DIRECTIONS):
-            n = _steps_along(board, side, s, d, king, ray, sw, mv, n)
+            n = _steps_along(board, side, s, d, king, slide, ray, sw, mv, n)
     return n
 
 
 @kernel(inline=True)
-def _steps_along(board, side, s, d, king, ray, sw, mv, n):
-    """Adds the non-capturing moves of the piece on s along ray slot d."""
+def _steps_along(board, side, s, d, king, slide, ray, sw, mv, n):
+    """Adds the non-capturing moves of the piece on s along ray slot d (`slide`: a flying
+    king)."""
     if not king and (sw[S_MAN_STEP] >> d) & 1 == 0:
         return n
-    flying = king and sw[S_FLYING] == 1
     k = 0
     while ray[s, d, k] >= 0 and board[ray[s, d, k]] == 0:
         t = ray[s, d, k]
@@ -651,7 +656,7 @@ def _steps_along(board, side, s, d, king, ray, sw, mv, n):
             mv[n, M_CROWN] = 1 if crown else 0
             mv[n, M_PATH] = t
         n += 1
-        if not flying:
+        if not slide:
             break
         k += 1
     return n
@@ -689,16 +694,18 @@ def generate_moves(board, side, ray, rules, mv, merge, ws):
     for s in range(sw[S_SQUARES]):
         q = board[s] * sgn
         if q == 1:  # a man: king a constant, each slot's step folds to one square
-            n = _steps_from(board, side, s, False, ray, sw, mv, n)
-        elif q == 2:  # kings apart, in a call: the men's steps inlined stay small
-            n = _king_steps(board, np.int64(side), np.int64(s), ray, sw, mv, n)
+            n = _steps_from(board, side, s, False, False, ray, sw, mv, n)
+        elif q == 2 and sw[S_FLYING] == 0:
+            n = _steps_from(board, side, s, True, False, ray, sw, mv, n)
+        elif q == 2:  # flying kings apart, in a call: the steps inlined stay small
+            n = _flying_king_steps(board, np.int64(side), np.int64(s), ray, sw, mv, n)
     return n
 
 
 @kernel()
-def _king_steps(board, side, s, ray, sw, mv, n):
-    """_steps_from for a king."""
-    return _steps_from(board, side, s, True, ray, sw, mv, n)
+def _flying_king_steps(board, side, s, ray, sw, mv, n):
+    """_steps_from for a flying king."""
+    return _steps_from(board, side, s, True, True, ray, sw, mv, n)
 
 
 @kernel()
