@@ -295,12 +295,6 @@ def new_workspace(size: int) -> np.ndarray:
 
 
 @kernel(inline=True)
-def _is_enemy(code, sgn):
-    q = code * sgn
-    return q == -1 or q == -2
-
-
-@kernel(inline=True)
 def _on_last_row(sq, side, squares, half):
     if side == WHITE:
         return sq < half
@@ -325,14 +319,6 @@ def _switches(rules, side):
         rules[R_CAP_HI], rules[R_MOVE_LO], rules[R_SQUARES], rules[R_ROW], rules[R_PROMO],
         rules[R_LANDING], rules[R_TURKISH], rules[R_REVERSE], rules[R_RANKED],
     )  # fmt: skip
-
-
-@kernel(inline=True)
-def _man_may(d, side, rules):
-    """Returns True if a man of `side` may go along ray slot d when it may not go back:
-    forward, or sideways along its row (Turkish men; Frisian men go every way). One bit a
-    slot and side in R_MAN_DIRS."""
-    return (rules[R_MAN_DIRS] >> (8 * side + d)) & 1 == 1
 
 
 @kernel(inline=True)
