@@ -48,7 +48,7 @@ R_ROW, R_MOVE_LO, R_MOVE_HI, R_CAP_LO, R_CAP_HI = 15, 16, 17, 18, 19  # squares 
 R_RANKED, R_KING_WEIGHT, R_TIEBREAK = 20, 21, 22  # R_TIEBREAK..+2: TB_* codes in order
 R_MEN_TAKE_KINGS, R_REVERSE, R_FIRST_KING, R_KING_LIMIT = 25, 26, 27, 28
 R_DIRS = 29  # directions of the action layout: 4 or 8 (damas_env.encoding)
-R_MAN_DIRS = 30  # bit 8 * side + d: a man of side may go along ray slot d (kernels._man_may)
+R_MAN_DIRS = 30  # bit 8 * side + d: a man of side may go along ray slot d (kernels._switches)
 R_LEN = 31
 
 # --- Codes of the switches ------------------------------------------------------------------

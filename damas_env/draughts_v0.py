@@ -41,12 +41,14 @@ from .encoding import action_layout, planes_for
 from .ending import Ending, decided_ending, rules_ending
 from .engine import Colour, Position
 from .geometry import Geometry
-from .kernels import Reason
+from .kernels import ONGOING, Reason
 from .notation import format_move
 from .rules import Ruleset, check_switches, get_ruleset, keywords_of
 from .turn import (
     HOP_ILLEGAL,
     MOVE_DONE,
+    T_RESULT,
+    T_SIDE,
     Turn,
     position_from_fen,
 )
@@ -154,8 +156,6 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         self.action_spaces = {
             a: spaces.Discrete(self._layout.num_actions) for a in self.possible_agents
         }
-        self._cache: dict[str, tuple[int, dict[str, np.ndarray]]] = {}
-        self._version = 0
         self._window: Any = None
         self._human_as_text = False  # render_mode="human" without pygame: the text board
         self.flip = False  # draw the board turned 180 degrees (Black's side at the bottom)
@@ -199,7 +199,6 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: self._info(a) for a in self.agents}
         self.agent_selection = self._agent_of[start.turn]
-        self._version += 1
         self._has_reset = True
         ending = rules_ending(self._turn, self._first, self.max_plies or 0)
         if ending is not None:
@@ -215,7 +214,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
                 nothing changes.
             RuntimeError: reset() was never called, or every agent has stepped out.
         """
-        self._require_agents()
+        if not (self._has_reset and self.agents):
+            self._require_agents()
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -224,29 +224,40 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         status = self._turn.play(hop)
         if status == HOP_ILLEGAL:
             raise IllegalActionError(self._explain_illegal(hop))
-        self._version += 1
         self._cumulative_rewards[agent] = 0.0
         if status == MOVE_DONE:
-            ending = rules_ending(self._turn, self._first, self.max_plies or 0)
+            st = self._turn.st
+            ending = None  # a game the rules go on with and no ply cut: not ended (the fast path)
+            if self.max_plies is not None or st[T_RESULT] != ONGOING:
+                ending = rules_ending(self._turn, self._first, self.max_plies or 0)
             if ending is None:
-                self.agent_selection = self._agent_by_side[self._turn.side]
+                self.agent_selection = self._agent_by_side[st[T_SIDE]]
             else:
                 self._end(ending)
         if self.render_mode == "human":
             self.render()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        """Returns the agent's observation and action mask (computed once per hop).
+        """Returns the agent's observation and action mask.
 
-        The arrays are the caller's own copies: writing into them changes nothing here.
+        The arrays are the caller's own: writing into them changes nothing here.
 
         Raises:
             RuntimeError: reset() was never called.
             ValueError: agent is not one of possible_agents.
         """
-        self._require_reset()
-        obs = self._observation(self._checked_agent(agent))
-        return {"observation": obs["observation"].copy(), "action_mask": obs["action_mask"].copy()}
+        if not self._has_reset:
+            self._require_reset()
+        if agent not in self._colour:
+            self._checked_agent(agent)
+        planes = self._turn.new_planes(self._colour[agent])
+        if agent == self.agent_selection and not self.terminations.get(agent, True):
+            mask = self._turn.new_mask()
+        else:
+            mask = np.zeros(self._layout.num_actions, dtype=np.int8)
+        if self.channels_last:
+            planes = np.ascontiguousarray(planes.transpose(1, 2, 0))
+        return {"observation": planes, "action_mask": mask}
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """Returns the selected agent's observation, reward, termination, truncation and info.
@@ -454,23 +465,6 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
             raise ValueError(f"agent must be one of {self.possible_agents}, not {shown(agent)}")
         return agent
 
-    def _observation(self, agent: str) -> dict[str, np.ndarray]:
-        """Returns the agent's observation and mask, cached until the next hop (not copied)."""
-        cached = self._cache.get(agent)
-        if cached is not None and cached[0] == self._version:
-            return cached[1]
-        n = self.rules.board_size
-        planes = np.empty((planes_for(self.rules), n, n), dtype=np.float32)
-        self._turn.write_planes(planes, self._colour[agent])
-        mask = np.zeros(self._layout.num_actions, dtype=np.int8)
-        if agent == self.agent_selection and not self.terminations.get(agent, True):
-            self._turn.write_mask(mask)
-        if self.channels_last:
-            planes = np.ascontiguousarray(planes.transpose(1, 2, 0))
-        obs: dict[str, np.ndarray] = {"observation": planes, "action_mask": mask}
-        self._cache[agent] = (self._version, obs)
-        return obs
-
     def _start(self, options: dict[str, Any]) -> Position:
         """Returns the start position of reset's options: only a missing or None "fen" means
         the start (an empty string is a malformed FEN, not a request for the start)."""
@@ -560,7 +554,6 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
             self.infos[agent] = {**self.infos.get(agent, {}), **info}
         self._cumulative_rewards[self.agent_selection] = 0.0
         self._accumulate_rewards()
-        self._version += 1
 
     def _display(self) -> tuple[np.ndarray, Any]:
         """Returns the board as shown (moving piece on its current square) and highlights."""

@@ -295,24 +295,30 @@ def new_workspace(size: int) -> np.ndarray:
 
 
 @kernel(inline=True)
-def _is_enemy(code, sgn):
-    q = code * sgn
-    return q == -1 or q == -2
-
-
-@kernel(inline=True)
 def _on_last_row(sq, side, squares, half):
     if side == WHITE:
         return sq < half
     return sq >= squares - half
 
 
+# The switches the move generator reads in its loops, as one tuple read from the rules array
+# once a call (``sw[S_...]``): values in registers, where reads of the array would be made
+# again after every write of a move row or the board. Men's slots are bit masks, one bit a ray
+# slot, for the side to move.
+S_MAN_CAP, S_MAN_STEP, S_FLYING, S_TAKE_KINGS, S_CAP_LO, S_CAP_HI, S_MOVE_LO = range(7)
+S_SQUARES, S_ROW, S_PROMO, S_LANDING, S_TURKISH, S_REVERSE, S_RANKED = range(7, 14)
+
+
 @kernel(inline=True)
-def _man_may(d, side, rules):
-    """Returns True if a man of `side` may go along ray slot d when it may not go back:
-    forward, or sideways along its row (Turkish men; Frisian men go every way). One bit a
-    slot and side in R_MAN_DIRS: a shift, not branches, for every man in every position."""
-    return (rules[R_MAN_DIRS] >> (8 * side + d)) & 1 == 1
+def _switches(rules, side):
+    """Returns the move generator's switches for `side` (the S_* fields)."""
+    man_step = (rules[R_MAN_DIRS] >> (8 * side)) & 255
+    man_cap = np.int64(255) if rules[R_MEN_BACK] == 1 else man_step
+    return (
+        man_cap, man_step, rules[R_FLYING], rules[R_MEN_TAKE_KINGS], rules[R_CAP_LO],
+        rules[R_CAP_HI], rules[R_MOVE_LO], rules[R_SQUARES], rules[R_ROW], rules[R_PROMO],
+        rules[R_LANDING], rules[R_TURKISH], rules[R_REVERSE], rules[R_RANKED],
+    )  # fmt: skip
 
 
 @kernel(inline=True)
@@ -321,18 +327,22 @@ def _opposite(d):
 
 
 @kernel(inline=True)
-def _hop_target(board, c, d, king, side, ray, rules):
-    """Returns (captured square, step of first landing) of a capture from c along d, or -1."""
-    if not king and rules[R_MEN_BACK] == 0 and not _man_may(d, side, rules):
+def _hop_target(board, c, d, king, slide, sgn, ray, sw):
+    """Returns (captured square, step of first landing) of a capture from c along d, or -1;
+    `slide`: the piece is a flying king (it may reach the piece it takes from afar)."""
+    if not king and (sw[S_MAN_CAP] >> d) & 1 == 0:
         return -1, 0
     k = 0
-    if king and rules[R_FLYING] == 1:
+    if slide:
         while ray[c, d, k] >= 0 and board[ray[c, d, k]] == 0:
             k += 1
     x = ray[c, d, k]
-    if x < 0 or not _is_enemy(board[x], 1 - 2 * side):
+    if x < 0:
         return -1, 0
-    if not king and rules[R_MEN_TAKE_KINGS] == 0 and (board[x] == 2 or board[x] == -2):
+    q = board[x] * sgn
+    if q != -1 and q != -2:
+        return -1, 0
+    if q == -2 and not king and sw[S_TAKE_KINGS] == 0:
         return -1, 0  # Italian rules art. 5.4: a man may not take a king
     t = ray[c, d, k + 1]
     if t < 0 or board[t] != 0:
@@ -342,50 +352,57 @@ def _hop_target(board, c, d, king, side, ray, rules):
 
 @kernel(inline=True)
 def can_capture_from(board, c, king, side, ray, rules):
-    """Returns True if a piece of `side` on c (a king if `king`) can capture now.
-
-    The hot path of move generation: _can_capture_except without its banned direction (the
-    one comparison less a slot is worth 5-15% of perft).
-    """
-    if rules[R_CAP_LO] == 0:
-        for d in range(4):
-            x, _ = _hop_target(board, c, d, king, side, ray, rules)
-            if x >= 0:
-                return True
-    if rules[R_CAP_HI] == NUM_DIRECTIONS:
-        return _can_capture_on_slots_4_to_7(
-            board, np.int64(c), np.bool_(king), np.int64(side), ray, rules, np.int64(-1)
-        )
-    return False
+    """Returns True if a piece of `side` on c (a king if `king`) can capture now."""
+    return _can_capture(board, c, king, 1 - 2 * side, ray, _switches(rules, side), -1)
 
 
 @kernel(inline=True)
-def _can_capture_except(board, c, king, side, ray, rules, banned):
-    """Returns True if a piece of `side` on c can capture along a direction other than
+def _can_capture(board, c, king, sgn, ray, sw, banned):
+    """Returns True if a piece on c (sign `sgn`) can capture along a ray slot other than
     `banned` (-1: any)."""
-    # A loop of constant length over ray slots 0-3 (the diagonals, or Turkish's four lines):
-    # numba unrolls it and folds each slot's tests, which a loop over the ruleset's range
-    # cannot have (perft of the diagonal variants was 15-45% slower so). Frisian's
-    # orthogonal slots 4-7 are a call of their own, which keeps this loop small.
-    if rules[R_CAP_LO] == 0:
+    if king and sw[S_FLYING] == 1:  # flying kings apart, in a call: the tests inlined stay small
+        return _flying_king_can_capture(
+            board, np.int64(c), np.int64(sgn), ray, sw, np.int64(banned)
+        )
+    # Men and short kings: a loop of constant length over ray slots 0-3 (the diagonals, or
+    # Turkish's four lines); numba unrolls it and folds each slot's tests to one square.
+    # Frisian's orthogonal slots 4-7 are a call of their own, which keeps this loop small.
+    if sw[S_CAP_LO] == 0:
         for d in range(4):
             if d != banned:
-                x, _ = _hop_target(board, c, d, king, side, ray, rules)
+                x, _ = _hop_target(board, c, d, king, False, sgn, ray, sw)
                 if x >= 0:
                     return True
-    if rules[R_CAP_HI] == NUM_DIRECTIONS:
+    if sw[S_CAP_HI] == NUM_DIRECTIONS:
         return _can_capture_on_slots_4_to_7(  # typed: one compiled version (kernel())
-            board, np.int64(c), np.bool_(king), np.int64(side), ray, rules, np.int64(banned)
+            board, np.int64(c), np.bool_(king), np.bool_(False), np.int64(sgn), ray, sw,
+            np.int64(banned),
+        )  # fmt: skip
+    return False
+
+
+@kernel()
+def _flying_king_can_capture(board, c, sgn, ray, sw, banned):
+    """_can_capture for a flying king."""
+    if sw[S_CAP_LO] == 0:
+        for d in range(4):
+            if d != banned:
+                x, _ = _hop_target(board, c, d, True, True, sgn, ray, sw)
+                if x >= 0:
+                    return True
+    if sw[S_CAP_HI] == NUM_DIRECTIONS:
+        return _can_capture_on_slots_4_to_7(
+            board, c, np.bool_(True), np.bool_(True), sgn, ray, sw, banned
         )
     return False
 
 
 @kernel()
-def _can_capture_on_slots_4_to_7(board, c, king, side, ray, rules, banned):
-    """The rest of _can_capture_except on an eight-slot ray table (Frisian)."""
+def _can_capture_on_slots_4_to_7(board, c, king, slide, sgn, ray, sw, banned):
+    """The rest of _can_capture on an eight-slot ray table (Frisian)."""
     for d in range(4, NUM_DIRECTIONS):
         if d != banned:
-            x, _ = _hop_target(board, c, d, king, side, ray, rules)
+            x, _ = _hop_target(board, c, d, king, slide, sgn, ray, sw)
             if x >= 0:
                 return True
     return False
@@ -395,11 +412,11 @@ def _can_capture_on_slots_4_to_7(board, c, king, side, ray, rules, banned):
 
 
 @kernel(inline=True)
-def _open_hops(board, side, level, d, ray, rules, ws):
+def _open_hops(board, sgn, level, d, ray, sw, ws):
     """Looks for a capture along d from this level's square; marks it and lists landings."""
-    c = ws[level, W_SQ]
     king = ws[level, W_KING] == 1
-    x, k = _hop_target(board, c, d, king, side, ray, rules)
+    c = ws[level, W_SQ]
+    x, k = _hop_target(board, c, d, king, king and sw[S_FLYING] == 1, sgn, ray, sw)
     ws[level, W_NLAND] = 0
     ws[level, W_LI] = 0
     if x < 0:
@@ -408,9 +425,9 @@ def _open_hops(board, side, level, d, ray, rules, ws):
     ws[level, W_X] = x
     ws[level, W_CODE] = board[x]
     # Turkish strike (FMJD art. 4; seed 000): the piece stays on the board, but is marked taken.
-    board[x] = MARK if rules[R_TURKISH] == 1 else 0
+    board[x] = MARK if sw[S_TURKISH] == 1 else 0
     # Thai kings stop right behind the piece they take.
-    flying = king and rules[R_FLYING] == 1 and rules[R_LANDING] != LANDING_RIGHT_BEHIND
+    flying = king and sw[S_FLYING] == 1 and sw[S_LANDING] != LANDING_RIGHT_BEHIND
     n = 0
     while ray[c, d, k] >= 0 and board[ray[c, d, k]] == 0:
         ws[level, W_LAND + n] = ray[c, d, k]
@@ -420,13 +437,13 @@ def _open_hops(board, side, level, d, ray, rules, ws):
             break
     ws[level, W_TERM] = 0
     if n > 1:
-        banned = _opposite(d) if rules[R_REVERSE] == 0 else -1
-        n = _keep_continuing_landings(board, side, level, n, ray, rules, ws, np.int64(banned))
+        banned = _opposite(d) if sw[S_REVERSE] == 0 else -1
+        n = _keep_continuing_landings(board, sgn, level, n, ray, sw, ws, banned)
     ws[level, W_NLAND] = n
 
 
 @kernel(inline=True)
-def _keep_continuing_landings(board, side, level, n, ray, rules, ws, banned):
+def _keep_continuing_landings(board, sgn, level, n, ray, sw, ws, banned):
     """Keeps the landing squares from which the capture goes on; else all or the nearest.
 
     A capture must be completed (FMJD art. 4.5; Russian rules): where some landing squares
@@ -436,13 +453,14 @@ def _keep_continuing_landings(board, side, level, n, ray, rules, ws, banned):
     m = 0
     for i in range(n):
         t = ws[level, W_LAND + i]
-        if _can_capture_except(board, t, True, side, ray, rules, banned):
+        # Several landings: a flying king's (typed: one compiled version, kernel()).
+        if _flying_king_can_capture(board, np.int64(t), np.int64(sgn), ray, sw, np.int64(banned)):
             ws[level, W_LAND + m] = t
             m += 1
     if m > 0:
         return m
     ws[level, W_TERM] = 1
-    return 1 if rules[R_LANDING] == LANDING_IMMEDIATE else n
+    return 1 if sw[S_LANDING] == LANDING_IMMEDIATE else n
 
 
 @kernel(inline=True)
@@ -544,10 +562,11 @@ def _record_capture(mv, n, best, rules, merge, origin, ncap, crown, ws):
 
 
 @kernel()
-def _captures_from(board, side, origin, ray, rules, mv, n, best, merge, ws):
+def _captures_from(board, side, origin, ray, rules, sw, mv, n, best, merge, ws):
     """Adds every capture by the piece on origin (depth-first, explicit stack)."""
-    squares, half, promo = rules[R_SQUARES], rules[R_ROW], rules[R_PROMO]
-    first_dir, last_dir = rules[R_CAP_LO], rules[R_CAP_HI]
+    squares, half, promo = sw[S_SQUARES], sw[S_ROW], sw[S_PROMO]
+    first_dir, last_dir = sw[S_CAP_LO], sw[S_CAP_HI]
+    sgn = 1 - 2 * side
     piece = board[origin]
     was_king = piece == 2 or piece == -2
     board[origin] = 0  # the moving piece is lifted: it may pass its own square
@@ -574,13 +593,13 @@ def _captures_from(board, side, origin, ray, rules, mv, n, best, merge, ws):
             ws[level, W_X] = -1
         ws[level, W_NLAND] = 0
         banned = -1  # Turkish rules: no turning back 180 degrees between two hops
-        if level > 0 and rules[R_REVERSE] == 0:
+        if level > 0 and sw[S_REVERSE] == 0:
             banned = _opposite(ws[level - 1, W_DIR] - 1)
         while ws[level, W_DIR] < last_dir and ws[level, W_NLAND] == 0:
             d = ws[level, W_DIR]
             ws[level, W_DIR] += 1
             if d != banned:
-                _open_hops(board, side, level, d, ray, rules, ws)
+                _open_hops(board, sgn, level, d, ray, sw, ws)
         if ws[level, W_NLAND] > 0:
             continue
         if ws[level, W_FOUND] == 0 and level > 0:  # nothing more to take: the move ends here
@@ -595,26 +614,23 @@ def _captures_from(board, side, origin, ray, rules, mv, n, best, merge, ws):
 
 
 @kernel(inline=True)
-def _steps_from(board, side, s, ray, rules, mv, n):
-    """Adds the non-capturing moves of the piece on s (constant loops: see
-    _can_capture_except)."""
-    if rules[R_MOVE_LO] == 0:
+def _steps_from(board, side, s, king, slide, ray, sw, mv, n):
+    """Adds the non-capturing moves of the piece on s (constant loops: see _can_capture)."""
+    if sw[S_MOVE_LO] == 0:
         for d in range(4):
-            n = _steps_along(board, side, s, d, ray, rules, mv, n)
+            n = _steps_along(board, side, s, d, king, slide, ray, sw, mv, n)
     else:
         for d in range(4, NUM_DIRECTIONS):
-            n = _steps_along(board, side, s, d, ray, rules, mv, n)
+            n = _steps_along(board, side, s, d, king, slide, ray, sw, mv, n)
     return n
 
 
 @kernel(inline=True)
-def _steps_along(board, side, s, d, ray, rules, mv, n):
-    """Adds the non-capturing moves of the piece on s along ray slot d."""
-    squares, half = rules[R_SQUARES], rules[R_ROW]
-    king = board[s] == 2 or board[s] == -2
-    if not king and not _man_may(d, side, rules):
+def _steps_along(board, side, s, d, king, slide, ray, sw, mv, n):
+    """Adds the non-capturing moves of the piece on s along ray slot d (`slide`: a flying
+    king)."""
+    if not king and (sw[S_MAN_STEP] >> d) & 1 == 0:
         return n
-    flying = king and rules[R_FLYING] == 1
     k = 0
     while ray[s, d, k] >= 0 and board[ray[s, d, k]] == 0:
         t = ray[s, d, k]
@@ -622,10 +638,11 @@ def _steps_along(board, side, s, d, ray, rules, mv, n):
             mv[n, M_FROM] = s
             mv[n, M_TO] = t
             mv[n, M_NCAP] = 0
-            mv[n, M_CROWN] = 1 if (not king and _on_last_row(t, side, squares, half)) else 0
+            crown = not king and _on_last_row(t, side, sw[S_SQUARES], sw[S_ROW])
+            mv[n, M_CROWN] = 1 if crown else 0
             mv[n, M_PATH] = t
         n += 1
-        if not flying:
+        if not slide:
             break
         k += 1
     return n
@@ -642,16 +659,16 @@ def generate_moves(board, side, ray, rules, mv, merge, ws):
     A result larger than ``mv.shape[0]`` means the list overflowed: the rows are incomplete
     and the caller must list again into a larger buffer (the board is unchanged).
     """
+    sw = _switches(rules, side)
     sgn = 1 - 2 * side
     n = np.int64(0)
     best = np.int64(-1)
-    immediate = rules[R_LANDING] == LANDING_IMMEDIATE
-    for s in range(rules[R_SQUARES]):
-        if board[s] * sgn > 0:
-            king = board[s] == 2 or board[s] == -2
-            if can_capture_from(board, s, king, side, ray, rules):
-                keep_routes = merge and not immediate
-                n, best = _captures_from(board, side, s, ray, rules, mv, n, best, keep_routes, ws)
+    immediate = sw[S_LANDING] == LANDING_IMMEDIATE
+    for s in range(sw[S_SQUARES]):
+        q = board[s] * sgn
+        if q > 0 and _can_capture(board, s, q == 2, sgn, ray, sw, -1):
+            keep_routes = merge and not immediate
+            n, best = _captures_from(board, side, s, ray, rules, sw, mv, n, best, keep_routes, ws)
     if n > mv.shape[0]:
         return n
     if n > 0 and immediate:
@@ -660,10 +677,21 @@ def generate_moves(board, side, ray, rules, mv, merge, ws):
             n = _merge_routes(mv, n)
     if n > 0:
         return n
-    for s in range(rules[R_SQUARES]):
-        if board[s] * sgn > 0:
-            n = _steps_from(board, side, s, ray, rules, mv, n)
+    for s in range(sw[S_SQUARES]):
+        q = board[s] * sgn
+        if q == 1:  # a man: king a constant, each slot's step folds to one square
+            n = _steps_from(board, side, s, False, False, ray, sw, mv, n)
+        elif q == 2 and sw[S_FLYING] == 0:
+            n = _steps_from(board, side, s, True, False, ray, sw, mv, n)
+        elif q == 2:  # flying kings apart, in a call: the steps inlined stay small
+            n = _flying_king_steps(board, np.int64(side), np.int64(s), ray, sw, mv, n)
     return n
+
+
+@kernel()
+def _flying_king_steps(board, side, s, ray, sw, mv, n):
+    """_steps_from for a flying king."""
+    return _steps_from(board, side, s, True, True, ray, sw, mv, n)
 
 
 @kernel()
@@ -770,30 +798,37 @@ def has_legal_move(board, side, ray, rules):
 @kernel()
 def _has_move_but(board, side, ray, rules, tired):
     """Returns True if `side` has a legal move, the piece on `tired` (if not -1) only
-    capturing."""
+    capturing.
+
+    A piece that can step, or one that can capture, gives a legal move (a step, or the
+    compulsory capture): the steps, a square's test each, are tried first, the captures only
+    where no piece can step.
+    """
+    sw = _switches(rules, side)
     sgn = 1 - 2 * side
-    for s in range(rules[R_SQUARES]):
-        if board[s] * sgn > 0:
-            king = board[s] == 2 or board[s] == -2
-            if can_capture_from(board, s, king, side, ray, rules):
-                return True
-            if s == tired:
-                continue
-            if rules[R_MOVE_LO] == 0:  # constant loops, as in _can_capture_except
+    for s in range(sw[S_SQUARES]):
+        q = board[s] * sgn
+        if q > 0 and s != tired:
+            king = q == 2
+            if sw[S_MOVE_LO] == 0:  # constant loops, as in _can_capture
                 for d in range(4):
-                    if _can_step(board, s, d, king, side, ray, rules):
+                    if _can_step(board, s, d, king, ray, sw):
                         return True
             else:
                 for d in range(4, NUM_DIRECTIONS):
-                    if _can_step(board, s, d, king, side, ray, rules):
+                    if _can_step(board, s, d, king, ray, sw):
                         return True
+    for s in range(sw[S_SQUARES]):
+        q = board[s] * sgn
+        if q > 0 and _can_capture(board, s, q == 2, sgn, ray, sw, -1):
+            return True
     return False
 
 
 @kernel(inline=True)
-def _can_step(board, s, d, king, side, ray, rules):
+def _can_step(board, s, d, king, ray, sw):
     """Returns True if the piece on s may step one square along ray slot d."""
-    if not king and not _man_may(d, side, rules):
+    if not king and (sw[S_MAN_STEP] >> d) & 1 == 0:
         return False
     return ray[s, d, 0] >= 0 and board[ray[s, d, 0]] == 0
 

@@ -34,7 +34,7 @@ from .compiled_rules import (
     R_SIZE,
     R_SQUARES,
 )
-from .encoding import Plane, action_layout
+from .encoding import Plane, action_layout, planes_for
 from .engine import (
     MAX_LIST_ROWS,
     NO_RUNS,
@@ -211,10 +211,23 @@ def direct_call(fn: Any, key: Any, *args: Any) -> Any:
     if entry is None:
         if key is None or not hasattr(fn, "overloads"):
             return fn(*args)
-        sig = tuple(numba.typeof(a) for a in args)
-        fn.compile(sig)
-        entry = _ENTRIES[fn, key] = fn.overloads[sig].entry_point
+        entry = _ENTRIES[fn, key] = compiled_entry(fn, *args)
     return entry(*args)
+
+
+def compiled_entry(fn: Any, *sample: Any) -> Callable[..., Any]:
+    """Returns a kernel's compiled entry point for the types of the `sample` arguments (loaded
+    from numba's cache, or compiled), or the kernel itself under NUMBA_DISABLE_JIT.
+
+    The entry point skips numba's dispatch, which types every argument at every call (about
+    0.1 us an array): a caller must pass arguments of exactly the sample's types, since the
+    entry point reads them unchecked.
+    """
+    if not hasattr(fn, "overloads"):
+        return fn  # type: ignore[no-any-return]
+    sig = tuple(numba.typeof(a) for a in sample)
+    fn.compile(sig)
+    return fn.overloads[sig].entry_point  # type: ignore[no-any-return]
 
 
 _ENTRIES: dict[tuple[Any, Any], Callable[..., Any]] = {}
@@ -548,7 +561,7 @@ def _find_route(board, st, cur, cache, action, action_of, ray, rules, scratch, w
     return in_cache, HOP_ILLEGAL
 
 
-@kernel()
+@kernel(inline=True)  # inlined: the batch env checks every game's action before a step
 def _check_hop(board, st, cur, cache, legal, action, action_of, ray, rules, scratch, ws):
     """Returns HOP_PLAYED if `action` is a legal next hop, else HOP_ILLEGAL (or HOP_OVERFLOW
     if the scratch list is too small to tell); plays nothing.
@@ -754,7 +767,25 @@ class Turn:
         self.legal = self.states.legal[0]
         self.routes = K.new_move_buffer()  # the route scratch list (grown on overflow)
         self.ws = self.engine.workspace
+        self.planes = planes_for(rules)
         TURN_KERNELS.load(rules)
+        # The env's calls, past numba's dispatch: their arguments' types never change (a grown
+        # route list is int16 too; the env's masks and planes are new arrays made here).
+        t = self.tables
+        self._play_hop = compiled_entry(
+            _play_hop, self.board, self.st, self.hist, self.cur, self.last, self.cache, 0,
+            t.action_of, t.keys, t.side_key, t.ray, t.rules, self.routes, self.ws,
+        )  # fmt: skip
+        self._write_mask = compiled_entry(
+            _write_mask, self.board, self.st, self.cur, self.cache, self.legal,
+            np.zeros(self.layout.num_actions, np.int8), t.action_of, t.ray, t.rules,
+            self.routes, self.ws,
+        )  # fmt: skip
+        size = rules.board_size
+        self._write_planes = compiled_entry(
+            _write_planes, self.board, self.st, self.cur,
+            np.zeros((self.planes, size, size), np.float32), 0, t.rows, t.cols, t.rules,
+        )  # fmt: skip
 
     def reset(self, board: np.ndarray, side: Colour | int, king_runs: KingRuns = NO_RUNS) -> None:
         """Starts a game from a board with `side` to move and the king runs of the game that
@@ -791,15 +822,18 @@ class Turn:
         Raises:
             TypeError: action is not an int (a float would compile another kernel).
         """
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise TypeError(f"action must be an int, not {type(action).__name__} {shown(action)}")
+        if type(action) is not int:
+            if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+                raise TypeError(
+                    f"action must be an int, not {type(action).__name__} {shown(action)}"
+                )
+            action = int(action)  # a numpy int32 or uint64 would compile the kernels again
         if not 0 <= action < self.layout.num_actions:  # also keeps it within int64
             return HOP_ILLEGAL
-        action = int(action)  # a numpy int32 or uint64 would compile the kernels again
         t = self.tables
         while True:
             status = int(
-                _play_hop(
+                self._play_hop(
                     self.board,
                     self.st,
                     self.hist,
@@ -836,9 +870,19 @@ class Turn:
 
     def write_mask(self, mask: np.ndarray) -> None:
         """Writes the legal next hops (int8 0/1 per action) into mask."""
+        self._mask_into(_write_mask, mask)
+
+    def new_mask(self) -> np.ndarray:
+        """Returns a new int8 array of the legal next hops (0/1 per action)."""
+        mask = np.empty(self.layout.num_actions, np.int8)
+        self._mask_into(self._write_mask, mask)
+        return mask
+
+    def _mask_into(self, write: Any, mask: np.ndarray) -> None:
+        """Writes the mask with `write` (the kernel, or its entry point for a new mask)."""
         t = self.tables
         while (
-            _write_mask(
+            write(
                 self.board,
                 self.st,
                 self.cur,
@@ -859,6 +903,15 @@ class Turn:
         """Writes the observation planes (C, N, N) of the agent playing `view` into obs."""
         t = self.tables
         _write_planes(self.board, self.st, self.cur, obs, int(view), t.rows, t.cols, t.rules)
+
+    def new_planes(self, view: Colour | int) -> np.ndarray:
+        """Returns a new float32 array of the observation planes (C, N, N) of the agent
+        playing `view`."""
+        size = self.rules.board_size
+        obs = np.empty((self.planes, size, size), np.float32)
+        t = self.tables
+        self._write_planes(self.board, self.st, self.cur, obs, int(view), t.rows, t.cols, t.rules)
+        return obs
 
     # --- Reading the state ------------------------------------------------------------------
 

@@ -54,16 +54,19 @@ def test_spaces_and_agents() -> None:
     assert intl.infos["player_0"]["colour"] is Colour.WHITE
 
 
-def test_observation_is_computed_once_per_hop_and_handed_out_as_copies() -> None:
+def test_observations_are_the_callers_own_arrays() -> None:
     env = draughts_v0.raw_env(variant="english")
     env.reset()
     first = env.observe("player_0")
     again = env.observe("player_0")
     assert again["action_mask"] is not first["action_mask"]
-    assert env._observation("player_0") is env._observation("player_0")  # the cache
-    cached = env._observation("player_0")
-    env.step(int(np.flatnonzero(first["action_mask"])[0]))
-    assert env._observation("player_0") is not cached
+    assert again["observation"] is not first["observation"]
+    assert np.array_equal(again["action_mask"], first["action_mask"])
+    assert np.array_equal(again["observation"], first["observation"])
+    first["action_mask"][:] = 0  # the caller's to write into: the env's state is unchanged
+    first["observation"][:] = 1
+    assert np.array_equal(env.observe("player_0")["action_mask"], again["action_mask"])
+    assert np.array_equal(env.observe("player_0")["observation"], again["observation"])
 
 
 def test_both_agents_see_their_own_men_moving_up() -> None:

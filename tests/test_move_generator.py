@@ -1,0 +1,54 @@
+"""The move generator's parts agree with each other in every variant, along random games:
+whether a side has a move, whether a piece can capture, and the moves listed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from damas_env import kernels as K
+from damas_env.engine import Engine
+from damas_env.family import base_variants
+from damas_env.rules import get_ruleset
+
+
+def _positions(variant: str, games: int = 4, plies: int = 120) -> list[tuple[np.ndarray, int]]:
+    """Returns the positions of a few random games (board, side to move), kings included."""
+    engine = Engine.for_rules(get_ruleset(variant))
+    rng = np.random.default_rng(7)
+    mv, ws = K.new_move_buffer(), engine.workspace
+    positions = []
+    for _ in range(games):
+        board = engine.start_board()
+        side = 0 if engine.rules.first_player == "white" else 1
+        for _ in range(plies):
+            n = K.generate_moves(board, side, engine.ray, engine.rule_array, mv, True, ws)
+            positions.append((board.copy(), side))
+            if n == 0:
+                break
+            K.apply_move(board, mv, int(rng.integers(n)))
+            side = 1 - side
+    return positions
+
+
+@pytest.mark.parametrize("variant", base_variants())
+def test_has_a_move_and_can_capture_agree_with_the_moves_listed(variant: str) -> None:
+    engine = Engine.for_rules(get_ruleset(variant))
+    ray, rules, ws = engine.ray, engine.rule_array, engine.workspace
+    mv = K.new_move_buffer()
+    kings = 0
+    for board, side in _positions(variant):
+        n = K.generate_moves(board, side, ray, rules, mv, False, ws)
+        assert K.has_legal_move(board, side, ray, rules) == (n > 0)
+        capturing = {int(mv[i, K.M_FROM]) for i in range(n) if mv[i, K.M_NCAP] > 0}
+        sgn = 1 - 2 * side
+        can = set()
+        for s in np.flatnonzero(board * sgn > 0):
+            king = bool(abs(board[s]) == 2)
+            kings += king
+            if K.can_capture_from(board, int(s), king, side, ray, rules):
+                can.add(int(s))
+        assert capturing <= can and bool(can) == bool(capturing)  # ranked: not every one listed
+        if capturing:
+            assert all(mv[i, K.M_NCAP] > 0 for i in range(n))  # captures are compulsory
+    assert kings > 0  # the kings' paths were walked too
