@@ -1,11 +1,10 @@
 """Compiled alpha-beta search over the engine kernels: the thinking part of AlphaBetaAgent.
 
-Iterative deepening over a negamax with a transposition table, move ordering, quiescence on
-captures, and a piece-square or learned (:mod:`damas_agents.search.nnue`) evaluation, in
-centi-men. Time limits become node budgets (:class:`NodeRate`). The root moves are the
-position's legal moves (its king runs apply the Frisian king move limit); below the root the
-search knows the pieces only. Arrays (:class:`Tables`), S squares, M rows per move list,
-P = MAX_PLY::
+Iterative deepening over a principal-variation search (aspiration window, late-move
+reductions, transposition table, quiescence on captures) with a piece-square or learned
+(:mod:`damas_agents.search.nnue`) evaluation, in centi-men. Time limits become node budgets
+(:class:`NodeRate`). The root moves are the position's legal moves (its king runs apply);
+below the root the search knows the pieces only. Arrays (:class:`Tables`), P = MAX_PLY::
 
     buffers  int16[P, M, MOVE_WIDTH]  one move list per ply; M_MARK holds ordering scores
     tt_keys  uint64[2**tt_bits]       Zobrist hash of the slot's position
