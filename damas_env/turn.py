@@ -561,7 +561,7 @@ def _find_route(board, st, cur, cache, action, action_of, ray, rules, scratch, w
     return in_cache, HOP_ILLEGAL
 
 
-@kernel(inline=True)  # inlined: the batch env checks every game's action before a step
+@kernel()
 def _check_hop(board, st, cur, cache, legal, action, action_of, ray, rules, scratch, ws):
     """Returns HOP_PLAYED if `action` is a legal next hop, else HOP_ILLEGAL (or HOP_OVERFLOW
     if the scratch list is too small to tell); plays nothing.
