@@ -439,8 +439,14 @@ def check_hop(s, g, t, action, scratch, ws):
     Reads the hops listed with the mask, or the routes when they were too many to list,
     never the mask itself: the caller may have written into that.
     """
-    return _check_hop(
-        s.board[g], s.st[g], s.cur[g], s.cache[g], s.legal[g], np.int64(action), t.action_of, t.ray,
+    n = s.st[g, T_NLEGAL]
+    if n >= 0 and s.st[g, T_RESULT] == K.ONGOING:  # the hops listed with the mask: no call
+        for i in range(n):
+            if s.legal[g, i] == action:
+                return HOP_PLAYED
+        return HOP_ILLEGAL
+    return _check_route(
+        s.board[g], s.st[g], s.cur[g], s.cache[g], np.int64(action), t.action_of, t.ray,
         t.rules, scratch, ws,
     )  # fmt: skip
 
@@ -561,22 +567,13 @@ def _find_route(board, st, cur, cache, action, action_of, ray, rules, scratch, w
     return in_cache, HOP_ILLEGAL
 
 
-@kernel(inline=True)  # inlined: the batch env checks every game's action before a step
-def _check_hop(board, st, cur, cache, legal, action, action_of, ray, rules, scratch, ws):
-    """Returns HOP_PLAYED if `action` is a legal next hop, else HOP_ILLEGAL (or HOP_OVERFLOW
-    if the scratch list is too small to tell); plays nothing.
-
-    Reads the hops listed with the mask (``legal``), or the routes when they were too many
-    to list, never the mask itself: the caller may have written into that.
-    """
-    n = st[T_NLEGAL]
-    if n < 0 or st[T_RESULT] != K.ONGOING:
-        found = _find_route(board, st, cur, cache, action, action_of, ray, rules, scratch, ws)[1]
-        return found if found < 0 else HOP_PLAYED
-    for i in range(n):
-        if legal[i] == action:
-            return HOP_PLAYED
-    return HOP_ILLEGAL
+@kernel()
+def _check_route(board, st, cur, cache, action, action_of, ray, rules, scratch, ws):
+    """check_hop where the legal hops were not listed (or the game ended): returns HOP_PLAYED
+    if a route in play goes on with `action`, else HOP_ILLEGAL (or HOP_OVERFLOW if the
+    scratch list is too small to tell); plays nothing."""
+    found = _find_route(board, st, cur, cache, action, action_of, ray, rules, scratch, ws)[1]
+    return found if found < 0 else HOP_PLAYED
 
 
 @kernel()
