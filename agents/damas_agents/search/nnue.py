@@ -14,25 +14,11 @@ One shared first layer reads the board from each side's view; its outputs (the
 w1's last column is a piece-square term, so a fresh network (w3 = 0) is the classical
 evaluation. :class:`damas_agents.models.evalnet.EvalNet` is the same arithmetic in PyTorch.
 
-The search computes in integers (:func:`search_weights` gives :class:`SearchWeights`): int16
-rows and accumulators, the two views side by side in one row (A = H rounded up to a multiple
-of 16, zero-padded), so that an update and the second layer are whole-row SIMD loops::
-
-    acc          int16 [2A]  b1 + the rows of (code, square) of each piece: White's view, then
-                             Black's
-    psq          int64       the piece-square column's sum, White's view minus Black's
-    x            = clip(acc, 0, 2**a)                                             int16 [2A]
-    h            = clip(w2[side] @ x + b2, 0, 2**(a+b))    int16 weights, int32 sums  [L2]
-    value        = b3 + w3 . h +- psq * 2**(43-p), in 2**-44 men                  int64
-    score        = floor((100 * value + 2**43) / 2**44), in centi-men (the float rounding)
-
-The scales 2**a, 2**b, 2**p are chosen per network, the finest at which no accumulator of any
-board leaves int16 and no sum leaves int32 (or int64), so the integer scores are the float
-ones within the rounding of the weights (a few centi-men at most; tests/test_nnue.py). The
-same layout in float32 (``integer=False``) is the reference the integer search is tested
-against. The search holds a network packed into two arrays with its accumulators
-(:func:`pack_network`), read by :func:`search_refresh`, :func:`search_advance` and
-:func:`search_score`.
+The search computes in integers (:func:`search_weights` gives :class:`SearchWeights`, whose
+docstring draws the arithmetic): int16 rows and accumulators, both views side by side in one
+row, int32 sums, scales chosen per network so that nothing can overflow and the scores are
+the float ones within a few centi-men (tests/test_nnue.py). :func:`pack_network` packs it
+with its accumulators for :func:`search_refresh`, :func:`search_advance`, :func:`search_score`.
 """
 
 from __future__ import annotations
@@ -152,6 +138,19 @@ def pst_weights(
 class SearchWeights(NamedTuple):
     """A network in the layout the search computes with (:func:`search_weights`): integers,
     or float32 and float64 where the integer form has int16 and int64 (the reference).
+
+    The arithmetic of a position (side to move `side`)::
+
+        acc          int16 [2A]  b1 + the rows of (code, square) of each piece: White's view, then
+                                 Black's
+        psq          int64       the piece-square column's sum, White's view minus Black's
+        x            = clip(acc, 0, 2**a)                                             int16 [2A]
+        h            = clip(w2[side] @ x + b2, 0, 2**(a+b))    int16 weights, int32 sums  [L2]
+        value        = b3 + w3 . h +- psq * 2**(43-p), in 2**-44 men                  int64
+        score        = floor((100 * value + 2**43) / 2**44), in centi-men (the float rounding)
+
+    The scales 2**a, 2**b, 2**p are the finest at which no accumulator of any board leaves
+    int16 and no sum leaves int32 (or int64).
 
     A = H rounded up to a multiple of ACC_ALIGN, L = L2, S squares; padding is zero::
 
