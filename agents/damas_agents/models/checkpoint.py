@@ -55,6 +55,7 @@ __all__ = [
     "Saved",
     "checkpoint_dict",
     "load_network",
+    "network_tensors",
     "read_checkpoint",
     "save_checkpoint",
 ]
@@ -398,7 +399,7 @@ def _verify(data: Any, budget: int) -> Config:
         _check_tree(value, key, left)
     config = _check_config(data["config"])
     _check_run(data, config)
-    check_model(data["model"], _network_tensors(config))
+    check_model(data["model"], network_tensors(config))
     _check_optimizer_form(data["optimizer"])
     if not isinstance(data["trainer"], dict):
         raise FieldError(
@@ -510,7 +511,7 @@ def _holds_tensor(value: Any) -> bool:
     return isinstance(value, torch.Tensor)
 
 
-def _network_tensors(config: Config) -> dict[str, torch.Tensor]:
+def network_tensors(config: Config) -> dict[str, torch.Tensor]:
     """Returns the state dict of the config's network built on the meta device: names, shapes
     and dtypes without memory (only buffers computed from the board, the squares' cells, are
     real). The config's shape was bounded first, so building it is quick."""

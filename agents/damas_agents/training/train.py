@@ -400,14 +400,17 @@ def _run_path(config: Config | None, run_dir: Path | None, resume: Path | None) 
 
 
 def _prepare(
-    config: Config | None, run_dir: Path, resume: bool, progress: bool
-) -> tuple[Config, dict[str, Any] | None]:
-    """Returns (config, checkpoint to resume or None), checked before any write.
+    config: Config | None, run_dir: Path, resume: bool, progress: bool, init: str | None = None
+) -> tuple[Config, dict[str, Any] | None, dict[str, Any] | None]:
+    """Returns (config, checkpoint to resume or None, the weights to start from or None),
+    checked before any write.
 
     A fresh run on CPU gets here without importing torch, so config.yaml is on disk (and
     the run resumable) about a second after ``damas train`` starts.
     """
     checkpoint = None
+    if init is not None and resume:
+        raise ConfigError("--init starts a fresh run; a resumed run goes on from its own weights")
     if resume:
         from damas_agents.models.checkpoint import read_checkpoint
         from damas_agents.training.resume import check_compatible
@@ -431,7 +434,51 @@ def _prepare(
 
         check_device(config)
     _check_opponents(config)  # compiles the kernels it plays on, the first time
-    return config, checkpoint
+    weights = None if init is None else read_initial_weights(init, config)
+    return config, checkpoint, weights
+
+
+def read_initial_weights(source: str, config: Config) -> dict[str, Any]:
+    """Returns the network weights a fresh run starts from (``damas train --init``), checked
+    against the config's network before any file of the run is written.
+
+    Args:
+        source: a checkpoint file, or ``pretrained:NAME`` for an agent shipped in the package.
+        config: the run's config: the checkpoint must be of its algorithm and hold the tensors
+            of its network (names, shapes and dtypes).
+
+    Raises:
+        CheckpointError: the checkpoint is unusable, of another algorithm, or holds another
+            network; no pretrained agent of that name.
+    """
+    from damas_agents.models.checkpoint import (
+        FieldError,
+        check_model,
+        network_tensors,
+        read_checkpoint,
+    )
+    from damas_agents.players.load import pretrained_path
+
+    if source.startswith("pretrained:"):
+        try:
+            path = pretrained_path(source.removeprefix("pretrained:"))
+        except ValueError as error:
+            raise CheckpointError(f"--init {source}: {error}") from None
+    else:
+        path = Path(source)
+    checkpoint = read_checkpoint(path)
+    if checkpoint["algorithm"] != config.algorithm:
+        raise CheckpointError(
+            f"--init {source}: a {checkpoint['algorithm']} checkpoint; this run trains "
+            f"{config.algorithm}"
+        )
+    try:
+        check_model(checkpoint["model"], network_tensors(config))
+    except FieldError as error:
+        raise CheckpointError(
+            f"--init {source}: its network does not fit this config's ({error})"
+        ) from None
+    return checkpoint["model"]
 
 
 def _check_opponents(config: Config) -> None:
@@ -498,9 +545,13 @@ def play_command(config: Config, run_dir: Path, checkpoint: Path) -> str:
 
 
 def _start(
-    config: Config, path: Path, checkpoint: dict[str, Any] | None
+    config: Config,
+    path: Path,
+    checkpoint: dict[str, Any] | None,
+    weights: dict[str, Any] | None = None,
 ) -> tuple[Any, list[dict[str, float]]]:
-    """Returns (trainer, history): restored from the checkpoint, or fresh and saved at once.
+    """Returns (trainer, history): restored from the checkpoint, or fresh (starting from
+    `weights` when given) and saved at once.
 
     A fresh run's config.yaml is on disk already; a resumed run's is rewritten only once the
     checkpoint has been restored, so that a refused resume changes nothing in the run.
@@ -512,6 +563,8 @@ def _start(
     trainer = make_trainer(config)
     latest = path / "checkpoints" / "latest.pt"
     if checkpoint is None:
+        if weights is not None:
+            trainer.network.load_state_dict(weights)
         save_checkpoint(latest, trainer)  # iteration 0: from now on a kill resumes from here
         return trainer, []
     restore_trainer(trainer, checkpoint, latest)
@@ -532,6 +585,7 @@ def run_training(
     out: TextIO | None = None,
     time_budget: float | None = None,
     notes: TextIO | None = None,
+    init: str | None = None,
 ) -> TrainResult:
     """Trains until ``train.iterations`` (or `time_budget` seconds); returns the run.
 
@@ -546,12 +600,16 @@ def run_training(
         time_budget: stop (with an evaluation and a checkpoint) after this many seconds.
         notes: where the first line, ``damas train: setting up ...``, goes (default stderr
             with `progress`, else nowhere).
+        init: start a fresh run from these weights (a fine-tune): a checkpoint file of the
+            same algorithm and network, or ``pretrained:NAME``; the optimiser and the replay
+            start afresh. Not with `resume`.
 
     Raises:
         MissingExtraError: an optional package the run needs is not installed (an
             ImportError whose one-line message names the extra); nothing is written.
         ConfigError: no config and nothing to resume, or a device that is not there.
-        CheckpointError: the checkpoint to resume is unusable or does not fit the config.
+        CheckpointError: the checkpoint to resume (or `init`) is unusable or does not fit the
+            config.
         FileExistsError: `run_dir` already holds a run (resume it instead).
         DivergenceError: a loss or a weight became NaN or infinite (nothing NaN is saved).
         ValueError: `time_budget` is not a finite number of seconds > 0.
@@ -566,13 +624,13 @@ def run_training(
         None if resume is None else Path(resume),
     )
     _say_setting_up(config, path, notes or (sys.stderr if progress else None))
-    config, checkpoint = _prepare(config, path, resume is not None, progress)
+    config, checkpoint, weights = _prepare(config, path, resume is not None, progress, init)
     if checkpoint is None:  # a fresh run is resumable before torch is imported
         _open_run_dir(config, path)
     _import_torch(config.train.torch_threads)
     from damas_agents.models.checkpoint import save_checkpoint
 
-    trainer, history = _start(config, path, checkpoint)
+    trainer, history = _start(config, path, checkpoint, weights)
     metrics_path, log_path = path / "metrics.jsonl", path / "train.log"
     dropped = _cut_records(path, trainer.iteration)
     latest = path / "checkpoints" / "latest.pt"
@@ -589,7 +647,7 @@ def run_training(
 
     emit = functools.partial(_emit, out=out, bar=bar, log=log)
     save = functools.partial(_save, latest, trainer, history)
-    emit(_opening(config, path, trainer.iteration, resume is not None, dropped))
+    emit(_opening(config, path, trainer.iteration, resume is not None, dropped, init))
     finished_before = trainer.iteration >= total
     try:
         while trainer.iteration < total:
@@ -748,14 +806,19 @@ def _stepper(trainer: Any, config: Config) -> tuple[Any, Any]:
     return trainer.step, getattr(trainer, "close", lambda: None)
 
 
-def _opening(config: Config, run_dir: Path, iteration: int, resume: bool, dropped: int) -> str:
-    """Returns a start's first line; a resume that cut the logs back says from where."""
+def _opening(
+    config: Config, run_dir: Path, iteration: int, resume: bool, dropped: int, init: str | None
+) -> str:
+    """Returns a start's first line; a resume that cut the logs back says from where, a
+    fine-tune from which weights."""
     line = (
         f"{'resuming' if resume else 'training'} {config.name} ({config.algorithm}, "
         f"{config.env.variant}) at iteration {iteration} in {run_dir}"
     )
     if dropped > iteration:
         line += f"; logs cut back from iteration {dropped}"
+    if init is not None:
+        line += f", starting from the weights of {init}"
     return line
 
 
@@ -881,6 +944,12 @@ def _parser() -> argparse.ArgumentParser:
         help="continue the run in this directory from its latest checkpoint (after Ctrl-C, a "
         "crash or kill -9); with CONFIG, start it there if it holds no checkpoint yet",
     )
+    p.add_argument(
+        "--init",
+        metavar="CHECKPOINT",
+        help="start from these weights (a checkpoint of the same algorithm and network, or "
+        "pretrained:NAME): a fine-tune, with a fresh optimiser and replay",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument(
         "--time-budget",
@@ -929,6 +998,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             progress=not args.no_progress,
             time_budget=args.time_budget,
             notes=sys.stderr,
+            init=args.init,
         )
     except (ConfigError, CheckpointError, FileExistsError, MissingExtraError) as error:
         print(f"damas train: {error}", file=sys.stderr)
