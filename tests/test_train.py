@@ -11,6 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+import yaml
+from helpers import tiny_training
 
 from damas_agents.arena import play_match
 from damas_agents.files import write_atomically
@@ -455,6 +457,37 @@ def test_a_resume_refused_by_the_restore_writes_nothing(
     assert train_main(argv) == 2
     assert "cannot restore the trainer" in capsys.readouterr().err
     assert {p: p.read_bytes() for p in run.rglob("*") if p.is_file()} == before
+
+
+def test_init_starts_a_fresh_run_from_another_runs_weights(tmp_path: Path, capsys) -> None:
+    """--init: the new run's first checkpoint holds the source's weights (a fresh optimiser,
+    iteration 0), and a source of another network or algorithm is refused before any file
+    of the run is written."""
+    source, trained_elsewhere = tmp_path / "source", tiny(train={"iterations": 1, "seed": 7})
+    run_training(trained_elsewhere, run_dir=source, progress=False, out=io.StringIO())
+    weights = read_checkpoint(source / "checkpoints" / "latest.pt")["model"]
+    config = tiny(train={"iterations": 1, "lr": 1e-9})  # the weights stay about as loaded
+    run, out = tmp_path / "run", io.StringIO()
+    init = str(source / "checkpoints" / "latest.pt")
+    result = run_training(config, run_dir=run, progress=False, out=out, init=init)
+    assert f"starting from the weights of {init}" in out.getvalue()
+    trained = read_checkpoint(result.checkpoint)
+    assert trained["iteration"] == 1
+    for name, tensor in weights.items():
+        if tensor.is_floating_point() and "running_" not in name:  # BatchNorm's stats move
+            assert torch.allclose(trained["model"][name], tensor, atol=1e-6), name
+
+    wider = tmp_path / "wider.yaml"
+    wider.write_text(yaml.safe_dump(tiny_training(network={"channels": 16})))
+    refused = tmp_path / "refused"
+    assert train_main([str(wider), "--init", init, "--out", str(refused)]) == 2
+    assert "its network does not fit this config's" in capsys.readouterr().err
+    assert not refused.exists()
+    assert train_main(["--resume", str(run), "--init", init]) == 2
+    assert "--init starts a fresh run" in capsys.readouterr().err
+    assert train_main([str(wider), "--init", "pretrained:nope", "--out", str(refused)]) == 2
+    assert "no pretrained agent 'nope'" in capsys.readouterr().err
+    assert not refused.exists()
 
 
 def test_command_line_errors(tmp_path: Path, capsys) -> None:
