@@ -1,8 +1,8 @@
 """The ``damas`` program: the library's commands and the application's, in one place.
 
     damas perft | moves | show | variants    (damas_env.cli: the rules engine)
-    damas arena | play | hub | train ...     (damas_agents.arena.cli, arena.play, arena.hub,
-                                              training.train)
+    damas arena | play | hub | rate | train (damas_agents.arena.cli, arena.play, arena.hub,
+                                              rating.rate, training.train)
 
 Each command's module is imported only when that command runs (``train`` imports torch).
 """
@@ -28,6 +28,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "hub": (
         "serve an agent to draughts GUIs over the Hub protocol (damas hub --help)",
         "damas_agents.arena.hub:main",
+    ),
+    "rate": (
+        "rate an agent on a variant's reference pool: Elo with a 95% interval (damas rate "
+        "--help)",
+        "damas_agents.rating.rate:main",
     ),
     "train": (
         "train a self-play agent from a config: learned alpha-beta (nnue), AlphaZero-style "

@@ -24,7 +24,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from statistics import NormalDist
 from typing import Any, TypeAlias
@@ -51,6 +51,7 @@ __all__ = [
     "MAX_WORKERS",
     "AgentSource",
     "GameRecord",
+    "GameRunner",
     "MatchResult",
     "MoveTimes",
     "Opening",
@@ -641,6 +642,89 @@ def _run(jobs: Sequence[_Job], workers: int, progress: bool, players: _Players) 
             return [future.result() for future in futures]
     finally:
         bar.close()
+
+
+class GameRunner:
+    """Plays games one at a time as a caller asks for them, in this process or in `workers`
+    processes, each keeping its agents from game to game: for schedules decided as results
+    come in (``damas rate``), where :func:`play_match` knows every game up front.
+
+        with GameRunner(["alphabeta:depth=3", "greedy", "random"], "english") as runner:
+            future = runner.submit(0, 1, opening, a_first=True, seed=7, index=0)
+            future.result().score                  # agent 0's score in that game
+
+    A game depends only on its arguments (its seed seeds both agents), never on the process
+    that plays it.
+    """
+
+    def __init__(
+        self,
+        sources: Sequence[AgentSource],
+        variant: str | Ruleset = "english",
+        workers: int = 1,
+        max_plies: int | None = None,
+        event: str = "damas arena",
+    ) -> None:
+        """Builds the agents' names (a bad spec raises ValueError here) and the workers.
+
+        Raises:
+            TypeError, ValueError: as :func:`play_match`; instances with `workers` > 1.
+        """
+        self.rules = _checked(variant, (1, workers, max_plies, 0))
+        if workers > 1 and any(_is_instance(s) for s in sources):
+            raise ValueError(
+                "workers > 1 builds agents in each process: pass spec strings or picklable "
+                "factories, not agent instances"
+            )
+        self.sources, self.max_plies, self.event = list(sources), max_plies, event
+        self._players = _Players()
+        self.names = _names(self.sources, self._players)
+        self._pool: ProcessPoolExecutor | None = None
+        if workers > 1:
+            self._players.close()  # the workers build their own
+            self._pool = ProcessPoolExecutor(
+                workers,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=exit_with_parent,
+                initargs=(os.getpid(), threading.current_thread() is threading.main_thread()),
+            )
+
+    def submit(
+        self, a: int, b: int, opening: Opening, a_first: bool, seed: int, index: int = 0
+    ) -> Future[GameRecord]:
+        """Returns the future record of a game of agent `a` against agent `b` (indexes into
+        the sources), from agent a's side; played at once when there are no workers."""
+        job = _Job(
+            index=index,
+            sources=(self.sources[a], self.sources[b]),
+            keys=(a, b),
+            names=(self.names[a], self.names[b]),
+            seeds=(_derive(seed, index, 0), _derive(seed, index, 1)),
+            a_first=a_first,
+            opening=opening,
+            rules=self.rules,
+            max_plies=self.max_plies,
+            event=self.event,
+        )
+        if self._pool is not None:
+            return self._pool.submit(_run_in_worker, job)
+        future: Future[GameRecord] = Future()
+        future.set_result(_run_job(job, self._players))
+        return future
+
+    def close(self) -> None:
+        """Stops the workers (games not started are dropped) and closes this process's
+        agents."""
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+            self._pool = None
+        self._players.close()
+
+    def __enter__(self) -> GameRunner:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def _is_instance(source: AgentSource) -> bool:

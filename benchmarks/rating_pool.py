@@ -1,0 +1,166 @@
+"""Rebuilds a variant's rating pool from scratch: a round robin among its members, then one
+maximum-likelihood fit of all their ratings (``random`` = 0), written as the package's pool
+file.
+
+    python benchmarks/rating_pool.py english --workers 2            # the shipped table
+    python benchmarks/rating_pool.py international --workers 2
+    python benchmarks/rating_pool.py english --games 20 --far-games 2 --out /tmp/pilot.json
+
+Every pair of members plays: those at most ``--near`` places apart in the list (which goes
+weakest to strongest) ``--games`` colour-swapped games each, where the results say the most;
+the others ``--far-games`` (they tie the scale together; a whitewash there says little). It
+prints the fitted table (Elo, 95% interval, games), each neighbour's gap, the command and
+the run time, and writes the pool (``agents/damas_agents/rating/pools/<variant>-v1.json``
+unless ``--out``). The members are the lists below (``--members`` for another); each is
+limited by depth or simulations, never by time, so the table does not move with the load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shlex
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "agents"))
+sys.path.insert(0, str(ROOT))
+
+from damas_agents.arena.match import GameRunner, openings_for  # noqa: E402
+from damas_agents.rating.fit import Results, fit_ratings  # noqa: E402
+from damas_agents.rating.pool import POOL_VERSION, Pool  # noqa: E402
+from damas_env.rules import get_ruleset  # noqa: E402
+
+#: Each variant's members, weakest first (as measured by the last calibration).
+MEMBERS = {
+    "english": [
+        "random",
+        "greedy",
+        "mcts:sims=10",
+        "mcts:sims=30",
+        "mcts:sims=100",
+        "alphabeta:depth=1",
+        "alphabeta:depth=2",
+        "alphabeta:depth=3",
+        "alphabeta:depth=4",
+        "alphabeta:depth=6",
+        "pretrained:english,depth=2",
+        "alphabeta:depth=8",
+        "pretrained:english,depth=4",
+        "pretrained:english,depth=6",
+        "pretrained:english,depth=8",
+    ],
+    "international": [
+        "random",
+        "greedy",
+        "mcts:sims=10",
+        "mcts:sims=30",
+        "mcts:sims=100",
+        "alphabeta:depth=1",
+        "alphabeta:depth=2",
+        "alphabeta:depth=3",
+        "alphabeta:depth=4",
+        "pretrained:international,depth=2",
+        "alphabeta:depth=5",
+        "pretrained:international,depth=4",
+        "pretrained:international,depth=6",
+    ],
+}
+MAX_PLIES = 500  # a game of two weak agents longer than this is scored a draw
+
+
+def machine() -> str:
+    """Returns the processor, the cores and the Python that played."""
+    model = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{model}, {os.cpu_count()} cores, Python {platform.python_version()}"
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("variant")
+    p.add_argument("--members", nargs="+", help="member specs, weakest first")
+    p.add_argument("--games", type=int, default=160, help="games per near pair (160)")
+    p.add_argument("--far-games", type=int, default=10, help="games per far pair (10)")
+    p.add_argument("--near", type=int, default=2, help="places apart a pair counts as near")
+    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--seed", type=int, default=2026)
+    p.add_argument("--out", type=Path)
+    args = p.parse_args()
+    rules = get_ruleset(args.variant)
+    members = args.members or MEMBERS[rules.name]
+    pools = ROOT / "agents" / "damas_agents" / "rating" / "pools"
+    out = args.out or pools / f"{rules.name}-{POOL_VERSION}.json"
+    pairs = [
+        (i, j, args.games if j - i <= args.near else args.far_games)
+        for i in range(len(members))
+        for j in range(i + 1, len(members))
+    ]
+    pairs = [(i, j, n + n % 2) for i, j, n in pairs if n > 0]
+    print(
+        f"{rules.name}: {len(members)} members, {len(pairs)} pairs, "
+        f"{sum(n for *_, n in pairs)} games, {args.workers} workers",
+        flush=True,
+    )
+    start = time.perf_counter()
+    results: dict[tuple[str, str], Results] = {}
+    event = f"rating pool {POOL_VERSION} ({rules.name})"
+    with GameRunner(members, rules, args.workers, MAX_PLIES, event) as runner:
+        futures = []
+        for k, (i, j, n) in enumerate(pairs):
+            openings = openings_for(rules, n // 2, args.seed + k)
+            futures.append(
+                (
+                    i,
+                    j,
+                    [
+                        runner.submit(i, j, openings[g // 2], g % 2 == 0, args.seed + k, g)
+                        for g in range(n)
+                    ],
+                )
+            )
+        for i, j, games in futures:
+            scores = [f.result().score for f in games]
+            counts = (scores.count(1.0), scores.count(0.5), scores.count(0.0))
+            results[members[i], members[j]] = counts
+            print(
+                f"  {members[i]} vs {members[j]}: +{counts[0]} ={counts[1]} -{counts[2]}",
+                flush=True,
+            )
+    seconds = time.perf_counter() - start
+    table = fit_ratings(members, results, anchor="random")
+    command = "python benchmarks/rating_pool.py " + shlex.join(sys.argv[1:])
+    pool = Pool.from_table(
+        table,
+        results,
+        rules.name,
+        version=POOL_VERSION,
+        max_plies=MAX_PLIES,
+        command=command,
+        seconds=round(seconds, 1),
+        machine=machine(),
+    )
+    print(f"\n{'member':<34} {'Elo':>6}  95% CI          games   gap")
+    previous = None
+    for m in pool.members:
+        gap = "" if previous is None else f"{m.elo - previous:+5.0f}"
+        print(f"{m.spec:<34} {m.elo:6.0f}  [{m.ci[0]:5.0f}, {m.ci[1]:5.0f}]  {m.games:5d}  {gap}")
+        previous = m.elo
+    print(f"\n{command}: {seconds / 60:.1f} min on {pool.machine}")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(pool.to_dict(), indent=1) + "\n")
+    print(f"written: {out}")
+
+
+if __name__ == "__main__":
+    main()
