@@ -38,21 +38,19 @@ from damas_env.rules import get_ruleset  # noqa: E402
 #: Each variant's members, weakest first (as measured by the last calibration).
 MEMBERS = {
     "english": [
-        "random",
         "greedy",
+        "random",
         "mcts:sims=10",
         "mcts:sims=30",
         "mcts:sims=100",
-        "alphabeta:depth=1",
         "alphabeta:depth=2",
         "alphabeta:depth=3",
         "alphabeta:depth=4",
         "alphabeta:depth=6",
-        "pretrained:english,depth=2",
         "alphabeta:depth=8",
-        "pretrained:english,depth=4",
-        "pretrained:english,depth=6",
-        "pretrained:english,depth=8",
+        "pretrained:english-v1,depth=4",
+        "pretrained:english-v1,depth=6",
+        "pretrained:english-v1,depth=10",
     ],
     "international": [
         "random",
@@ -64,10 +62,10 @@ MEMBERS = {
         "alphabeta:depth=2",
         "alphabeta:depth=3",
         "alphabeta:depth=4",
-        "pretrained:international,depth=2",
+        "pretrained:international-v1,depth=2",
         "alphabeta:depth=5",
-        "pretrained:international,depth=4",
-        "pretrained:international,depth=6",
+        "pretrained:international-v1,depth=4",
+        "pretrained:international-v1,depth=6",
     ],
 }
 MAX_PLIES = 500  # a game of two weak agents longer than this is scored a draw

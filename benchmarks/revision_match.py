@@ -4,6 +4,8 @@ in the arena, both served by ``damas hub`` and played through ``hub:``.
     python benchmarks/revision_match.py c837ec5 --old pretrained:english --depth 4 --games 2
     python benchmarks/revision_match.py c837ec5 --old alphabeta --time 0.1 --games 40 \\
         --variant international --json
+    python benchmarks/revision_match.py c837ec5 --old pretrained:english --old-depth 7 \\
+        --new-time 0.01 --games 200 --workers 2      # each game on a core of its own
 
 The revision's packages (``damas_env``, and ``agents/`` with ``damas_agents``) are unpacked
 with ``git archive`` into a cache folder (``--cache``; once per commit, kept with the kernels
@@ -117,6 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--variant", default="english", help="ruleset name (default english)")
     parser.add_argument("--games", type=int, default=2, help="games (default 2)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the openings")
+    parser.add_argument("--workers", type=int, default=1, help="games played at once")
     parser.add_argument("--max-plies", type=int, help="stop games after N plies (a draw)")
     for side in ("", "old-", "new-"):  # one side's --x-depth or --x-time replaces both of
         whose = "both sides" if not side else f"the {side[:-1]} side"  # --depth and --time
@@ -156,6 +159,7 @@ def main() -> None:
         games=args.games,
         seed=args.seed,
         max_plies=args.max_plies,
+        workers=args.workers,
         progress=not args.json,
     )
     if args.json:

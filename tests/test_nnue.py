@@ -18,7 +18,13 @@ from damas_agents.models.checkpoint import load_network, read_checkpoint, save_c
 from damas_agents.models.config import apply_overrides
 from damas_agents.models.evalnet import EvalNet, features
 from damas_agents.players.classic import AlphaBetaAgent
-from damas_agents.players.load import PRETRAINED, load_agent, network_agent, pretrained_path
+from damas_agents.players.load import (
+    PRETRAINED,
+    PRETRAINED_VERSIONS,
+    load_agent,
+    network_agent,
+    pretrained_path,
+)
 from damas_agents.players.make import make_agent
 from damas_agents.search.alphabeta import TEMPO, Searcher, piece_square_table, with_network
 from damas_agents.search.nnue import (
@@ -398,6 +404,21 @@ def test_a_short_run_from_nothing_learns_to_beat_greedy() -> None:
 
 
 # --- The shipped agents --------------------------------------------------------------------------
+
+
+def test_each_variant_names_its_latest_pretrained_version() -> None:
+    """``pretrained:english`` is the highest ``english-vN``; every version is a file of its own
+    (the rating pools play versions, which never change)."""
+    versions: dict[str, list[tuple[int, str]]] = {}
+    for name in PRETRAINED_VERSIONS:
+        variant, number = name.rsplit("-v", 1)
+        assert pretrained_path(name).is_file() and number.isdigit()
+        versions.setdefault(variant, []).append((int(number), name))
+    assert set(versions) == set(PRETRAINED)
+    for variant, numbered in versions.items():
+        assert pretrained_path(variant) == pretrained_path(max(numbered)[1])
+    files = list(PRETRAINED_VERSIONS.values())
+    assert len(set(files)) == len(files)
 
 
 @pytest.mark.parametrize("name", sorted(PRETRAINED))

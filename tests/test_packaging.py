@@ -239,7 +239,7 @@ def test_a_bundled_config_trains_from_the_wheel(install: Install) -> None:
 
 
 def test_the_pretrained_agent_ships_in_the_wheel(install: Install) -> None:
-    assert (ROOT / "agents" / "damas_agents" / "pretrained" / "english.pt").is_file()
+    assert (ROOT / "agents" / "damas_agents" / "pretrained" / "english-v1.pt").is_file()
     code = "from damas_agents.players.load import pretrained_path as p; print(p('english'))"
     path = Path(install.python(code).strip())
     assert path.is_file() and path.is_relative_to(install.venv)

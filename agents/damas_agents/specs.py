@@ -6,7 +6,8 @@
     openspiel-mcts:sims=1000    OpenSpiel's MCTSBot (English); dame:depth=6 (International)
     hub:/path/to/scan,threads=1 any Hub-protocol engine; options it does not know go to it
     checkpoint:runs/x.pt,sims=64  a trained network (an nnue one: depth, nodes or time)
-    pretrained:english          a trained agent shipped in the package (english, international)
+    pretrained:english          a trained agent shipped in the package (english, international;
+                                english-v1: that network forever)
 
     >>> parse_spec("hub:/opt/scan/scan,book=false")
     ('hub', {'path': '/opt/scan/scan', 'book': False})
@@ -142,7 +143,7 @@ KINDS: dict[str, Kind] = {
     "pretrained": Kind(
         "damas_agents.players.load:load_pretrained",
         {"depth": _DEPTH, "nodes": _NODES, "time": _SECONDS},
-        usage="pretrained:english|international[,depth=N|nodes=N|time=S]",
+        usage="pretrained:english|international[-vN][,depth=N|nodes=N|time=S]",
         path=True,
         first="name",
         needs=("torch",),

@@ -286,6 +286,13 @@ class EvalConfig:
     simulations: int = 0
     """MCTS simulations of the evaluated agent; 0: the network's policy alone."""
 
+    rate: bool = False
+    """Also rate the agent on the variant's reference pool (``damas rate``): the Elo and its
+    95% interval go to the metrics as ``eval/rate/elo`` (``elo_low``, ``elo_high``)."""
+
+    rate_games: int = 100
+    """The most games a rating plays (it stops sooner at ±50 Elo)."""
+
 
 @dataclass(frozen=True)
 class DistributedConfig:
@@ -436,6 +443,7 @@ _POSITIVE = frozenset(
         "ppo.pool_size",
         "ppo.snapshot_every",
         "eval.games",
+        "eval.rate_games",
         "distributed.workers",
         "distributed.worker_cpus",
         "nnue.hidden",

@@ -20,7 +20,14 @@ from damas_agents.players.classic import AlphaBetaAgent
 from damas_agents.players.learned import NetworkAgent
 from damas_env.checks import shown
 
-__all__ = ["PRETRAINED", "load_agent", "load_pretrained", "network_agent", "pretrained_path"]
+__all__ = [
+    "PRETRAINED",
+    "PRETRAINED_VERSIONS",
+    "load_agent",
+    "load_pretrained",
+    "network_agent",
+    "pretrained_path",
+]
 
 
 def load_agent(
@@ -48,21 +55,25 @@ def load_agent(
 
 
 #: The agents shipped in the package, by name: their file in its ``pretrained/`` folder
-#: (snapshots of the runs the README gives the commands of).
-PRETRAINED = {"english": "english.pt", "international": "international.pt"}
+#: (snapshots of the runs the README gives the commands of). Each variant's name is its
+#: latest agent; a versioned name (:data:`PRETRAINED_VERSIONS`) stays one network forever.
+PRETRAINED = {"english": "english-v1.pt", "international": "international-v1.pt"}
+#: Every shipped network under a name that never changes: ``english-v1`` is the English
+#: agent first shipped, whatever ``english`` is later (the rating pools play these).
+PRETRAINED_VERSIONS = {"english-v1": "english-v1.pt", "international-v1": "international-v1.pt"}
 
 
 def pretrained_path(name: str) -> Path:
     """Returns the file of a shipped agent.
 
     Raises:
-        ValueError: `name` is not one of :data:`PRETRAINED` (a name, never a path).
+        ValueError: `name` is not one of :data:`PRETRAINED` or :data:`PRETRAINED_VERSIONS`
+            (a name, never a path).
     """
-    if name not in PRETRAINED:
-        raise ValueError(
-            f"no pretrained agent {shown(name)}; the package has: {', '.join(PRETRAINED)}"
-        )
-    return Path(str(resources.files("damas_agents") / "pretrained" / PRETRAINED[name]))
+    files = {**PRETRAINED, **PRETRAINED_VERSIONS}
+    if name not in files:
+        raise ValueError(f"no pretrained agent {shown(name)}; the package has: {', '.join(files)}")
+    return Path(str(resources.files("damas_agents") / "pretrained" / files[name]))
 
 
 def load_pretrained(

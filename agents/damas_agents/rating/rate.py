@@ -45,7 +45,7 @@ from damas_agents.rating.fit import Rating, Results, rate_against
 from damas_agents.rating.pool import POOL_VERSION, Pool, PoolError, load_pool
 from damas_agents.specs import spec_usage
 from damas_env.checks import checked_int
-from damas_env.rules import get_ruleset
+from damas_env.rules import Ruleset, get_ruleset
 
 __all__ = ["BOUND_GAMES", "MAX_RATE_GAMES", "RateResult", "main", "rate"]
 
@@ -204,7 +204,7 @@ class _Schedule:
 
 def rate(
     agent: AgentSource,
-    variant: str = "english",
+    variant: str | Ruleset = "english",
     ci: float = 50.0,
     games: int = 600,
     seed: int = 0,

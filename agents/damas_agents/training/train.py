@@ -84,9 +84,13 @@ def default_run_dir(config: Config, root: str | Path = "runs") -> Path:
 def evaluate(trainer: Any, seed: int = 0) -> tuple[dict[str, float], str]:
     """Plays the trainer's network against each of ``eval.opponents`` in the arena.
 
+    With ``eval.rate``, also rates it on the variant's reference pool (``damas rate``).
+
     Returns:
         metrics ``eval/<opponent>/score`` (with ``score_low``, ``score_high``) and
-        ``eval/<opponent>/elo``, and the PDN of every game played.
+        ``eval/<opponent>/elo``; with ``eval.rate``, ``eval/rate/elo`` (for an agent beyond
+        the pool, its bound), ``eval/rate/elo_low`` and ``eval/rate/elo_high`` (the finite
+        ends of its 95% interval) and ``eval/rate/games``; and the PDN of every game played.
     """
     from damas_agents.arena import play_match
     from damas_agents.players.load import network_agent
@@ -117,6 +121,17 @@ def evaluate(trainer: Any, seed: int = 0) -> tuple[dict[str, float], str]:
         metrics[f"eval/{opponent}/score_high"] = s.score_ci[1]
         metrics[f"eval/{opponent}/elo"] = s.elo
         pdn.append(match.pdn())
+    if config.eval.rate:
+        from damas_agents.rating import rate
+
+        rated = rate(agent, config.env.ruleset(), games=config.eval.rate_games, seed=seed)
+        rating = rated.rating
+        low, high = rating.ci
+        metrics["eval/rate/elo"] = rating.elo if rating.elo is not None else min(high, low)
+        metrics.update({f"eval/rate/elo_{k}": v for k, v in (("low", low), ("high", high))})
+        metrics = {k: v for k, v in metrics.items() if math.isfinite(v)}  # a bound's open end
+        metrics["eval/rate/games"] = float(rating.games)
+        pdn.append(rated.pdn())
     return metrics, "\n".join(pdn)
 
 
@@ -189,9 +204,21 @@ def summary_line(
         for key, value in latest_eval.items()
         if key.endswith("/score")
     ]
+    if "eval/rate/elo" in latest_eval:
+        scores.append(_elo_part(latest_eval))
     if scores:
         parts.append(f"eval@{int(latest_eval['iteration'])} " + ", ".join(scores))
     return " | ".join(parts)
+
+
+def _elo_part(scores: dict[str, float]) -> str:
+    """Returns the pool rating of an evaluation: ``Elo 812 [764, 860]``, or its bound."""
+    elo, low, high = (scores.get(f"eval/rate/elo{k}") for k in ("", "_low", "_high"))
+    if low is None:
+        return f"Elo < {high:.0f}"
+    if high is None:
+        return f"Elo > {low:.0f}"
+    return f"Elo {elo:.0f} [{low:.0f}, {high:.0f}]"
 
 
 def _loss_part(metrics: dict[str, float], config: Config) -> str | None:
@@ -491,6 +518,8 @@ def _check_opponents(config: Config) -> None:
     """
     if not config.eval.every:
         return
+    if config.eval.rate:
+        _check_pool(config)
     from damas_agents.players.base import play_hop
     from damas_agents.players.make import make_agent
     from damas_env.draughts_v0 import raw_env
@@ -507,6 +536,20 @@ def _check_opponents(config: Config) -> None:
             raise ConfigError(f"eval.opponents[{i}]: {error}") from None
         finally:
             getattr(agent, "close", lambda: None)()  # an external engine's process
+
+
+def _check_pool(config: Config) -> None:
+    """Raises a ConfigError if ``eval.rate`` asks for a pool the run's rules do not have."""
+    from damas_agents.rating import PoolError, load_pool
+    from damas_env.rules import get_ruleset
+
+    rules = config.env.ruleset()
+    try:
+        load_pool(rules.name)
+    except PoolError as error:
+        raise ConfigError(f"eval.rate: {error}") from None
+    if rules != get_ruleset(rules.name):
+        raise ConfigError(f"eval.rate: the {rules.name} pool rates the standard rules only")
 
 
 def _check_directory(run_dir: Path) -> None:
@@ -845,6 +888,8 @@ def _closing(config: Config, iteration: int, seconds: float, scores: dict[str, f
             )
     if parts:
         line += f"; score vs {', '.join(parts)} (95% CI, {config.eval.games} games each)"
+    if "eval/rate/elo" in scores:
+        line += f"; {_elo_part(scores)} on the {config.env.variant} pool (95% CI)"
     return line
 
 
