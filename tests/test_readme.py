@@ -45,6 +45,7 @@ def test_readme_damas_commands_parse(command: str) -> None:
     from damas_agents.arena.hub import build_parser as hub_parser
     from damas_agents.arena.play import build_parser as play_parser
     from damas_agents.models.config import apply_overrides, load_config
+    from damas_agents.rating.rate import build_parser as rate_parser
     from damas_agents.training.train import _parser as train_parser
     from damas_env.cli import _parser as damas_parser
 
@@ -60,6 +61,8 @@ def test_readme_damas_commands_parse(command: str) -> None:
         play_parser().parse_args(argv[1:])
     elif argv[0] == "hub":
         hub_parser().parse_args(argv[1:])
+    elif argv[0] == "rate":
+        rate_parser().parse_args(argv[1:])
     else:
         damas_parser().parse_args(argv)
 
@@ -102,7 +105,7 @@ def test_readme_layout_matches_the_tree() -> None:
     top = "damas_env|agents|tests|benchmarks|examples|notebooks|configs"
     named = set(re.findall(rf"`((?:{top})/[\w/.]*)`", layout))
     singles = r"(?:command|specs|extras|files|workers)\.py"
-    layers = rf"{singles}|(?:training|arena|players|models|search)/\w+\.py"
+    layers = rf"{singles}|(?:training|rating|arena|players|models|search)/\w+\.py"
     named |= {f"agents/damas_agents/{path}" for path in re.findall(rf"`({layers})`", layout)}
     for path in named:
         assert (ROOT / path).exists(), f"README's Layout names {path}, which does not exist"

@@ -30,8 +30,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "damas_agents.arena.hub:main",
     ),
     "rate": (
-        "rate an agent on a variant's reference pool: Elo with a 95% interval (damas rate "
-        "--help)",
+        "an agent's Elo on a variant's reference pool (damas rate --help)",
         "damas_agents.rating.rate:main",
     ),
     "train": (
