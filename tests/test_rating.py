@@ -229,3 +229,10 @@ def test_load_pool_takes_names_never_paths() -> None:
             load_pool(bad)
     with pytest.raises(PoolError, match="not a pool name"):
         load_pool("english", version="../v1")
+
+
+def test_rate_in_worker_processes_depends_on_the_seed_not_the_timing() -> None:
+    pool = _pool(LADDER)
+    runs = [rate("alphabeta:depth=1", pool=pool, games=6, seed=4, workers=2) for _ in range(2)]
+    assert [r.pdn for _, r in runs[0].records] == [r.pdn for _, r in runs[1].records]
+    assert runs[0].rating.games == 6

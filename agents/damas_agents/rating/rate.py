@@ -273,7 +273,7 @@ def rate(
             done += 1
             stopped = schedule.stop(ci, 2 * done, 2 * pairs)
             if progress:
-                _report(schedule, 2 * done, out or sys.stderr)
+                _report(schedule, 2 * done, out or sys.stderr, last=stopped is not None)
         for member, futures in flying[done:]:  # started already: their games count too
             for future in futures:
                 records.append((table.members[member].spec, future.result()))
@@ -289,10 +289,16 @@ def _close(agent: object) -> None:
         close()
 
 
-def _report(schedule: _Schedule, games: int, out: TextIO) -> None:
+def _report(schedule: _Schedule, games: int, out: TextIO, last: bool = False) -> None:
+    """Writes the running estimate: one line rewritten on a terminal, else a line every 20
+    games."""
     rating = schedule.rating()
     assert rating is not None
-    print(f"games {games}: {rating.text()}", file=out, flush=True)
+    line = f"damas rate: {games} games, {rating.text()}"
+    if out.isatty():
+        print(f"\r{line:<100}", end="\n" if last else "", file=out, flush=True)
+    elif games % 20 == 0 or last:
+        print(line, file=out, flush=True)
 
 
 # --- The command ----------------------------------------------------------------------------
