@@ -110,6 +110,8 @@ def _pool_file(variant: str, version: str) -> Any:
 def available_pools(version: str = POOL_VERSION) -> list[str]:
     """Returns the variants that have a pool of this version."""
     folder = resources.files("damas_agents.rating") / "pools"
+    if not folder.is_dir():
+        return []
     suffix = f"-{version}.json"
     names = (entry.name for entry in folder.iterdir() if entry.name.endswith(suffix))
     return sorted(name.removesuffix(suffix) for name in names)
