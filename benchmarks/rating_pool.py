@@ -38,8 +38,9 @@ from damas_env.rules import get_ruleset  # noqa: E402
 #: Each variant's members, weakest first (as measured by the last calibration).
 MEMBERS = {
     "english": [
-        "greedy",
         "random",
+        "greedy",
+        "mcts:sims=3",
         "mcts:sims=10",
         "mcts:sims=30",
         "mcts:sims=100",
@@ -90,7 +91,7 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("variant")
     p.add_argument("--members", nargs="+", help="member specs, weakest first")
-    p.add_argument("--games", type=int, default=160, help="games per near pair (160)")
+    p.add_argument("--games", type=int, default=240, help="games per near pair (240)")
     p.add_argument("--far-games", type=int, default=10, help="games per far pair (10)")
     p.add_argument("--near", type=int, default=2, help="places apart a pair counts as near")
     p.add_argument("--workers", type=int, default=1)
@@ -150,12 +151,15 @@ def main() -> None:
         seconds=round(seconds, 1),
         machine=machine(),
     )
-    print(f"\n{'member':<34} {'Elo':>6}  95% CI          games   gap")
+    print(f"\n{'member':<34} {'Elo':>6}  95% CI          games   gap to the one above")
     previous = None
     for m in pool.members:
-        gap = "" if previous is None else f"{m.elo - previous:+5.0f}"
+        gap = ""
+        if previous is not None:
+            low, high = table.difference_ci(m.spec, previous)
+            gap = f"{m.elo - table.elo[previous]:+5.0f} ± {(high - low) / 2:3.0f}"
         print(f"{m.spec:<34} {m.elo:6.0f}  [{m.ci[0]:5.0f}, {m.ci[1]:5.0f}]  {m.games:5d}  {gap}")
-        previous = m.elo
+        previous = m.spec
     print(f"\n{command}: {seconds / 60:.1f} min on {pool.machine}")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(pool.to_dict(), indent=1) + "\n")

@@ -243,3 +243,19 @@ def test_the_pretrained_agent_ships_in_the_wheel(install: Install) -> None:
     code = "from damas_agents.players.load import pretrained_path as p; print(p('english'))"
     path = Path(install.python(code).strip())
     assert path.is_file() and path.is_relative_to(install.venv)
+
+
+def test_the_rating_pools_load_from_the_wheel(install: Install) -> None:
+    """The pools are package data: read from the installed wheel, by name."""
+    code = (
+        "from damas_agents.rating import available_pools, load_pool\n"
+        "print(' '.join(available_pools()))\n"
+        "pool = load_pool('english')\n"
+        "print(pool.anchor, len(pool.members), pool.ratings()['random'])\n"
+        "import damas_agents.rating as r; print(r.__file__)"
+    )
+    names, about, module = install.python(code).strip().splitlines()
+    assert {"english"} <= set(names.split())
+    anchor, members, elo = about.split()
+    assert anchor == "random" and int(members) >= 10 and float(elo) == 0.0
+    assert Path(module).is_relative_to(install.venv)

@@ -12,6 +12,7 @@ from damas_agents.rating import (
     Member,
     Pool,
     PoolError,
+    available_pools,
     expected_score,
     fit_ratings,
     load_pool,
@@ -236,3 +237,43 @@ def test_rate_in_worker_processes_depends_on_the_seed_not_the_timing() -> None:
     runs = [rate("alphabeta:depth=1", pool=pool, games=6, seed=4, workers=2) for _ in range(2)]
     assert [r.pdn for _, r in runs[0].records] == [r.pdn for _, r in runs[1].records]
     assert runs[0].rating.games == 6
+
+
+# --- The shipped pools ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("variant", ["english"])
+def test_a_shipped_pool_is_its_own_games_fitted(variant: str) -> None:
+    """The table shipped is what a fit of its own results gives: random = 0, members from
+    weakest to strongest, each fixed by depth or simulations and playable on its variant."""
+    from damas_agents.players.make import make_agent
+    from damas_env.rules import get_ruleset
+
+    assert variant in available_pools()
+    pool = load_pool(variant)
+    specs = [m.spec for m in pool.members]
+    assert pool.anchor == "random" and specs[0] in ("random", "greedy")
+    assert [m.elo for m in pool.members] == sorted(m.elo for m in pool.members)
+    table = fit_ratings(specs, pool.results, anchor="random")
+    for member in pool.members:
+        assert member.elo == pytest.approx(table.elo[member.spec], abs=1e-6)
+        assert member.ci == pytest.approx(table.ci[member.spec], abs=1e-6)
+        assert member.games == table.games[member.spec] > 0
+    assert pool.ratings()["random"] == 0.0
+    assert pool.command.startswith(f"python benchmarks/rating_pool.py {variant}")
+    assert pool.seconds > 0 and pool.max_plies
+    rules = get_ruleset(variant)
+    for spec in specs:
+        getattr(make_agent(spec, seed=0, rules=rules), "close", lambda: None)()
+
+
+def test_neighbours_in_a_table_are_placed_closer_than_the_anchor_places_them() -> None:
+    """difference_ci: two players far from the anchor are compared within their own games'
+    precision, not the sum of both intervals on the anchor's scale."""
+    results = _synthetic(TRUE, 200, 0.3, seed=5)
+    chain = {k: v for k, v in results.items() if ord(k[1]) - ord(k[0]) == 1}
+    table = fit_ratings(list(TRUE), chain, anchor="a")
+    low, high = table.difference_ci("f", "e")
+    assert low < table.elo["f"] - table.elo["e"] < high
+    assert high - low < 0.7 * (table.ci["f"][1] - table.ci["f"][0])
+    assert table.difference_ci("b", "a") == pytest.approx((table.ci["b"][0], table.ci["b"][1]))

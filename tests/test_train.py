@@ -17,7 +17,13 @@ from helpers import tiny_training
 from damas_agents.arena import play_match
 from damas_agents.files import write_atomically
 from damas_agents.models.checkpoint import CheckpointError, read_checkpoint, save_checkpoint
-from damas_agents.models.config import Config, apply_overrides, config_from_dict, load_config
+from damas_agents.models.config import (
+    Config,
+    ConfigError,
+    apply_overrides,
+    config_from_dict,
+    load_config,
+)
 from damas_agents.players.learned import NetworkAgent
 from damas_agents.players.load import load_agent
 from damas_agents.players.make import make_agent
@@ -488,6 +494,32 @@ def test_init_starts_a_fresh_run_from_another_runs_weights(tmp_path: Path, capsy
     assert train_main([str(wider), "--init", "pretrained:nope", "--out", str(refused)]) == 2
     assert "no pretrained agent 'nope'" in capsys.readouterr().err
     assert not refused.exists()
+
+
+def test_eval_rate_logs_the_pool_elo_and_is_refused_without_a_pool(tmp_path: Path) -> None:
+    """eval.rate: the evaluation rates the run's agent on its variant's pool (a few games
+    here), logged with its interval; rules with no pool are refused before anything is
+    written."""
+    config = apply_overrides(
+        tiny(train={"iterations": 1}), ["eval.every=1", "eval.rate=true", "eval.rate_games=4"]
+    )
+    run, out = tmp_path / "run", io.StringIO()
+    run_training(config, run_dir=run, progress=False, out=out)
+    line = json.loads((run / "metrics.jsonl").read_text().splitlines()[-1])
+    assert line["eval/rate/games"] == 4
+    low, high, elo = (
+        line.get("eval/rate/elo_low"),
+        line.get("eval/rate/elo_high"),
+        line["eval/rate/elo"],
+    )
+    assert low is not None or high is not None
+    assert (low is None or low <= elo) and (high is None or elo <= high)
+    assert (run / "games").is_dir()
+
+    russian = apply_overrides(config, ["env.variant=russian"])
+    with pytest.raises(ConfigError, match="eval.rate: no rating pool v1 for 'russian'"):
+        run_training(russian, run_dir=tmp_path / "refused", progress=False, out=io.StringIO())
+    assert not (tmp_path / "refused").exists()
 
 
 def test_command_line_errors(tmp_path: Path, capsys) -> None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -48,6 +48,17 @@ class RatingTable:
     anchor_elo: float
     games: dict[str, int]
     """Games each player played in the fit."""
+    covariance: np.ndarray = field(repr=False, compare=False, default_factory=lambda: np.zeros(0))
+    """The ratings' covariance, in the order of `players` (the anchor's row and column 0)."""
+
+    def difference_ci(self, a: str, b: str) -> tuple[float, float]:
+        """Returns the 95% interval of ``elo[a] - elo[b]``: how well the games place a against b,
+        narrower than either one's interval on the anchor's scale when they are far from it."""
+        i, j = self.players.index(a), self.players.index(b)
+        c = self.covariance
+        half = Z95 * math.sqrt(max(c[i, i] + c[j, j] - 2 * c[i, j], 0.0))
+        difference = self.elo[a] - self.elo[b]
+        return difference - half, difference + half
 
 
 def fit_ratings(
@@ -102,8 +113,9 @@ def fit_ratings(
     scores = (np.diag(g.sum(axis=1)) - g)[np.ix_(free, free)]
     inverse = np.linalg.inv(hessian)
     covariance = inverse @ scores @ inverse
-    half = np.zeros(n)
-    half[free] = Z95 * np.sqrt(np.maximum(np.diag(covariance), 0.0))
+    full = np.zeros((n, n))
+    full[np.ix_(free, free)] = covariance
+    half = Z95 * np.sqrt(np.maximum(np.diag(full), 0.0))
     elo = r + anchor_elo
     return RatingTable(
         players=list(players),
@@ -112,6 +124,7 @@ def fit_ratings(
         anchor=anchor,
         anchor_elo=anchor_elo,
         games={p: int(counts[i].sum()) for p, i in index.items()},
+        covariance=full,
     )
 
 
