@@ -18,6 +18,7 @@ limited by depth or simulations, never by time, so the table does not move with 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import platform
@@ -54,19 +55,21 @@ MEMBERS = {
         "pretrained:english-v1,depth=10",
     ],
     "international": [
-        "greedy",
         "random",
+        "greedy",
         "mcts:sims=10",
         "mcts:sims=15",
         "mcts:sims=20",
         "mcts:sims=30",
         "mcts:sims=50",
         "mcts:sims=100",
+        "mcts:sims=200",
         "alphabeta:depth=2",
         "alphabeta:depth=3",
         "alphabeta:depth=4",
         "alphabeta:depth=5",
         "alphabeta:depth=6",
+        "pretrained:international-v1,depth=5",
         "pretrained:international-v1,depth=6",
         "pretrained:international-v1,depth=8",
     ],
@@ -85,6 +88,13 @@ def machine() -> str:
     except OSError:
         pass
     return f"{model}, {os.cpu_count()} cores, Python {platform.python_version()}"
+
+
+def pair_seed(seed: int, a: str, b: str) -> int:
+    """Returns the seed of a pair's games: from the two members' specs, not their places in the
+    list, so adding a member leaves every other pair's games as they were."""
+    digest = hashlib.sha256(f"{seed} {a} {b}".encode()).digest()
+    return int.from_bytes(digest[:4], "little") >> 1
 
 
 def main() -> None:
@@ -118,16 +128,14 @@ def main() -> None:
     event = f"rating pool {POOL_VERSION} ({rules.name})"
     with GameRunner(members, rules, args.workers, MAX_PLIES, event) as runner:
         futures = []
-        for k, (i, j, n) in enumerate(pairs):
-            openings = openings_for(rules, n // 2, args.seed + k)
+        for i, j, n in pairs:
+            seed = pair_seed(args.seed, members[i], members[j])
+            openings = openings_for(rules, n // 2, seed)
             futures.append(
                 (
                     i,
                     j,
-                    [
-                        runner.submit(i, j, openings[g // 2], g % 2 == 0, args.seed + k, g)
-                        for g in range(n)
-                    ],
+                    [runner.submit(i, j, openings[g // 2], g % 2 == 0, seed, g) for g in range(n)],
                 )
             )
         for i, j, games in futures:
