@@ -27,7 +27,8 @@ Each row (``--rows``, default all) runs in a process of its own, ``--parallel N`
 ``--workers`` processes, an example's model through its ``as_agent`` in the row's process.
 ``--budget S`` gives each recipe a time budget of S seconds (replacing alphazero's and nnue's
 hour) and ``--set KEY=VALUE`` overrides the recipes' configs; the examples run ``main()`` with
-its defaults on ``--threads`` torch threads, as their command lines do.
+its defaults on ``--threads`` torch threads, as their command lines do (``--steps N``: with
+``total_steps=N``).
 
 ``--curve [N]`` also rates N of each recipe's network snapshots (``checkpoints/iter_*.pt``,
 kept every ``train.checkpoint_every`` iterations), those nearest to evenly spaced training
@@ -281,16 +282,22 @@ def _run_example(row: Row, args: argparse.Namespace, result: dict[str, Any]) -> 
     try:
         example = load_example(row.example)
     except ImportError as error:
-        raise _NotRunError(f"{_one_line(error)} (pip install -e '.[{row.extra}]')") from None
+        cause = error
+        while isinstance(cause.__cause__, ImportError):  # ray.rllib: ray.tune: pyarrow
+            cause = cause.__cause__
+        why = _one_line(error) + (f" (cause: {_one_line(cause)})" if cause is not error else "")
+        raise _NotRunError(f"{why}; pip install -e '.[{row.extra}]'") from None
+    overrides = {"total_steps": args.steps} if args.steps else {}
     defaults = inspect.signature(example.main).parameters.values()
-    shown = ", ".join(f"{p.name}={p.default!r}" for p in defaults)
+    arguments = {p.name: p.default for p in defaults} | overrides
+    shown = ", ".join(f"{name}={value!r}" for name, value in arguments.items())
     result["command"] = f"{script}: main({shown})"
     import torch
 
     torch.set_num_threads(args.threads)
     try:
         started = time.perf_counter()
-        model, score = example.main()
+        model, score = example.main(**overrides)
         result["train_seconds"] = time.perf_counter() - started
         result["score_vs_random"] = score
         agent = example.as_agent(model)
@@ -317,6 +324,7 @@ def _child_argv(row: Row, args: argparse.Namespace) -> list[str]:
     argv += ["--runs", str(args.runs), "--ci", f"{args.ci:g}", "--seed", str(args.seed)]
     argv += ["--rate-games", str(args.rate_games), "--workers", str(args.workers)]
     argv += ["--threads", str(args.threads)]
+    argv += ["--steps", str(args.steps)] if args.steps else []
     argv += ["--budget", f"{args.budget:g}"] if args.budget is not None else []
     argv += ["--curve", str(args.curve)] if args.curve else []
     argv += ["--set", *args.overrides] if args.overrides else []
@@ -499,6 +507,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--parallel", type=int, default=1, help="rows at a time (default 1)")
     p.add_argument("--workers", type=int, default=1, help="rating processes of a recipe (1)")
     p.add_argument("--threads", type=int, default=1, help="torch threads of an example (1)")
+    p.add_argument("--steps", type=int, help="the examples' total_steps (default: main()'s)")
     p.add_argument("--ci", type=float, default=50.0, help="rate to a 95%% interval of ±CI (50)")
     p.add_argument("--rate-games", type=int, default=600, help="most games a rating plays")
     p.add_argument("--seed", type=int, default=0, help="seed of the ratings (0)")
@@ -542,7 +551,7 @@ def _header(args: argparse.Namespace, argv: list[str]) -> dict[str, Any]:
 
     settings = {
         key: getattr(args, key)
-        for key in ("ci", "rate_games", "seed", "workers", "threads", "budget", "curve")
+        for key in ("ci", "rate_games", "seed", "workers", "threads", "steps", "budget", "curve")
     }
     return {
         "leaderboard": FORMAT,

@@ -142,6 +142,22 @@ def test_the_leaderboard_trains_rates_and_tables_a_recipe(tiny_results: tuple[Pa
     assert f"| AlphaZero quickstart | {minutes} | 1 | {first['rating_text']} |" in printed
 
 
+def test_the_leaderboard_rates_an_example_through_its_adapter(tmp_path: Path) -> None:
+    pytest.importorskip("sb3_contrib")
+    printed = run_script(
+        "--rows", "sb3", "--steps", "256", "--rate-games", "2", "--runs", str(tmp_path)
+    )
+    (row,) = json.loads((tmp_path / "results.json").read_text())["rows"]
+    assert row["status"] == "ok" and row["kind"] == "example", row
+    assert row["command"] == (
+        "examples/integrations/sb3_maskable_ppo.py: main(total_steps=256, variant='english', "
+        "n_envs=4, eval_games=50, seed=0, every=10.0)"
+    )
+    assert row["agent"] == "sb3-maskable-ppo" and row["rating"]["games"] == 2
+    assert row["rate_workers"] == 1 and -1 <= row["score_vs_random"] <= 1
+    assert f"| SB3 MaskablePPO | {row['rating_text']} | 2 | " in printed
+
+
 def test_a_row_that_fails_or_cannot_run_says_why(
     leaderboard: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -160,8 +176,8 @@ def test_a_row_that_fails_or_cannot_run_says_why(
     result = leaderboard.run_row(missing, argparse.Namespace())
     assert result["status"] == "not run here" and result["kind"] == "example"
     assert result["reason"] == (
-        "ModuleNotFoundError: No module named 'no_such_library_for_the_leaderboard' "
-        "(pip install -e '.[sb3]')"
+        "ModuleNotFoundError: No module named 'no_such_library_for_the_leaderboard'; "
+        "pip install -e '.[sb3]'"
     )
     assert result["command"] == "examples/integrations/missing.py: main()"
 
@@ -180,7 +196,7 @@ def test_render_merges_saved_results(
             "row": "rllib",
             "title": "RLlib PPO",
             "status": "not run here",
-            "reason": "ImportError: No module named 'pyarrow' (pip install -e '.[rllib]')",
+            "reason": "ImportError: No module named 'pyarrow'; pip install -e '.[rllib]'",
             "command": "examples/integrations/rllib_ppo.py: main()",
         }
     ]
@@ -193,8 +209,8 @@ def test_render_merges_saved_results(
     table = [line for line in lines if line.startswith("| ") and "Training minutes" not in line]
     assert table[1].startswith(f"| AlphaZero quickstart | {row['rating_text']} | 2 | ")
     assert table[2] == (
-        "| RLlib PPO | not run here: ImportError: No module named 'pyarrow' (pip install -e "
-        "'.[rllib]') |  |  | `examples/integrations/rllib_ppo.py: main()` |"
+        "| RLlib PPO | not run here: ImportError: No module named 'pyarrow'; pip install -e "
+        "'.[rllib]' |  |  | `examples/integrations/rllib_ppo.py: main()` |"
     )
     assert "- Command: `python benchmarks/leaderboard.py --rows rllib`" in lines
     if importlib.util.find_spec("matplotlib") is not None:
