@@ -2,7 +2,9 @@
 
 Each training test skips unless its library is installed (``pip install -e ".[sb3]"`` and
 so on), trains for a few seconds, and spies on the env's ``step`` to check every learner
-action against the mask the learner was shown. The RLlib observation wrapper is tested
+action against the mask the learner was shown. Each example's ``as_agent`` adapter then
+plays the model's own choice on the view it trained on, from the arena's observation (either
+side to move), and complete games in the arena. The RLlib observation wrapper is tested
 without Ray.
 """
 
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -18,6 +21,8 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test
 
+from damas_agents.arena import play_match
+from damas_agents.players.base import PolicyAgent, play_hop
 from damas_env import draughts_v0
 from damas_env.draughts_v0 import raw_env
 from damas_env.ending import Reason
@@ -63,6 +68,53 @@ class Spy:
 
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")  # conftest.py
+
+#: ``model_action(fen, agent, arena_observation)``: the model's own action at a position, on
+#: the view its library trained it on (None where it cannot say, e.g. the other player).
+ModelAction = Callable[[str, str, dict[str, np.ndarray]], int | None]
+
+
+def turn_starts(count: int = 8, seed: int = 0) -> list[str]:
+    """Returns FENs of a random English game at the start of turns, either side to move."""
+    env = raw_env("english")
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    fens: list[str] = []
+    while len(fens) < count and not any(env.terminations.values()):
+        if not env.hops_played:
+            fens.append(env.position.fen())
+        env.step(int(rng.choice(env.legal_actions())))
+    assert len(fens) == count
+    return fens
+
+
+def check_adapter(agent: PolicyAgent, model_action: ModelAction, network: Any) -> None:
+    """Asserts the adapter plays the model's own action from the arena's observation at
+    positions of a random game, then complete games against random in the arena (the
+    PolicyAgent refuses a hop its mask forbids, so a game ends only by the rules).
+
+    The network's weights are drawn again first (seeded), large: a network trained for
+    seconds picks nearly the same hop whatever it sees, and one that depends on every input
+    makes a wrong layout or side change the actions."""
+    import torch
+
+    generator = torch.Generator().manual_seed(0)
+    with torch.no_grad():
+        for weights in network.parameters():
+            weights.copy_(torch.randn(weights.shape, generator=generator))
+    compared = set()
+    for fen in turn_starts():
+        env = raw_env("english")
+        env.reset(options={"fen": fen})
+        mover = env.agent_selection
+        action = play_hop(agent, env)  # what the arena asks the agent
+        expected = model_action(fen, mover, env.observe(mover))
+        if expected is not None:
+            assert action == expected, fen
+            compared.add(mover)
+    assert compared
+    match = play_match(agent, "random", "english", games=2, progress=False)
+    assert match.games == 2 and "illegal_action" not in match.reasons()
 
 
 @pytest.fixture
@@ -117,6 +169,15 @@ def test_sb3_maskable_ppo(gym_spy: Spy) -> None:
     assert -1.0 <= score <= 1.0
     gym_spy.check(at_least=512)
 
+    def model_action(fen: str, agent: str, seen: dict[str, np.ndarray]) -> int:
+        env = DraughtsGymEnv(variant="english", play_as=agent)
+        obs, info = env.reset(options={"fen": fen})
+        np.testing.assert_array_equal(obs, seen["observation"])  # same planes, same side
+        action, _ = model.predict(obs, action_masks=env.action_masks(), deterministic=True)
+        return int(action)
+
+    check_adapter(example.as_agent(model), model_action, model.policy)
+
 
 def test_sb3_vec_env_adapter() -> None:
     """SB3VecEnv: SB3's step contract, one mask per game, terminal observations."""
@@ -150,6 +211,15 @@ def test_sb3_maskable_ppo_batch(batch_spy: Spy) -> None:
     assert -1.0 <= score <= 1.0
     batch_spy.check(at_least=1024)
 
+    def model_action(fen: str, agent: str, seen: dict[str, np.ndarray]) -> int:
+        env = DraughtsVectorEnv(1, variant="english", play_as=agent, fens=[fen], num_threads=1)
+        obs, info = env.reset(seed=0)
+        np.testing.assert_array_equal(obs[0], seen["observation"])  # same planes, same side
+        action, _ = model.predict(obs, action_masks=info["action_mask"], deterministic=True)
+        return int(action[0])
+
+    check_adapter(example.as_agent(model), model_action, model.policy)
+
 
 @pytest.mark.parametrize("learner", ["player_0", "player_1"])
 def test_tianshou_dqn(aec_spy: Spy, learner: str) -> None:
@@ -160,6 +230,17 @@ def test_tianshou_dqn(aec_spy: Spy, learner: str) -> None:
     assert -1.0 <= score <= 1.0
     aec_spy.check(at_least=150, agent=learner)
 
+    from tianshou.data import Batch
+
+    def model_action(fen: str, agent: str, seen: dict[str, np.ndarray]) -> int:
+        obs, info = example.make_env("english").reset(options={"fen": fen})
+        assert obs["agent_id"] == agent
+        np.testing.assert_array_equal(obs["obs"], seen["observation"])
+        step = Batch(obs=Batch(obs=obs["obs"][None], mask=np.array(obs["mask"])[None]), info={})
+        return int(algorithm.get_algorithm(learner).policy(step).act[0])
+
+    check_adapter(example.as_agent(algorithm), model_action, algorithm)
+
 
 def test_torchrl_ppo(aec_spy: Spy) -> None:
     pytest.importorskip("torchrl")
@@ -168,6 +249,19 @@ def test_torchrl_ppo(aec_spy: Spy) -> None:
     assert len(policy) == 2  # the learner's masked actor, then the random opponent's
     assert -1.0 <= score <= 1.0
     aec_spy.check(at_least=150, agent="player_0")
+
+    from torchrl.envs import ExplorationType, set_exploration_type
+
+    def model_action(fen: str, agent: str, seen: dict[str, np.ndarray]) -> int | None:
+        if agent != example.LEARNER:
+            return None  # the other group is the random opponent
+        step = example.make_env("english").reset(options={"fen": fen})
+        planes = step[agent, "observation", "observation"][0].numpy()
+        np.testing.assert_array_equal(planes, seen["observation"])
+        with set_exploration_type(ExplorationType.DETERMINISTIC):
+            return int(policy[0](step)[agent, "action"].item())
+
+    check_adapter(example.as_agent(policy), model_action, policy)
 
 
 def test_torchrl_wraps_the_bare_env_and_rolls_out_to_the_end(aec_spy: Spy) -> None:
@@ -266,7 +360,10 @@ def test_rllib_observations_wrapper() -> None:
 
 def test_rllib_ppo(aec_spy: Spy, monkeypatch: pytest.MonkeyPatch) -> None:
     ray = pytest.importorskip("ray")
-    pytest.importorskip("ray.rllib")
+    try:
+        import ray.rllib  # noqa: F401
+    except ImportError as error:  # also a ray whose RLlib lacks a dependency (pyarrow, dm-tree)
+        pytest.skip(f"ray.rllib does not import: {error}")
     example = load_example("rllib_ppo")
     build = example.PPOConfig.build_algo
 
@@ -302,3 +399,11 @@ def test_rllib_ppo(aec_spy: Spy, monkeypatch: pytest.MonkeyPatch) -> None:
         logits = module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS][0]
     legal = torch.from_numpy(view["action_mask"]).bool()
     assert (logits[~legal] < -1e38).all() and (logits[legal] > -1e6).all()
+
+    def model_action(fen: str, agent: str, seen: dict[str, np.ndarray]) -> int:
+        obs, _ = rllib_env("english", channels_last=True).reset(options={"fen": fen})
+        image = obs[agent]["observations"]  # (N, N, 8): the arena's planes, channels last
+        np.testing.assert_array_equal(image, seen["observation"].transpose(1, 2, 0))
+        return example.greedy_action(module, obs[agent])
+
+    check_adapter(example.as_agent(algo), model_action, module)

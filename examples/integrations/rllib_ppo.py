@@ -19,6 +19,8 @@ the mean game length, and the module's score in a few games against a random opp
 end it plays ``--eval-games`` games against random and prints the mean reward. On a 2-core
 machine the default run took 113 s and went from +0.15 before training to +0.78 at the end
 (40 games; an iteration's line plays 20, so its figure is noisy, about +-0.3).
+``as_agent(algo)`` plays the module's most likely legal hop in the arena or rates it on the
+pool: it turns the arena's channels-first planes into the (N, N, 8) images the module learned.
 Longer runs do not beat random by much more on this setup: ``--steps 60000`` took 300 s
 and ended at +0.72, the per-iteration figure between +0.55 and +0.90 after 20,000 hops.
 For a strong player, see ``damas train`` (AlphaZero-style search).
@@ -45,6 +47,7 @@ from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.tune.registry import register_env
 
+from damas_agents.players.base import PolicyAgent
 from damas_env.integrations.rllib import MaskedPPOTorchRLModule, rllib_env
 
 ENV_NAME = "damas_draughts"
@@ -172,16 +175,37 @@ def evaluate(algo: PPO, variant: str, games: int, seed: int) -> float:
         while not done:
             (agent, view), *_ = obs.items()
             if agent == learner:
-                batch = {Columns.OBS: {k: torch.from_numpy(v)[None] for k, v in view.items()}}
-                with torch.no_grad():
-                    logits = module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS]
-                action = int(logits.argmax())
+                action = greedy_action(module, view)
             else:
                 action = int(rng.choice(np.flatnonzero(view["action_mask"])))
             obs, rewards, terminated, truncated, _ = env.step({agent: action})
             done = terminated["__all__"] or truncated["__all__"]
         total += rewards[learner]
     return total / games if games else 0.0
+
+
+def greedy_action(module: MaskedPPOTorchRLModule, view: dict[str, np.ndarray]) -> int:
+    """Returns the module's most likely hop for one agent's RLlib observation
+    (``{"observations": (N, N, 8) planes, "action_mask": int8}``)."""
+    batch = {Columns.OBS: {k: torch.from_numpy(v)[None] for k, v in view.items()}}
+    with torch.no_grad():
+        logits = module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS]
+    return int(logits.argmax())
+
+
+def as_agent(algo: PPO, name: str = "rllib-ppo") -> PolicyAgent:
+    """Returns the shared module as an arena agent: its most likely legal hop.
+
+    The arena observes as draughts_v0 does by default, channels first (8, N, N); the module
+    was trained on ``channels_last=True`` images (N, N, 8), so the planes are transposed here.
+    """
+    module = algo.get_module(MODULE)
+
+    def act(planes: np.ndarray, mask: np.ndarray) -> int:
+        image = np.ascontiguousarray(planes.transpose(1, 2, 0))
+        return greedy_action(module, {"observations": image, "action_mask": mask})
+
+    return PolicyAgent(act, name)
 
 
 if __name__ == "__main__":

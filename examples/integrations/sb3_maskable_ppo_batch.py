@@ -10,10 +10,10 @@ batched random opponent). SB3 does not take a ``gymnasium.vector.VectorEnv``, so
 ``VecMonitor`` adds the episode statistics SB3 logs and evaluates with. The script trains,
 printing every 10 s the hops so far and the mean reward of the last 100 training games
 against random, then scores the masked policy (deterministic) in ``--eval-games`` new
-games against random. On a 2-core machine under load (2.5-3.4) the default run took 156 s:
-the training games' mean reward rose from +0.07 to +0.91 and the final 64 games scored
-+0.94; ``--steps 200000`` took 273 s, the training games at +0.80 to +0.98 from 100,000
-hops on, and also scored +0.94.
+games against random; ``as_agent(model)`` plays it in the arena. On a 2-core machine under
+load (2.5-3.4) the default run took 156 s: the training games' mean reward rose from +0.07
+to +0.91 and the final 64 games scored +0.94; ``--steps 200000`` took 273 s, the training
+games at +0.80 to +0.98 from 100,000 hops on, and also scored +0.94.
 
 Torch runs on one thread (``--threads``): the network is small, and on a busy 2-core
 machine two torch threads wait on each other. The batch env's compiled step also takes one
@@ -27,11 +27,13 @@ from __future__ import annotations
 import argparse
 import time
 
+import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.evaluation import evaluate_policy
 from stable_baselines3.common.vec_env import VecMonitor
 
+from damas_agents.players.base import PolicyAgent
 from damas_env.integrations.sb3 import ProgressPrinter, SB3VecEnv
 from damas_env.vector_gym import DraughtsVectorEnv
 
@@ -74,6 +76,21 @@ def main(
     eval_env = make_env(min(num_envs, eval_games), variant, seed + 1000, num_threads)
     mean_reward, _ = evaluate_policy(model, eval_env, n_eval_episodes=eval_games, warn=False)
     return model, float(mean_reward)
+
+
+def as_agent(model: MaskablePPO, name: str = "sb3-maskable-ppo-batch") -> PolicyAgent:
+    """Returns the model as an arena agent (``damas_agents.arena``, ``damas_agents.rating``):
+    its deterministic masked action.
+
+    The arena's observation is draughts_v0's planes from the mover's side, channels first:
+    the array the batch view (one game's row) gives the learner, so it goes in as it is.
+    """
+
+    def policy(planes: np.ndarray, mask: np.ndarray) -> int:
+        action, _ = model.predict(planes, action_masks=mask.astype(bool), deterministic=True)
+        return int(action)
+
+    return PolicyAgent(policy, name)
 
 
 if __name__ == "__main__":

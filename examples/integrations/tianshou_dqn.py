@@ -15,6 +15,7 @@ policy routes like any other step.
 Tianshou stores the final rewards on the last transition only (the one of the agent that
 ended the game), as in its tic-tac-toe example: a learner that loses on the opponent's
 move never sees the -1. It is a demonstration of the plumbing, not a strong trainer.
+``as_agent(algorithm)`` plays the greedy DQN in the arena or rates it on the pool.
 """
 
 from __future__ import annotations
@@ -28,12 +29,13 @@ from tianshou.algorithm import DQN, MARLRandomDiscreteMaskedOffPolicyAlgorithm
 from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy
 from tianshou.algorithm.multiagent.marl import MultiAgentOffPolicyAlgorithm
 from tianshou.algorithm.optim import AdamOptimizerFactory
-from tianshou.data import Collector, CollectStats, VectorReplayBuffer
+from tianshou.data import Batch, Collector, CollectStats, VectorReplayBuffer
 from tianshou.env import DummyVectorEnv
 from tianshou.env.pettingzoo_env import PettingZooEnv
 from tianshou.trainer import OffPolicyTrainerParams
 from tianshou.utils.net.common import Net
 
+from damas_agents.players.base import PolicyAgent
 from damas_env import draughts_v0
 
 AGENTS = ("player_0", "player_1")
@@ -118,6 +120,23 @@ def main(
     test_collector.reset()
     stats = test_collector.collect(n_episode=test_games)
     return algorithm, float(np.mean(stats.returns[:, index]))
+
+
+def as_agent(algorithm: MultiAgentOffPolicyAlgorithm, name: str = "tianshou-dqn") -> PolicyAgent:
+    """Returns the trained DQN as an arena agent: its greedy masked action (no exploration).
+
+    Tianshou's ``PettingZooEnv`` hands the DQN draughts_v0's planes as they are (the mover's
+    side, channels first) and the mask as booleans: the batch below is one such step.
+    """
+    dqn = next(a for a in map(algorithm.get_algorithm, AGENTS) if isinstance(a, DQN))
+    policy = dqn.policy
+
+    def act(planes: np.ndarray, mask: np.ndarray) -> int:
+        step = Batch(obs=Batch(obs=planes[None], mask=mask[None].astype(bool)), info=Batch())
+        with torch.no_grad():
+            return int(policy(step).act[0])
+
+    return PolicyAgent(act, name)
 
 
 if __name__ == "__main__":

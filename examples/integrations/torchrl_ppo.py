@@ -10,7 +10,8 @@ its network's logits and the opponent (``player_1``) uniformly among its legal h
 wrapper plays the action of the agent to move. PPO learns from the learner's turns only
 (``mask`` selects them; a multi-hop capture is several of them in a row).
 The env goes into the wrapper as it is: its infos are ints, which the wrapper turns into
-tensors (``Reason(int(code)).label`` names a reason code).
+tensors (``Reason(int(code)).label`` names a reason code). ``as_agent(policy)`` plays the
+learner's most likely legal hop in the arena or rates it on the pool.
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ from __future__ import annotations
 import argparse
 import time
 
+import numpy as np
 import torch
+from tensordict import TensorDict
 from tensordict.nn import TensorDictModule, TensorDictSequential
 from torch import nn
 from torchrl.collectors import Collector
@@ -28,6 +31,7 @@ from torchrl.modules import MaskedCategorical, ProbabilisticActor, ValueOperator
 from torchrl.objectives import ClipPPOLoss
 from torchrl.objectives.value import GAE
 
+from damas_agents.players.base import PolicyAgent
 from damas_env import draughts_v0
 
 LEARNER, OPPONENT = "player_0", "player_1"
@@ -143,6 +147,31 @@ def main(
             game = env.rollout(100_000, policy, break_when_any_done=True)
             rewards.append(float(game["next", LEARNER, "reward"].sum()))
     return policy, sum(rewards) / len(rewards)
+
+
+def as_agent(policy: TensorDictSequential, name: str = "torchrl-ppo") -> PolicyAgent:
+    """Returns the learner's actor (``policy[0]``) as an arena agent: its deterministic masked
+    action, as in the evaluation above.
+
+    The wrapper hands the learner draughts_v0's planes as they are (the mover's side,
+    channels first) under its group, one agent per group: the TensorDict below is one step.
+    """
+    actor = policy[0]
+
+    def act(planes: np.ndarray, mask: np.ndarray) -> int:
+        step = TensorDict(
+            {
+                LEARNER: {
+                    "observation": {"observation": torch.from_numpy(planes)[None]},
+                    "action_mask": torch.from_numpy(mask)[None].bool(),
+                }
+            },
+            batch_size=[],
+        )
+        with torch.no_grad(), set_exploration_type(ExplorationType.DETERMINISTIC):
+            return int(actor(step)[LEARNER, "action"].reshape(()))
+
+    return PolicyAgent(act, name)
 
 
 if __name__ == "__main__":
