@@ -28,7 +28,7 @@ INTERNAL_NAME = re.compile(r"seed\d+_")
 #: Each switch in plain words, with the rulebook articles it comes from.
 SWITCHES: dict[str, str] = {
     "name": "The ruleset's name, shown in results, PDN headers and errors. A ruleset changed "
-    'from a named one is called after it: `russian (modified: capture_precedence)`.',
+    "from a named one is called after it: `russian (modified: capture_precedence)`.",
     "board_size": "Squares per side: 8, 10 or 12 (FMJD art. 2.1: 10×10; EDA: 8×8; Canadian: "
     "12×12).",
     "rows_per_side": "Rows of men each side starts on (FMJD art. 2: four; EDA: three; Thai and "
@@ -201,8 +201,7 @@ VARIANTS: dict[str, tuple[str, str]] = {
     ),
     "breakthrough": (
         "Breakthrough draughts",
-        "International rules, and the first player to crown a king wins (as Lidraughts "
-        "plays it).",
+        "International rules, and the first player to crown a king wins (as Lidraughts plays it).",
     ),
     "seed000_international": (
         "International draughts, as a Portuguese rule text gives them",
@@ -385,7 +384,7 @@ def variant_section(name: str) -> list[str]:
     names = names_of(name)
     if names:
         select = ", ".join(f"`{n}`" for n in names)
-        how = f"**Names:** {select}, as in `get_ruleset(\"{names[0]}\")` or `--variant {names[0]}`."
+        how = f'**Names:** {select}, as in `get_ruleset("{names[0]}")` or `--variant {names[0]}`.'
     else:
         how = (
             "**Name:** a preset shipped in the package (`damas_env/presets/`); "
@@ -395,7 +394,7 @@ def variant_section(name: str) -> list[str]:
     out = [
         f"## {title} {{#{_anchor(name)}}}",
         "",
-        f"![{title}: the start position](boards/{name}.svg){{ width=\"320\" }}",
+        f'![{title}: the start position](boards/{_anchor(name)}.svg){{ width="320" }}',
         "",
         how,
         "",
@@ -406,7 +405,10 @@ def variant_section(name: str) -> list[str]:
     ]
     if changes:
         out += ["| switch | this ruleset | International |", "|---|---|---|"]
-        out += [f"| [`{k}`](switches.md#{k}) | {_value(v)} | {_value(p)} |" for k, (p, v) in changes.items()]
+        out += [
+            f"| [`{k}`](switches.md#{k}) | {_value(v)} | {_value(p)} |"
+            for k, (p, v) in changes.items()
+        ]
     else:
         out += ["Every switch has its default value (International's)."]
     out += [
@@ -503,7 +505,7 @@ def pages() -> dict[str, str]:
         "variants/catalogue.md": catalogue(),
         "variants/switches.md": switches_page(),
     }
-    files |= {f"variants/boards/{name}.svg": board_svg(name) for name in rulesets()}
+    files |= {f"variants/boards/{_anchor(name)}.svg": board_svg(name) for name in rulesets()}
     return files
 
 

@@ -20,7 +20,9 @@ ROOT = Path(__file__).resolve().parent.parent
 #: Where the rating pools' tables go, in ``docs/agents/leaderboard.md``.
 POOLS_MARKER = "<!-- rating pools -->"
 #: A Sphinx role as Markdown renders it: ``:func:<code>~pkg.name</code>``.
-_ROLE = re.compile(r":(?:py:)?(?:func|meth|class|data|attr|mod|exc|obj|const):<code>(~?)([^<]*)</code>")
+_ROLE = re.compile(
+    r":(?:py:)?(?:func|meth|class|data|attr|mod|exc|obj|const):<code>(~?)([^<]*)</code>"
+)
 
 
 def _on_path() -> None:
@@ -73,7 +75,9 @@ def pool_tables() -> str:
     out: list[str] = []
     for variant in available_pools():
         pool = load_pool(variant)
-        stopped = f"; games stopped at {pool.max_plies} plies count as draws" if pool.max_plies else ""
+        stopped = (
+            f"; games stopped at {pool.max_plies} plies count as draws" if pool.max_plies else ""
+        )
         out += [
             f"## {variant.capitalize()}, pool {pool.version}",
             "",
