@@ -483,6 +483,7 @@ def switches_page() -> str:
             for n in rulesets()
             if getattr(rules.get_ruleset(n), f.name) != getattr(default, f.name)
             and not INTERNAL_NAME.match(n)
+            and (f.name == "giveaway" or not rules.get_ruleset(n).giveaway)
         ]
         out += [
             f"## `{f.name}` {{#{f.name}}}",

@@ -112,6 +112,17 @@ def test_docs_files_extras_and_flags_exist() -> None:
     assert not problems, problems
 
 
+def test_install_page_gives_the_readme_commands() -> None:
+    """The two commands of the README (set up and run the main job, and the tests) are on
+    the install page byte for byte."""
+    readme = shell_commands((ROOT / "README.md").read_text(encoding="utf-8"))
+    main_job = " && ".join(readme[: readme.index("damas train configs/quickstart.yaml") + 1])
+    assert main_job in TEXTS["docs/install.md"]
+    tests = next(line for line in TEXTS["docs/install.md"].splitlines() if "pytest" in line)
+    assert tests in (ROOT / "README.md").read_text(encoding="utf-8")
+    assert tests in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+
+
 def test_command_checks_catch_mistakes() -> None:
     extras = ["train"]
     assert command_problems('pip install -e ".[trian]"', extras)
