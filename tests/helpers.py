@@ -1,5 +1,6 @@
 """Helpers shared by the tests: variant lists from the registry, a tiny training config,
-hostile checkpoints, and a snapshot of everything an env holds.
+hostile checkpoints, a snapshot of everything an env holds, and the code blocks and commands
+of the README and the docs.
 
 Tests import it as ``from helpers import ...`` (pytest puts ``tests/`` on the path, as for
 ``agent_play``). It imports neither torch nor the trainers at import time.
@@ -8,6 +9,8 @@ Tests import it as ``from helpers import ...`` (pytest puts ``tests/`` on the pa
 from __future__ import annotations
 
 import copy
+import re
+import shlex
 import struct
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -212,3 +215,92 @@ def assert_same_state(before: dict[str, Any], after: dict[str, Any]) -> None:
     paths = before.keys() | after.keys()
     changed = sorted(p for p in paths if before.get(p, missing) != after.get(p, missing))
     assert not changed, f"changed: {changed[:20]}"
+
+
+# --- The README and the docs: their code blocks and commands --------------------------------
+
+ROOT = Path(__file__).resolve().parent.parent
+
+#: History in text for users (docstrings, the README, the docs; the changelog aside):
+#: "issue 12", "#12", and a revision hash: 7 to 40 hex digits with a digit and a letter.
+HISTORY = re.compile(
+    r"\bissue\s+\d|#\d|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b", re.IGNORECASE
+)
+#: The internal names of the rule texts behind the presets ("seed000", "seed 002"), and
+#: issues named in words ("the issue's target"): a text for users says what a thing is.
+INTERNAL = re.compile(
+    r"\bseed\s*_?\d{3}(?!\d)|\bseeds?\s+(?:document|text|rule)|\bissue(?:'s|s)?\b", re.IGNORECASE
+)
+
+#: A Python block's test marker, an HTML comment on the line before its fence:
+#: ``<!-- docs-test: skip REASON -->`` or ``<!-- docs-test: needs MODULE -->``.
+_BLOCK = re.compile(r"(?:<!-- docs-test: (skip|needs) (.+?) -->\n)?```python\n(.*?)```", re.S)
+#: Lines of a shell block that show output, not commands (the arena's report).
+_OUTPUT = ("English:", "score ", "Elo ", "average", "end", "by ")
+
+
+def python_blocks(text: str) -> list[tuple[str, str, str]]:
+    """Returns the ```python blocks of a Markdown text as (marker, argument, code); the
+    marker is "" for a block the tests run as it is."""
+    return [(m.group(1) or "", m.group(2) or "", m.group(3)) for m in _BLOCK.finditer(text)]
+
+
+def shell_commands(text: str) -> list[str]:
+    """Returns the commands of a Markdown text's ```bash blocks: each line split at ``&&``,
+    without its ``$ `` prompt and its comment."""
+    lines = [
+        line.removeprefix("$ ").split("  #")[0].strip()
+        for block in re.findall(r"```bash\n(.*?)```", text, flags=re.S)
+        for line in block.splitlines()
+        if line.strip() and not line.startswith(_OUTPUT)
+    ]
+    return [part.strip() for line in lines for part in line.split("&&")]
+
+
+def command_argv(command: str) -> list[str]:
+    """Returns the words of a command with its optional ``[...]`` parts dropped."""
+    return shlex.split(re.sub(r"\[[^\]]*\]", "", command))
+
+
+def parse_damas_command(command: str) -> None:
+    """Parses a ``damas ...`` command with the parser of its subcommand (and a training
+    config with its overrides), raising SystemExit or an error if anything is unknown."""
+    from damas_agents.arena.cli import build_parser as arena_parser
+    from damas_agents.arena.hub import build_parser as hub_parser
+    from damas_agents.arena.play import build_parser as play_parser
+    from damas_agents.models.config import apply_overrides, load_config
+    from damas_agents.rating.rate import build_parser as rate_parser
+    from damas_agents.training.train import _parser as train_parser
+    from damas_env.cli import _parser as damas_parser
+
+    argv = command_argv(command)[1:]
+    parsers = {"arena": arena_parser, "play": play_parser, "hub": hub_parser, "rate": rate_parser}
+    if argv[0] == "train":
+        args = train_parser().parse_args(argv[1:])
+        if args.config:
+            path = ROOT / args.config  # a checkout's path, else a bundled config's name
+            apply_overrides(load_config(path if path.exists() else args.config), args.overrides)
+    elif argv[0] in parsers:
+        parsers[argv[0]]().parse_args(argv[1:])
+    else:
+        damas_parser().parse_args(argv)
+
+
+def command_problems(command: str, extras: Iterable[str]) -> list[str]:
+    """Returns what a shell command names that does not exist: a file of the checkout, an
+    extra of ``pyproject.toml`` (`extras`), or a flag of a script of the checkout."""
+    problems = []
+    words = command_argv(command)
+    for word in words:
+        if word.endswith((".py", ".yaml", ".ipynb")) and "/" in word and not (ROOT / word).exists():
+            problems.append(f"names {word}, which does not exist")
+    for group in re.findall(r'"\.\[([\w,]+)\]"', command):
+        unknown = [extra for extra in group.split(",") if extra not in set(extras)]
+        problems += [f"installs the extra {extra!r}, not in pyproject" for extra in unknown]
+    if words[:1] == ["python"] and len(words) > 1 and words[1].endswith(".py"):
+        script = ROOT / words[1]
+        source = script.read_text(encoding="utf-8") if script.is_file() else ""
+        for flag in (w.split("=")[0] for w in words[2:] if w.startswith("--")):
+            if f'"{flag}"' not in source:
+                problems.append(f"passes {flag}, which {words[1]} does not take")
+    return problems

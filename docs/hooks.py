@@ -1,0 +1,111 @@
+"""The site's build steps (``hooks:`` in ``mkdocs.yml``), so that no page can drift from the
+code: the notebooks come from ``notebooks/``, the variant catalogue from ``gen_variants.py``,
+the leaderboard from the package's rating pools; Sphinx roles in docstrings
+(``:func:`name```) are shown as plain code.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from mkdocs.plugins import event_priority
+from mkdocs.structure.files import File, Files
+
+ROOT = Path(__file__).resolve().parent.parent
+#: Where the rating pools' tables go, in ``docs/agents/leaderboard.md``.
+POOLS_MARKER = "<!-- rating pools -->"
+#: A Sphinx role as Markdown renders it: ``:func:<code>~pkg.name</code>``.
+_ROLE = re.compile(
+    r":(?:py:)?(?:func|meth|class|data|attr|mod|exc|obj|const):<code>(~?)([^<]*)</code>"
+)
+
+
+def _on_path() -> None:
+    """Puts this checkout's packages first on ``sys.path``."""
+    for path in (str(ROOT / "agents"), str(ROOT)):
+        if path not in sys.path:
+            sys.path.insert(0, path)
+
+
+def _gen_variants() -> Any:
+    """Returns the ``docs/gen_variants.py`` module."""
+    spec = importlib.util.spec_from_file_location("gen_variants", ROOT / "docs" / "gen_variants.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class _GroupedParameters(logging.Filter):
+    """Drops griffe's warnings about parameters documented together (``a, b: ...`` in an
+    ``Args:`` section), a Google-style form griffe does not read; every other warning
+    counts."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not re.search(r"parameter '\w+(, \w+)+'", record.getMessage(), re.IGNORECASE)
+
+
+def on_startup(**_: Any) -> None:
+    """Installs the log filter (once per ``mkdocs`` process)."""
+    logging.getLogger("mkdocs.plugins.griffe").addFilter(_GroupedParameters())
+
+
+@event_priority(100)  # before mkdocs-jupyter, which turns the notebooks into pages
+def on_files(files: Files, config: Any) -> Files:
+    """Adds the notebooks and the generated variant pages to the site."""
+    _on_path()
+    for notebook in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        uri = f"notebooks/{notebook.name}"
+        files.append(File(uri, str(ROOT), config.site_dir, config.use_directory_urls))
+    for path, text in _gen_variants().pages().items():
+        files.append(File.generated(config, path, content=text))
+    return files
+
+
+def pool_tables() -> str:
+    """Returns a Markdown table for each rating pool shipped in the package."""
+    _on_path()
+    from damas_agents.rating.pool import available_pools, load_pool
+
+    out: list[str] = []
+    for variant in available_pools():
+        pool = load_pool(variant)
+        stopped = (
+            f"; games stopped at {pool.max_plies} plies count as draws" if pool.max_plies else ""
+        )
+        out += [
+            f"## {variant.capitalize()}, pool {pool.version}",
+            "",
+            f"`{pool.anchor}` is Elo 0. Played and fitted by `{pool.command}` in "
+            f"{pool.seconds:.0f} s ({pool.seconds / 60:.0f} minutes) on {pool.machine}{stopped}.",
+            "",
+            "| member | Elo | 95% interval | games |",
+            "|---|---:|---|---:|",
+            *[
+                f"| `{m.spec}` | {m.elo:+.0f} | [{m.ci[0]:+.0f}, {m.ci[1]:+.0f}] | {m.games} |"
+                for m in reversed(pool.members)
+            ],
+            "",
+        ]
+    return "\n".join(out) if out else "No rating pool ships in this version."
+
+
+def on_page_markdown(markdown: str, **_: Any) -> str:
+    """Fills the leaderboard page with the rating pools' tables."""
+    return markdown.replace(POOLS_MARKER, pool_tables()) if POOLS_MARKER in markdown else markdown
+
+
+def _plain(match: re.Match[str]) -> str:
+    """Returns a role's target as code: its last name where the role had ``~``."""
+    tilde, name = match.groups()
+    return f"<code>{name.rsplit('.', 1)[-1] if tilde else name}</code>"
+
+
+def on_page_content(html: str, **_: Any) -> str:
+    """Shows Sphinx roles of docstrings (``:func:`name```) as plain code."""
+    return _ROLE.sub(_plain, html)
