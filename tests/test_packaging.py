@@ -255,7 +255,7 @@ def test_the_rating_pools_load_from_the_wheel(install: Install) -> None:
         "import damas_agents.rating as r; print(r.__file__)"
     )
     names, about, module = install.python(code).strip().splitlines()
-    assert {"english"} <= set(names.split())
+    assert {"english", "international"} <= set(names.split())
     anchor, members, elo = about.split()
     assert anchor == "random" and int(members) >= 10 and float(elo) == 0.0
     assert Path(module).is_relative_to(install.venv)

@@ -242,7 +242,7 @@ def test_rate_in_worker_processes_depends_on_the_seed_not_the_timing() -> None:
 # --- The shipped pools ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("variant", ["english"])
+@pytest.mark.parametrize("variant", ["english", "international"])
 def test_a_shipped_pool_is_its_own_games_fitted(variant: str) -> None:
     """The table shipped is what a fit of its own results gives: random = 0, members from
     weakest to strongest, each fixed by depth or simulations and playable on its variant."""
