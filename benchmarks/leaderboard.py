@@ -76,6 +76,7 @@ sys.path.insert(0, str(ROOT / "agents"))
 sys.path.insert(0, str(ROOT))
 
 from damas_agents.files import write_atomically  # noqa: E402
+from damas_agents.rating.pool import cpu_model  # noqa: E402
 
 EXAMPLES = ROOT / "examples" / "integrations"
 VARIANT = "english"
@@ -114,17 +115,9 @@ ROW_NAMES = [row.name for row in ROWS]
 
 def machine() -> dict[str, Any]:
     """Returns the processor, cores, Python and system that ran the rows, and the load."""
-    model = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
     load = list(os.getloadavg()) if hasattr(os, "getloadavg") else None
     return {
-        "cpu": model,
+        "cpu": cpu_model(),
         "cores": os.cpu_count(),
         "python": platform.python_version(),
         "system": platform.platform(),

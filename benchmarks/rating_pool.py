@@ -20,8 +20,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
-import platform
 import shlex
 import sys
 import time
@@ -33,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from damas_agents.arena.match import GameRunner, openings_for  # noqa: E402
 from damas_agents.rating.fit import Results, fit_ratings  # noqa: E402
-from damas_agents.rating.pool import POOL_VERSION, Pool  # noqa: E402
+from damas_agents.rating.pool import POOL_VERSION, Pool, this_machine  # noqa: E402
 from damas_env.rules import get_ruleset  # noqa: E402
 
 #: Each variant's members, weakest first (as measured by the last calibration).
@@ -75,19 +73,6 @@ MEMBERS = {
     ],
 }
 MAX_PLIES = 500  # a game of two weak agents longer than this is scored a draw
-
-
-def machine() -> str:
-    """Returns the processor, the cores and the Python that played."""
-    model = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{model}, {os.cpu_count()} cores, Python {platform.python_version()}"
 
 
 def pair_seed(seed: int, a: str, b: str) -> int:
@@ -157,7 +142,7 @@ def main() -> None:
         max_plies=MAX_PLIES,
         command=command,
         seconds=round(seconds, 1),
-        machine=machine(),
+        machine=this_machine(),
     )
     print(f"\n{'member':<34} {'Elo':>6}  95% CI          games   gap to the one above")
     previous = None

@@ -15,14 +15,26 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import platform
 import re
 from dataclasses import dataclass
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from damas_agents.rating.fit import RatingTable, Results
 
-__all__ = ["POOL_VERSION", "Member", "Pool", "PoolError", "available_pools", "load_pool"]
+__all__ = [
+    "POOL_VERSION",
+    "Member",
+    "Pool",
+    "PoolError",
+    "available_pools",
+    "cpu_model",
+    "load_pool",
+    "this_machine",
+]
 
 #: The pool version ``damas rate`` uses unless told otherwise.
 POOL_VERSION = "v1"
@@ -101,6 +113,23 @@ class Pool:
             key=lambda m: m.elo,
         )
         return cls(variant, anchor=table.anchor, members=tuple(members), results=results, **about)
+
+
+def cpu_model() -> str:
+    """Returns this machine's processor as the system names it (``/proc/cpuinfo`` on Linux),
+    for a pool file's or a benchmark's account of where it ran."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def this_machine() -> str:
+    """Returns the processor, the cores and the Python, as a pool file records them."""
+    return f"{cpu_model()}, {os.cpu_count()} cores, Python {platform.python_version()}"
 
 
 def _pool_file(variant: str, version: str) -> Any:
