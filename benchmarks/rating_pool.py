@@ -2,8 +2,9 @@
 maximum-likelihood fit of all their ratings (``random`` = 0), written as the package's pool
 file.
 
-    python benchmarks/rating_pool.py english --workers 2            # the shipped table
-    python benchmarks/rating_pool.py international --workers 2
+    python benchmarks/rating_pool.py english            # the shipped table: 21 min on one core
+    python benchmarks/rating_pool.py international      # 46 min; --workers 2 halves either,
+                                                        # playing the same games
     python benchmarks/rating_pool.py english --games 20 --far-games 2 --out /tmp/pilot.json
 
 Every pair of members plays: those at most ``--near`` places apart in the list (which goes
