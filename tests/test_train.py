@@ -6,6 +6,7 @@ import io
 import json
 import os
 import shlex
+import time
 from pathlib import Path
 
 import numpy as np
@@ -386,9 +387,22 @@ def test_a_resume_leaves_each_tensorboard_step_once(tmp_path: Path, monkeypatch)
     pytest.importorskip("tensorboard")
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
     from tensorboard.backend.event_processing.event_file_loader import LegacyEventFileLoader
+    from tensorboard.summary.writer import event_file_writer
 
+    # The resume opens its file in the first file's second (on a clock that only moves on
+    # by a sleep) as the counter in the names passes from .9 to .10: ".10" sorts first.
+    monkeypatch.setattr(event_file_writer, "_global_uid", event_file_writer.AtomicCounter(9))
     run = tmp_path / "run"
     _killed_after_iteration_3(run, monkeypatch)
+    (first,) = (run / "tb").glob("events.out.tfevents.*")
+    clock = [int(first.name.split(".")[3]) + 0.5]
+
+    def sleep(seconds: float) -> None:
+        clock[0] += seconds
+
+    monkeypatch.setattr(event_file_writer, "_global_uid", event_file_writer.AtomicCounter(10))
+    monkeypatch.setattr(time, "time", lambda: clock[0])
+    monkeypatch.setattr(time, "sleep", sleep)
     live = EventAccumulator(str(run / "tb"), size_guidance={"scalars": 0}).Reload()
     assert [p.step for p in live.Scalars("positions")] == [1, 2, 3]
     run_training(resume=run, progress=False, out=io.StringIO())
@@ -407,6 +421,26 @@ def test_a_resume_leaves_each_tensorboard_step_once(tmp_path: Path, monkeypatch)
             assert steps == sorted(set(steps)), tag
         assert [p.step for p in accumulator.Scalars("positions")] == [1, 2, 3, 4, 5]
         assert [p.step for p in accumulator.Scalars("eval/random/score")] == [3, 5]
+
+
+def test_a_new_event_file_waits_for_a_second_past_the_older_ones(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """Event files sort by the second in their names: a start waits until its file's sorts
+    after every older one's, and does not wait when they are all older."""
+    from damas_agents.training import train
+
+    sleeps: list[float] = []
+    monkeypatch.setattr(train.time, "sleep", lambda s: sleeps.append(s))
+    now = int(train.time.time())
+    (tmp_path / f"events.out.tfevents.{now - 5:010d}.host.1.0").touch()
+    train._wait_for_a_later_second(tmp_path)
+    assert sleeps == [0.0]
+    monkeypatch.undo()
+    (tmp_path / f"events.out.tfevents.{int(train.time.time()):010d}.host.1.9").touch()
+    latest = int(train.time.time())
+    train._wait_for_a_later_second(tmp_path)
+    assert int(train.time.time()) > latest
 
 
 def test_resuming_a_finished_run_says_how_to_train_further(tmp_path: Path, capsys) -> None:

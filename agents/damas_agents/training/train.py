@@ -141,7 +141,8 @@ def evaluate(trainer: Any, seed: int = 0) -> tuple[dict[str, float], str]:
 class _Board:
     """TensorBoard events when tensorboard is installed; nothing (and one note) otherwise.
 
-    Each start writes a new event file, opened at its first point. A resume passes
+    Each start writes a new event file, opened at its first point, whose name sorts after
+    the older files' (readers take a folder's files in name order). A resume passes
     `purge_step` (its iteration + 1): the file then begins with a restart marker that tells
     a TensorBoard which already read the older files to forget their steps from there on
     (the older files themselves are cut by :func:`_cut_events`).
@@ -162,6 +163,7 @@ class _Board:
         if self.writer_class is None:
             return
         if self.writer is None:
+            _wait_for_a_later_second(self.log_dir)
             self.writer = self.writer_class(str(self.log_dir), purge_step=self.purge_step)
         for key, value in metrics.items():
             if key != "iteration" and math.isfinite(value):
@@ -171,6 +173,17 @@ class _Board:
     def close(self) -> None:
         if self.writer is not None:
             self.writer.close()
+
+
+def _wait_for_a_later_second(folder: Path) -> None:
+    """Waits (at most a second) until the clock's second is past every event file's in
+    `folder`. An event file is named ``events.out.tfevents.SECOND.HOST.PID.COUNT``: a file
+    opened in the same second as an older one, by the same process, could sort before it
+    (``.10`` before ``.9``), and readers would take the resume's steps first."""
+    seconds = [int(p.name.split(".")[3]) for p in folder.glob("events.out.tfevents.*")
+               if p.name.split(".")[3].isdigit()]  # fmt: skip
+    if seconds:
+        time.sleep(max(0.0, max(seconds) + 1 - time.time()))
 
 
 def summary_line(
