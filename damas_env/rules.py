@@ -70,7 +70,7 @@ RULES_DIR = Path(__file__).resolve().parent / "presets"
 MAX_REPETITION_COUNT = 100
 #: Largest accepted ``no_progress_plies``: the hash ring holds this window (Pool: 100).
 MAX_NO_PROGRESS_PLIES = 1000
-#: Largest accepted ``ply_limit`` (seed 002: 200).
+#: Largest accepted ``ply_limit`` (the website's rules: 200).
 MAX_PLY_LIMIT = 100_000
 #: Largest accepted ``king_move_limit`` (Frisian: 3).
 MAX_KING_MOVE_LIMIT = 100
@@ -100,6 +100,11 @@ class Ruleset:
     ``board_layout``); White starts on the bottom rows (the high PDN square numbers) and
     moves up the board, Black starts on the top rows and moves down, whichever colour
     moves first.
+
+    The switches' notes cite the rulebooks, and the three rule texts behind the presets:
+    "the Portuguese text" (International rules, ``international_land_behind``), "the
+    website's rules" (8x8 checkers, ``website_checkers``) and "the Spanish text" (English
+    rules, ``english_adjudicated``).
     """
 
     name: str = "international"
@@ -112,8 +117,8 @@ class Ruleset:
     """Squares per side: 8, 10 or 12 (FMJD art. 2.1: 10x10; EDA: 8x8; Canadian: 12x12)."""
 
     rows_per_side: int = 4
-    """Rows of men each side starts on (seed 000 and FMJD art. 2: four rows; EDA: three rows;
-    Thai rules and Turkish rules: two rows; Frysk!: one row)."""
+    """Rows of men each side starts on (the Portuguese text and FMJD art. 2: four rows; EDA: three
+    rows; Thai rules and Turkish rules: two rows; Frysk!: one row)."""
 
     empty_back_rows: int = 0
     """Rows left empty behind each side's men at the start (Turkish rules: the men stand on
@@ -122,7 +127,7 @@ class Ruleset:
     board_layout: BoardLayout = "dark"
     """Which squares are played on, and the board's orientation (see
     :mod:`damas_env.geometry`). "dark": the dark squares, a dark single corner on each
-    player's left (FMJD art. 2.4; seed 000; EDA). "mirrored": the dark squares with the
+    player's left (FMJD art. 2.4; the Portuguese text; EDA). "mirrored": the dark squares with the
     board turned, the single corner on the right (Italian rules art. 2; Spanish and
     Portuguese rules). "all": all 64 squares (Turkish rules)."""
 
@@ -138,21 +143,22 @@ class Ruleset:
     (``men_capture_backward``) still capture sideways along a row."""
 
     first_player: Colour = "white"
-    """Colour that moves first (FMJD art. 3 and seed 000: White; EDA and seed 004: Black;
-    seed 002: red, which plays Black's side)."""
+    """Colour that moves first (FMJD art. 3 and the Portuguese text: White; EDA and the Spanish
+    text: Black; the website's rules: red, which plays Black's side)."""
 
     men_capture_backward: bool = True
-    """Men capture backwards as well as forwards (FMJD art. 4.1; seed 000: "para frente e para
-    trás"). English men capture forward only (EDA rules; seed 004)."""
+    """Men capture backwards as well as forwards (FMJD art. 4.1; the Portuguese text: "para frente
+    e para trás"). English men capture forward only (EDA rules; the Spanish text)."""
 
     flying_kings: bool = True
-    """Kings move and capture along a whole diagonal (FMJD art. 3 and 4.3; seed 000). English kings
-    move one square (EDA rules; seed 004)."""
+    """Kings move and capture along a whole diagonal (FMJD art. 3 and 4.3; the Portuguese text).
+    English kings move one square (EDA rules; the Spanish text)."""
 
     capture_precedence: CapturePrecedence = "most_pieces"
-    """"most_pieces": the sequence taking the most pieces is compulsory, men and kings count
-    the same (FMJD art. 4; seed 000 rule 7; Turkish, Italian, Spanish rules). "free": any
-    capture may be chosen (EDA rules; seed 002; seed 004; Russian, Czech and Thai rules)."""
+    """"most_pieces": the sequence taking the most pieces is compulsory, men and kings count the
+    same (FMJD art. 4; the Portuguese text's rule 7; Turkish, Italian, Spanish rules). "free":
+    any capture may be chosen (EDA rules; the website's rules; the Spanish text; Russian, Czech
+    and Thai rules)."""
 
     king_capture_weight: KingWeight = "man"
     """What a taken king counts for under ``most_pieces``. "man": one piece like any other
@@ -175,22 +181,21 @@ class Ruleset:
     "la pedina non può prendere la dama")."""
 
     promotion_in_capture: PromotionInCapture = "pass_through"
-    """What a man reaching the far row during a capture does. "pass_through": it goes on
-    capturing as a man if it can and is crowned only if the move ends there (FMJD art. 4;
-    seed 000). "ends_move": the move ends and it is crowned (EDA rules; seed 004).
-    "crown_and_continue": it is crowned at once and goes on capturing as a king (Russian
-    rules)."""
+    """What a man reaching the far row during a capture does. "pass_through": it goes on capturing
+    as a man if it can and is crowned only if the move ends there (FMJD art. 4; the Portuguese
+    text). "ends_move": the move ends and it is crowned (EDA rules; the Spanish text).
+    "crown_and_continue": it is crowned at once and goes on capturing as a king (Russian rules)."""
 
     king_landing: KingLanding = "any"
-    """Where a flying king may stop after taking a piece. "any": any free square beyond it
-    (FMJD art. 4.3). "immediate": the free square right behind the piece, unless only a farther
-    square lets the capture go on (seed 000: "repousará na casa livre imediatamente próxima
+    """Where a flying king may stop after taking a piece. "any": any free square beyond it (FMJD
+    art. 4.3). "immediate": the free square right behind the piece, unless only a farther square
+    lets the capture go on (the Portuguese text: "repousará na casa livre imediatamente próxima
     ... (exceto quando ocorre a situação descrita na regra 7)"). "right_behind": always the
     square right behind the piece (Thai rules). Applies to flying kings only."""
 
     turkish_strike: bool = True
     """Captured pieces stay on the board until the move ends, blocking the capturing piece
-    and never taken twice (FMJD art. 4; seed 000: "não serão removidas do Tabuleiro até
+    and never taken twice (FMJD art. 4; the Portuguese text: "não serão removidas do Tabuleiro até
     que a jogada esteja completada"). False removes each piece as it is jumped (Turkish and
     Thai rules), which can open squares the capture then crosses again."""
 
@@ -223,8 +228,8 @@ class Ruleset:
     ``MAX_NO_PROGRESS_PLIES`` (1000), the window the position-hash history must hold."""
 
     progress: Progress = "capture_or_man_move"
-    """What resets the no-progress count: "capture_or_man_move" (FMJD art. 6, EDA
-    40-move rule) or "capture_or_promotion" (seed 002: "no capture or promotion to king for 40 pairs
+    """What resets the no-progress count: "capture_or_man_move" (FMJD art. 6, EDA 40-move rule) or
+    "capture_or_promotion" (the website's rules: "no capture or promotion to king for 40 pairs
     of consecutive moves")."""
 
     fmjd_endgame: bool = True
@@ -239,15 +244,15 @@ class Ruleset:
     capture or promotion (Lidraughts' reading of "drawn unless a win is forced at once")."""
 
     ply_limit: int = 0
-    """Plies after which the game stops (seed 002: "automatically drawn ... after 200 moves
-    (100 each)"). 0 means no limit; at most ``MAX_PLY_LIMIT`` (100000)."""
+    """Plies after which the game stops (the website's rules: "automatically drawn ... after 200
+    moves (100 each)"). 0 means no limit; at most ``MAX_PLY_LIMIT`` (100000)."""
 
     ply_limit_result: PlyLimitResult = "draw"
-    """Result of a game stopped at the ply limit: "draw", or "material" (seed 004: more pieces
-    wins; equal pieces, more kings wins; otherwise a draw)."""
+    """Result of a game stopped at the ply limit: "draw", or "material" (the Spanish text: more
+    pieces wins; equal pieces, more kings wins; otherwise a draw)."""
 
     colour_names: tuple[str, str] = ("white", "black")
-    """Display names of (White's side, Black's side); seed 002 plays white against red."""
+    """Display names of (White's side, Black's side); the website's rules play white against red."""
 
     def __new__(cls, *args: Any, **switches: Any) -> Ruleset:
         # A misspelt switch gets the same RulesetError as replace(), listing the known ones,
@@ -519,7 +524,7 @@ def _registered(name: str) -> Ruleset | None:
     if not _NAMED:
         return None
     key = name.lower() if name.isascii() else name  # "\u212a".lower() is "k"
-    key = _ALIASES.get(key, key)
+    key = _ALIASES.get(key) or _FORMER_NAMES.get(key, key)
     return _NAMED.get(key) or _presets().get(key)
 
 
@@ -539,11 +544,11 @@ ENGLISH = Ruleset(
     name="english",
     board_size=8,
     rows_per_side=3,
-    first_player="black",  # EDA; seed 004: Black moves first
-    men_capture_backward=False,  # EDA; seed 004
-    flying_kings=False,  # EDA; seed 004
-    capture_precedence="free",  # EDA; seed 004
-    promotion_in_capture="ends_move",  # EDA; seed 004: crowning ends the move
+    first_player="black",  # EDA; the Spanish text: Black moves first
+    men_capture_backward=False,  # EDA; the Spanish text
+    flying_kings=False,  # EDA; the Spanish text
+    capture_precedence="free",  # EDA; the Spanish text
+    promotion_in_capture="ends_move",  # EDA; the Spanish text: crowning ends the move
     repetition_count=3,
     no_progress_plies=80,  # EDA/ACF 40-move rule: 40 moves each without capture or man move
     progress="capture_or_man_move",
@@ -648,8 +653,9 @@ SPANISH = Ruleset(
 """Spanish draughts (Federación Española de Damas rules)."""
 
 PORTUGUESE = replace(SPANISH, name="portuguese")
-"""Portuguese draughts (Federação Portuguesa de Damas, clássicas): the Spanish rules. The
-Portuguese seed (000) describes International draughts, which stays ``international``."""
+"""Portuguese draughts (Federação Portuguesa de Damas, clássicas): the Spanish rules. (The
+Portuguese rule text behind the ``international_land_behind`` preset describes International
+draughts.)"""
 
 CZECH = Ruleset(
     name="czech",
@@ -701,6 +707,13 @@ _ALIASES = {  # other names players and programs use (Lidraughts' PDN Variant ta
     "checkers_giveaway": "english_giveaway",
 }
 _NAMED.update(_BASE | _GIVEAWAY)
+#: The presets' names before they were named for what they are; still read (configs,
+#: checkpoints and game files may carry them), no longer listed.
+_FORMER_NAMES = {
+    "seed000_international": "international_land_behind",
+    "seed002_website_checkers": "website_checkers",
+    "seed004_english": "english_adjudicated",
+}
 
 
 def ruleset_names() -> list[str]:

@@ -21,10 +21,6 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 PERFT_FILE = ROOT / "tests" / "data" / "perft.yaml"
 
-#: The rules presets' file names are internal (the rule texts they were written from); the
-#: catalogue names a ruleset by its other names only.
-INTERNAL_NAME = re.compile(r"seed\d+_")
-
 #: Each switch in plain words, with the rulebook articles it comes from.
 SWITCHES: dict[str, str] = {
     "name": "The ruleset's name, shown in results, PDN headers and errors. A ruleset changed "
@@ -203,21 +199,21 @@ VARIANTS: dict[str, tuple[str, str]] = {
         "Breakthrough draughts",
         "International rules, and the first player to crown a king wins (as Lidraughts plays it).",
     ),
-    "seed000_international": (
+    "international_land_behind": (
         "International draughts, as a Portuguese rule text gives them",
         "A Portuguese text of the International rules, read word for word: 10×10, 20 men "
         "each, the FMJD rules but for one sentence, by which a flying king that takes a piece "
         "lands on the free square right behind it, unless only a farther square lets the "
         "capture go on. The text names no draw rule; FMJD's apply.",
     ),
-    "seed002_website_checkers": (
+    "website_checkers": (
         "Checkers, as a game website's rules give them",
         "A game website's checkers rules (in Dutch): English checkers, white against red, "
         "red moving first; any capture may be chosen. Drawn after 40 moves each without a "
         "capture or a promotion, and after 200 plies (100 moves each); no repetition rule. "
         "The website's clock is the environment's `TimeControl` wrapper, not a rule.",
     ),
-    "seed004_english": (
+    "english_adjudicated": (
         "English draughts, as a Spanish rule text gives them",
         "A Spanish text of the English rules: Black moves first, men move forward only, "
         "kings step one square, any capture may be chosen. A game stopped after 200 plies "
@@ -260,13 +256,12 @@ def rulesets() -> list[str]:
 
 
 def names_of(name: str) -> list[str]:
-    """Returns the names that select a ruleset, its own first (the presets' file names left
-    out)."""
+    """Returns the names that select a ruleset, its own first."""
     _, _, _, _, _, rules = _damas()
     target = rules.get_ruleset(name)
     names = [n for n in rules.ruleset_names() if rules.get_ruleset(n) is target or n == name]
     names = sorted(set(names), key=lambda n: (n != name, n))
-    return [n for n in names if not INTERNAL_NAME.match(n)]
+    return names
 
 
 def words(name: str) -> tuple[str, str]:
@@ -382,14 +377,8 @@ def variant_section(name: str) -> list[str]:
     r = rules.get_ruleset(name)
     title, text = words(name)
     names = names_of(name)
-    if names:
-        select = ", ".join(f"`{n}`" for n in names)
-        how = f'**Names:** {select}, as in `get_ruleset("{names[0]}")` or `--variant {names[0]}`.'
-    else:
-        how = (
-            "**Name:** a preset shipped in the package (`damas_env/presets/`); "
-            "`damas variants` lists it with this summary."
-        )
+    select = ", ".join(f"`{n}`" for n in names)
+    how = f'**Names:** {select}, as in `get_ruleset("{names[0]}")` or `--variant {names[0]}`.'
     changes = family.switch_changes(r)
     out = [
         f"## {title} {{#{_anchor(name)}}}",
@@ -431,7 +420,7 @@ def catalogue() -> str:
     rows = []
     for name in names:
         title = words(name)[0]
-        selectors = ", ".join(f"`{n}`" for n in names_of(name)) or "a preset"
+        selectors = ", ".join(f"`{n}`" for n in names_of(name))
         summary = cli.ruleset_summary(rules.get_ruleset(name))
         rows.append(f"| [{title}](#{_anchor(name)}) | {selectors} | {summary} |")
     sources = [f"- **{key}**: {text}" for key, text in perft_sources().items()]
@@ -482,7 +471,6 @@ def switches_page() -> str:
             f"{n} {_value(getattr(rules.get_ruleset(n), f.name))}"
             for n in rulesets()
             if getattr(rules.get_ruleset(n), f.name) != getattr(default, f.name)
-            and not INTERNAL_NAME.match(n)
             and (f.name == "giveaway" or not rules.get_ruleset(n).giveaway)
         ]
         out += [

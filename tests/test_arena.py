@@ -239,7 +239,7 @@ def test_every_acf_opening_is_legal_in_the_engine_and_the_env(number: int) -> No
 
 
 def test_ballots_apply_to_rulesets_that_open_like_english() -> None:
-    for name in ("english", "checkers", "seed004_english", "seed002_website_checkers"):
+    for name in ("english", "checkers", "english_adjudicated", "website_checkers"):
         assert uses_ballots(name)
     for name in ("international", "russian", "pool", "brazilian", "english_giveaway"):
         assert not uses_ballots(name)
@@ -531,13 +531,11 @@ def test_cli_errors_exit_2_on_stderr(
 def test_cli_variant_reads_a_rules_file_only_as_a_path(
     capsys: pytest.CaptureFixture[str], random_spec: str
 ) -> None:
-    preset = str(
-        Path(__file__).parent.parent / "damas_env" / "presets" / "seed002_website_checkers.yaml"
-    )
+    preset = str(Path(__file__).parent.parent / "damas_env" / "presets" / "website_checkers.yaml")
     status, out, _ = arena(
         capsys, "--variant", preset, "--agents", random_spec, random_spec, "--games", "2", "--json"
     )
-    assert status == 0 and json.loads(out)["variant"] == "seed002_website_checkers"
+    assert status == 0 and json.loads(out)["variant"] == "website_checkers"
     status, _, err = arena(
         capsys, "--variant", "no_such_rules", "--agents", random_spec, random_spec
     )

@@ -31,7 +31,7 @@ def test_perft_with_fen_and_preset_path(capsys: pytest.CaptureFixture[str]) -> N
     woldouby = "W:W25,27,28,30,32,33,34,35,37,38:B12,13,14,16,18,19,21,23,24,26"
     _, out, _ = run(capsys, "perft", "--fen", woldouby, "--depth", "4", "--json")
     assert json.loads(out)["nodes"] == 73
-    preset = "damas_env/presets/seed002_website_checkers.yaml"
+    preset = "damas_env/presets/website_checkers.yaml"
     _, out, _ = run(capsys, "perft", "--variant", preset, "--depth", "4", "--json")
     assert json.loads(out)["nodes"] == 1469
 
@@ -52,13 +52,13 @@ def test_moves_json_uses_pdn_numbers(capsys: pytest.CaptureFixture[str]) -> None
 def test_moves_text_and_show(capsys: pytest.CaptureFixture[str]) -> None:
     _, out, _ = run(capsys, "moves", "--variant", "checkers")
     assert out.startswith("7 legal moves for black: 9-13 9-14")
-    _, out, _ = run(capsys, "show", "--variant", "seed002_website_checkers")
+    _, out, _ = run(capsys, "show", "--variant", "website_checkers")
     assert "B:W21-32:B1-12  (red to move; B in the FEN)" in out and out.count("b") == 12
 
 
 def test_variants_lists_presets(capsys: pytest.CaptureFixture[str]) -> None:
     _, out, _ = run(capsys, "variants", "--json")
-    assert {"international", "seed004_english", "canadian_giveaway"} <= set(
+    assert {"international", "english_adjudicated", "canadian_giveaway"} <= set(
         json.loads(out)["variants"]
     )
 
@@ -82,7 +82,7 @@ def test_variants_json_has_summaries_and_aliases(capsys: pytest.CaptureFixture[s
     data = json.loads(run(capsys, "variants", "--json")[1])
     assert set(data["summaries"]) == set(data["variants"])
     assert data["aliases"]["checkers"] == "english"
-    assert data["summaries"]["seed004_english"].endswith("200-ply limit (material decides)")
+    assert data["summaries"]["english_adjudicated"].endswith("200-ply limit (material decides)")
 
 
 @pytest.mark.parametrize(
@@ -102,7 +102,7 @@ def test_variants_json_has_summaries_and_aliases(capsys: pytest.CaptureFixture[s
         ("czech", ["free capture choice, capture priority: with a king"]),
         ("thai", ["8 men each", "a king lands right behind", "pieces removed as taken"]),
         ("english_giveaway", ["black moves first", "short kings", "giveaway"]),
-        ("seed002_website_checkers", ["red moves first", "200-ply limit"]),
+        ("website_checkers", ["red moves first", "200-ply limit"]),
     ],
 )  # fmt: skip
 def test_ruleset_summary_says_what_distinguishes_a_variant(variant: str, words: list[str]) -> None:

@@ -244,7 +244,7 @@ def test_pettingzoo_render_test(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_render_modes_and_svg() -> None:
-    env = draughts_v0.env("seed002_website_checkers", render_mode="ansi")
+    env = draughts_v0.env("website_checkers", render_mode="ansi")
     env.reset()
     text = env.render()
     assert "red to move" in text and text.count("r") >= 12

@@ -181,7 +181,7 @@ def refused(env: Any, origin: int, target: int) -> str:
 
 
 # =============================================================================================
-# Seed 000 — International draughts (`seed000_international`)
+# Seed 000 — International draughts (`international_land_behind`)
 # =============================================================================================
 
 
@@ -200,7 +200,7 @@ def test_000_majority_capture_hop_by_hop_in_blacks_view() -> None:
     #   .   .   w   .   .     36-40
     #     .   .   .   .   .   41-45
     #   .   .   .   .   .     46-50
-    env = make("seed000_international", "B:W19,K21,28,38:B14,16")
+    env = make("international_land_behind", "B:W19,K21,28,38:B14,16")
     assert env.agent_selection == "player_1" and colour_name(env, "player_1") == "black"
     assert mask_hops(env) == {(14, 23)}
     assert planes(env, "player_1") == {
@@ -235,7 +235,7 @@ def test_000_majority_capture_hop_by_hop_in_blacks_view() -> None:
 def test_000_majority_rule_two_men_beat_one_king_in_whites_view() -> None:
     """Rule 7 for White (player_0, planes as numbered): 34x14 (men 29 and 19) beats 32x21 (the
     king on 27); men and kings count the same, so only the count matters."""
-    env = make("seed000_international", "W:W32,34:B19,29,K27")
+    env = make("international_land_behind", "W:W32,34:B19,29,K27")
     assert mask_hops(env) == {(34, 23)}
     play(env, 34, 23)
     assert (env.agent_selection, mask_hops(env)) == ("player_0", {(23, 14)})
@@ -264,7 +264,7 @@ def test_000_both_routes_of_one_capture_are_playable(route: tuple[int, ...]) -> 
     #   .   .   .   .   .     36-40
     #     .   .   .   .   .   41-45
     #   .   .   .   .   .     46-50
-    env = make("seed000_international", "W:W27:B5,22,23,32,33")
+    env = make("international_land_behind", "W:W27:B5,22,23,32,33")
     assert mask_hops(env) == {(27, 18), (27, 38)}
     taken: list[int] = []
     jumped = {(27, 18): 22, (18, 29): 23, (29, 38): 33, (38, 27): 32}
@@ -289,7 +289,7 @@ def test_000_both_routes_of_one_capture_are_playable(route: tuple[int, ...]) -> 
 
 def test_000_routes_agree_with_the_engine_move() -> None:
     """``move_to_actions`` turns the engine's move (either route) into hops the env accepts."""
-    env = make("seed000_international", "W:W27:B5,22,23,32,33")
+    env = make("international_land_behind", "W:W27:B5,22,23,32,33")
     position = env.unwrapped.position
     (move,) = position.legal_moves()
     actions = move_to_actions(move, position.turn, 10)
@@ -315,7 +315,7 @@ def test_000_man_passing_the_crowning_row_goes_on_as_a_man() -> None:
     #   .   .   .   .   .     36-40
     #     .   .   .   .   b   41-45
     #   .   .   .   .   .     46-50
-    env = make("seed000_international", "W:W13:B7,8,45")
+    env = make("international_land_behind", "W:W13:B7,8,45")
     assert mask_hops(env) == {(13, 2)}
     play(env, 13, 2)
     assert (env.agent_selection, mask_hops(env)) == ("player_0", {(2, 11)})
@@ -330,7 +330,7 @@ def test_000_man_passing_the_crowning_row_goes_on_as_a_man() -> None:
 def test_000_man_ending_a_capture_on_the_crowning_row_is_crowned() -> None:
     """14x1: over 9 to 3 (row 1, but it goes on), back over 8 to 12, over 7 to 1: the capture
     ends on the far row, so the man is crowned when the move ends, not before."""
-    env = make("seed000_international", "W:W14:B7,8,9,45")
+    env = make("international_land_behind", "W:W14:B7,8,9,45")
     for path, nxt in [((14, 3), {(3, 12)}), ((3, 12), {(12, 1)})]:
         play(env, *path)
         assert (env.agent_selection, mask_hops(env)) == ("player_0", nxt)
@@ -346,7 +346,7 @@ def test_000_man_ending_a_capture_on_the_crowning_row_is_crowned() -> None:
     [
         # Seed 000 literally: right behind 37 (on 32) the king can go on, so only 32; then
         # right behind 27, on 21.
-        ("seed000_international", {(46, 32)}, {(32, 21)}),
+        ("international_land_behind", {(46, 32)}, {(32, 21)}),
         # FMJD: from 32 (over 27 to 21 or 16) or from 28 (over 22 to 17, 11 or 6); the
         # squares beyond 37 that take no second piece (23, 19, ...) lose to rule 7.
         ("international", {(46, 32), (46, 28)}, {(32, 21), (32, 16)}),
@@ -375,7 +375,7 @@ def test_000_king_landing_literal_and_fmjd(variant: str, first: set[Hop], second
     assert (env.agent_selection, mask_hops(env)) == ("player_0", second)
     view = planes(env, "player_0")
     assert (view[OWN_KINGS], view[MOVING], view[TAKEN]) == ({32}, {32}, {37})
-    if variant == "seed000_international":
+    if variant == "international_land_behind":
         assert "32->16" in refused(env, 32, 16)  # a legal FMJD landing, wrong here
     play(env, 32, 21)
     assert env.unwrapped.position.fen() == "B:WK21:B22"
@@ -383,7 +383,7 @@ def test_000_king_landing_literal_and_fmjd(variant: str, first: set[Hop], second
 
 @pytest.mark.parametrize(
     ("variant", "landings"),
-    [("seed000_international", {23}), ("international", {23, 19, 14, 10, 5})],
+    [("international_land_behind", {23}), ("international", {23, 19, 14, 10, 5})],
     ids=["seed000", "fmjd"],
 )
 def test_000_king_landing_after_a_single_capture(variant: str, landings: set[int]) -> None:
@@ -396,7 +396,7 @@ def test_000_illegal_step_while_a_capture_is_on_is_refused_and_nothing_changes()
     """ "A jogada errada pode ser desfeita." (A wrong move may be taken back.) 45-40 and 28-23
     are steps while 28x17 is compulsory: each raises IllegalActionError naming the hop and the
     legal one, and the env is exactly as before; then 28x17 is accepted."""
-    env = make("seed000_international", "W:W28,45:B22,5")
+    env = make("international_land_behind", "W:W28,45:B22,5")
     for wrong in [(45, 40), (28, 23), (28, 39)]:
         message = refused(env, *wrong)
         assert f"{hop(env, 28, 17)} (28->17)" in message
@@ -409,7 +409,7 @@ def test_000_hop_of_the_wrong_route_is_refused_mid_capture() -> None:
     """After 27-18 (the first hop of one route round the four men) the hops of the other
     route, a hop from the square the piece left and a second jump over 22 are all refused;
     the capture in progress (planes 4-5, mask) is unchanged and goes on with 18x29."""
-    env = make("seed000_international", "W:W27:B5,22,23,32,33")
+    env = make("international_land_behind", "W:W27:B5,22,23,32,33")
     play(env, 27, 18)
     for wrong in [(27, 38), (38, 27), (29, 38), (18, 27)]:
         message = refused(env, *wrong)
@@ -422,7 +422,7 @@ def test_000_hop_of_the_wrong_route_is_refused_mid_capture() -> None:
 
 def test_000_illegal_action_lose_policy() -> None:
     """``env(illegal_action="lose")``: PettingZoo's usual rule, the mover gets -1, game over."""
-    env = make("seed000_international", "W:W28,45:B22", illegal_action="lose")
+    env = make("international_land_behind", "W:W28,45:B22", illegal_action="lose")
     play(env, 45, 40)
     assert ended(env) == {
         "rewards": {"player_0": -1.0, "player_1": 0.0},
@@ -437,7 +437,7 @@ def test_000_capturing_the_last_piece_wins() -> None:
     """The aim of the game: the opponent without a move on his turn (here, without pieces)
     loses. The env ends with +1/-1 and reason no_legal_move, and the PettingZoo loop then
     hands each agent its final reward through ``last()``."""
-    env = make("seed000_international", "W:W27:B22,23,32,33")
+    env = make("international_land_behind", "W:W27:B22,23,32,33")
     play(env, 27, 18, 29, 38, 27)
     assert ended(env) == {
         "rewards": {"player_0": 1.0, "player_1": -1.0},
@@ -451,14 +451,14 @@ def test_000_capturing_the_last_piece_wins() -> None:
 
 
 # =============================================================================================
-# Seed 002 — Checkers on a game website (`seed002_website_checkers`)
+# Seed 002 — Checkers on a game website (`website_checkers`)
 # =============================================================================================
 
 
 def test_002_red_starts_and_sees_its_men_moving_up() -> None:
     """ "De rode speler begint het spel" (the red player starts). Red plays the side on 1-12
     (Black's in PDN), is player_0, and sees its men on the bottom three rows of its view."""
-    env = make("seed002_website_checkers")
+    env = make("website_checkers")
     assert env.agent_selection == "player_0"
     assert {a: colour_name(env, a) for a in env.agents} == {
         "player_0": "red",
@@ -488,7 +488,7 @@ def test_002_crowning_ends_the_move() -> None:
     #   .   b   .   .     21-24
     #     .   w   w   .   25-28
     #   .   .   .   .     29-32
-    env = make("seed002_website_checkers", "B:W26,27:B22")
+    env = make("website_checkers", "B:W26,27:B22")
     assert mask_hops(env) == {(22, 31)}
     play(env, 22, 31)
     assert env.agent_selection == "player_1"
@@ -501,7 +501,7 @@ def test_002_multi_jump_must_be_completed_by_the_same_agent() -> None:
     """ "... dan moeten deze checkers ook worden geslagen" (further captures must be made too):
     10x17 stops nowhere; player_0 keeps the turn for 17x26. The free choice ("dan mag je
     kiezen") leaves 12x19 (one piece) unmasked beside it."""
-    env = make("seed002_website_checkers", "B:W14,16,22:B10,12")
+    env = make("website_checkers", "B:W14,16,22:B10,12")
     assert mask_hops(env) == {(10, 17), (12, 19)}
     play(env, 10, 17)
     assert (env.agent_selection, mask_hops(env)) == ("player_0", {(17, 26)})
@@ -514,7 +514,7 @@ def test_002_draw_after_40_quiet_move_pairs() -> None:
     """ "... no capture or promotion to king for 40 pairs of consecutive moves": kings shuffle
     (29-25, 4-8; the seed names no repetition rule) and White's man steps 27-23 at ply 41,
     which is neither a capture nor a promotion. The game ends after ply 80, a draw."""
-    env = make("seed002_website_checkers", "W:WK29,27:BK4")
+    env = make("website_checkers", "W:WK29,27:BK4")
     assert env.agent_selection == "player_1"  # White moves first from this FEN
     moves = list(alternate(80, ["29-25", "25-29"], ["4-8", "8-4"], {41: "27-23"}))
     play_moves(env, moves[:79])
@@ -536,7 +536,7 @@ def test_002_automatic_draw_after_200_moves() -> None:
     """ "... drawn automatically if there is no winner after 200 moves (100 each)". Promotions at
     plies 61 (5-1) and 121 (6-2) keep the 80-ply count from running out; the game ends after
     ply 200 exactly (no override: the preset's own limits)."""
-    env = make("seed002_website_checkers", "W:WK29,5,6:BK4")
+    env = make("website_checkers", "W:WK29,5,6:BK4")
     moves = list(alternate(200, ["29-25", "25-29"], ["4-8", "8-4"], {61: "5-1", 121: "6-2"}))
     play_moves(env, moves[:199])
     assert not any(env.terminations.values())
@@ -554,7 +554,7 @@ def test_002_automatic_draw_after_200_moves() -> None:
 def test_002_capturing_the_last_checker_wins() -> None:
     """ "Het spel wordt verloren door de speler die geen correcte zet meer kan maken" (the
     player who cannot move loses): red takes White's last man."""
-    env = make("seed002_website_checkers", "B:W14:B10")
+    env = make("website_checkers", "B:W14:B10")
     play(env, 10, 17)
     assert ended(env)["rewards"] == {"player_0": 1.0, "player_1": -1.0}
     assert env.infos["player_1"] == {
@@ -567,7 +567,7 @@ def test_002_capturing_the_last_checker_wins() -> None:
 
 
 # =============================================================================================
-# Seed 004 — English draughts (`seed004_english`)
+# Seed 004 — English draughts (`english_adjudicated`)
 # =============================================================================================
 
 
@@ -575,7 +575,7 @@ def test_004_crowning_ends_the_move_even_if_the_new_king_could_capture() -> None
     """ "Una pieza doble no puede salir de la fila de piezas dobles hasta el siguiente turno."
     Black (player_0, moves first) takes 26 and crowns on 31; a king on 31 could take 27 to 24,
     but the move is over: White (player_1) is to move at once."""
-    env = make("seed004_english", "B:W26,27:B22")
+    env = make("english_adjudicated", "B:W26,27:B22")
     assert env.agent_selection == "player_0" and colour_name(env, "player_0") == "black"
     assert mask_hops(env) == {(22, 31)}
     play(env, 22, 31)
@@ -599,7 +599,7 @@ def test_004_blocking_the_last_piece_wins() -> None:
     #   .   .   b   b     21-24
     #     .   .   b   .   25-28
     #   .   .   .   w     29-32
-    env = make("seed004_english", "B:W32:B23,24,27")
+    env = make("english_adjudicated", "B:W32:B23,24,27")
     assert mask_hops(env) == {(23, 26), (24, 28), (27, 31)}
     play(env, 24, 28)
     assert not env.observe("player_1")["action_mask"].any()
@@ -614,7 +614,7 @@ def test_004_blocking_the_last_piece_wins() -> None:
 
 def test_004_blocked_at_reset_ends_at_once() -> None:
     """A FEN whose side to move has no move is a finished game straight after reset."""
-    env = make("seed004_english", "W:W32:B23,27,28")
+    env = make("english_adjudicated", "W:W32:B23,27,28")
     assert ended(env)["rewards"] == {"player_0": 1.0, "player_1": -1.0}
     assert env.last()[1:4] == (-1.0, True, False)
     assert finish(env) == {"player_1": -1.0, "player_0": 1.0}
@@ -639,7 +639,7 @@ def test_004_material_adjudication_at_the_ply_limit(
     gana ..." read as the adjudication of a game stopped at the ply limit. OVERRIDE: the preset
     stops at 200 plies; ``ply_limit=4`` here so kings shuffling (29-25, 4-8) reach it before the
     threefold-repetition rule."""
-    env = make("seed004_english", fen, ply_limit=4)
+    env = make("english_adjudicated", fen, ply_limit=4)
     play_moves(env, alternate(3, ["29-25", "25-29"], ["4-8", "8-4"], {}))
     assert not any(env.terminations.values())
     play_moves(env, ["8-4"])
@@ -655,7 +655,7 @@ def test_004_material_adjudication_at_the_ply_limit(
 def test_004_max_plies_truncates() -> None:
     """``max_plies`` is the env's own cut (not a rule): a truncation with reason max_plies and
     no reward, counted in complete moves."""
-    env = make("seed004_english", max_plies=3)
+    env = make("english_adjudicated", max_plies=3)
     play_moves(env, ["11-15", "22-18"])
     assert mask_hops(env) == {(15, 22)}
     play(env, 15, 22)
@@ -670,7 +670,7 @@ def test_004_max_plies_truncates() -> None:
 
 def test_max_plies_counts_complete_moves_not_hops() -> None:
     """A four-hop capture is one ply: with ``max_plies=1`` the cut comes after its last hop."""
-    env = make("seed000_international", "W:W27:B5,22,23,32,33", max_plies=1)
+    env = make("international_land_behind", "W:W27:B5,22,23,32,33", max_plies=1)
     for path in [(27, 18), (18, 29), (29, 38)]:
         play(env, *path)
         assert not any(env.truncations.values())
@@ -717,7 +717,7 @@ def test_giveaway_blocked_at_reset_wins() -> None:
 
 
 @pytest.mark.parametrize(
-    "variant", ["seed000_international", "seed002_website_checkers", "seed004_english"]
+    "variant", ["international_land_behind", "website_checkers", "english_adjudicated"]
 )
 def test_random_games_end_with_zero_sum_rewards(variant: str) -> None:
     """Random legal hops until the game ends (``max_plies`` only guards seed 000, which has no

@@ -77,7 +77,7 @@ def repetitions_by_position(game: Game) -> list[int]:
     return counts
 
 
-@pytest.mark.parametrize("variant", ["english", "english_giveaway", "seed002_website_checkers"])
+@pytest.mark.parametrize("variant", ["english", "english_giveaway", "website_checkers"])
 def test_repetitions_count_positions_since_the_last_irreversible_move(variant: str) -> None:
     repeated = 0
     for seed in range(4):
@@ -110,7 +110,7 @@ def test_pop_to_the_start_restores_the_turn_state(fen: str | None) -> None:
     assert all(np.array_equal(a, b) for a, b in zip(turn_state(game), fresh, strict=True))
 
 
-@pytest.mark.parametrize("variant", ["seed004_english", "seed002_website_checkers"])
+@pytest.mark.parametrize("variant", ["english_adjudicated", "website_checkers"])
 def test_pop_from_the_end_and_push_again(variant: str) -> None:
     game = random_game(variant, seed=7, plies=1000)
     outcome, last = game.outcome(), game.moves[-1]

@@ -281,7 +281,7 @@ def test_pdn_game_type_and_variant_must_name_one_board(tags: str) -> None:
 def test_cli_names_the_fen_letter_of_a_colour_named_otherwise(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    assert main(["show", "--variant", "seed002_website_checkers"]) == 0
+    assert main(["show", "--variant", "website_checkers"]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == "B:W21-32:B1-12  (red to move; B in the FEN)"
     assert main(["show", "--variant", "english"]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == "B:W21-32:B1-12  (black to move)"
@@ -496,7 +496,7 @@ def file_reads(monkeypatch: pytest.MonkeyPatch) -> list[object]:
 
 @pytest.mark.parametrize(
     "variant",
-    ["/etc/passwd", "../damas_env/presets/seed002_website_checkers.yaml", "SECRET", "x.yml"],
+    ["/etc/passwd", "../damas_env/presets/website_checkers.yaml", "SECRET", "x.yml"],
 )
 def test_pdn_variant_tag_never_opens_a_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, variant: str
@@ -529,7 +529,7 @@ def test_pdn_game_type_with_its_extra_fields() -> None:
     ("text", "expected"),
     [
         ("english", "english"),
-        ("seed002_website_checkers", "seed002_website_checkers"),
+        ("website_checkers", "website_checkers"),
         ("rules.yaml", Path("rules.yaml")),
         ("rules.yml", Path("rules.yml")),
         ("configs/rules/x", Path("configs/rules/x")),
@@ -541,7 +541,7 @@ def test_variant_arg_makes_typed_files_paths(text: str, expected: str | Path) ->
 
 
 def test_cli_reads_a_typed_rules_file(capsys: pytest.CaptureFixture[str]) -> None:
-    status = main(["show", "--variant", "damas_env/presets/seed002_website_checkers.yaml"])
+    status = main(["show", "--variant", "damas_env/presets/website_checkers.yaml"])
     assert status == 0 and "(red to move; B in the FEN)" in capsys.readouterr().out
 
 

@@ -33,7 +33,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-SEEDS = ["seed000_international", "seed002_website_checkers", "seed004_english"]
+SEEDS = ["international_land_behind", "website_checkers", "english_adjudicated"]
 CONFIGS = sorted(p.stem for p in (ROOT / "configs").glob("*.yaml"))
 #: A hang guard, not a speed claim: a fresh install compiles every kernel it runs, which
 #: takes minutes on a busy 2-core machine (benchmarks/cold_start.py measures it).
@@ -201,10 +201,10 @@ def test_the_installed_packages_are_the_wheel_not_the_checkout(install: Install)
 
 def test_the_seed_presets_work_from_the_wheel(install: Install) -> None:
     code = "from damas_env.rules import get_ruleset; print(get_ruleset(%r).name)"
-    assert install.python(code % "seed002_website_checkers").strip() == "seed002_website_checkers"
+    assert install.python(code % "website_checkers").strip() == "website_checkers"
     listed = json.loads(install.damas("variants", "--json").stdout)["variants"]
     assert set(SEEDS) <= set(listed)
-    shown = install.damas("show", "--variant", "seed000_international", "--json").stdout
+    shown = install.damas("show", "--variant", "international_land_behind", "--json").stdout
     assert json.loads(shown)
 
 

@@ -13,7 +13,7 @@ from damas_env import kernels as K
 from damas_env.compiled_rules import R_PLY_LIMIT, rules_array
 from damas_env.rules import RULES_DIR, load_ruleset_file
 
-PRESETS = ["seed000_international", "seed002_website_checkers", "seed004_english"]
+PRESETS = ["international_land_behind", "website_checkers", "english_adjudicated"]
 
 
 @pytest.mark.parametrize("name", [n for n in ruleset_names()])
@@ -36,27 +36,45 @@ def test_brazilian_is_international_on_8x8() -> None:
     )
 
 
-def test_seed000_preset_differs_from_international_only_in_king_landing() -> None:
-    seed = get_ruleset("seed000_international")
-    assert seed == replace(get_ruleset("international"), name=seed.name, king_landing="immediate")
+def test_land_behind_preset_differs_from_international_only_in_king_landing() -> None:
+    preset = get_ruleset("international_land_behind")
+    assert preset == replace(
+        get_ruleset("international"), name=preset.name, king_landing="immediate"
+    )
 
 
-def test_seed002_preset_switches() -> None:
-    r = get_ruleset("seed002_website_checkers")
+@pytest.mark.parametrize(
+    ("former", "name"),
+    [
+        ("seed000_international", "international_land_behind"),
+        ("seed002_website_checkers", "website_checkers"),
+        ("SEED004_English", "english_adjudicated"),
+    ],
+)
+def test_the_presets_former_names_are_read_but_not_listed(former: str, name: str) -> None:
+    """Configs, checkpoints and game files written before the presets were renamed still
+    load; the lists users see name each preset once, by its name."""
+    assert get_ruleset(former) is get_ruleset(name)
+    assert get_ruleset(former).name == name
+    assert former.lower() not in ruleset_names() and name in ruleset_names()
+
+
+def test_website_checkers_preset_switches() -> None:
+    r = get_ruleset("website_checkers")
     assert (r.first_player, r.colour_names) == ("black", ("white", "red"))
     assert (r.no_progress_plies, r.progress) == (80, "capture_or_promotion")
     assert (r.ply_limit, r.ply_limit_result, r.capture_precedence) == (200, "draw", "free")
     assert not r.flying_kings and not r.men_capture_backward
 
 
-def test_seed004_preset_switches() -> None:
-    r = get_ruleset("seed004_english")
+def test_english_adjudicated_preset_switches() -> None:
+    r = get_ruleset("english_adjudicated")
     assert r.first_player == "black" and r.ply_limit_result == "material" and r.ply_limit > 0
     assert r.promotion_in_capture == "ends_move" and not r.men_capture_backward
 
 
 def adjudicated(board: np.ndarray) -> int:
-    """Returns seed 004's verdict as its rule reads: more pieces wins; then more kings."""
+    """Returns the Spanish text's verdict as its rule reads: more pieces wins; then more kings."""
     white, black = int((board > 0).sum()), int((board < 0).sum())
     if white == black:
         white, black = int((board == 2).sum()), int((board == -2).sum())
@@ -64,8 +82,8 @@ def adjudicated(board: np.ndarray) -> int:
 
 
 @pytest.mark.parametrize("squares", [32, 72])
-def test_seed004_adjudication_counts_pieces_then_kings(squares: int) -> None:
-    rules = rules_array(get_ruleset("seed004_english"))
+def test_english_adjudicated_counts_pieces_then_kings(squares: int) -> None:
+    rules = rules_array(get_ruleset("english_adjudicated"))
     counters = np.array([rules[R_PLY_LIMIT], 0, 0], dtype=np.int64)
     rng = np.random.default_rng(4)
     for _ in range(2000):
@@ -120,7 +138,7 @@ def test_unknown_name_and_switch() -> None:
     [
         ("internatinal", "international"),
         ("Russain", "russian"),
-        ("seed004_englsh", "seed004_english"),
+        ("english_adjudicatd", "english_adjudicated"),
     ],
 )
 def test_a_misspelt_variant_gets_a_suggestion_and_the_list(name: str, close: str) -> None:
@@ -194,7 +212,7 @@ def test_every_way_of_changing_a_ruleset_gives_the_same_name() -> None:
         (lambda: get_ruleset("checkers", ply_limit=2), "english (modified: ply_limit)"),
         (
             lambda: get_ruleset("SEED004_ENGLISH", ply_limit=4),
-            "seed004_english (modified: ply_limit)",
+            "english_adjudicated (modified: ply_limit)",
         ),
         (
             lambda: Ruleset(board_size=8, rows_per_side=3),

@@ -63,9 +63,9 @@ def secret(tmp_path: Path) -> Path:
     "name",
     [
         "/etc/passwd",
-        "../damas_env/presets/seed002_website_checkers.yaml",
-        "damas_env/presets/seed002_website_checkers.yaml",
-        "seed002_website_checkers.yaml",
+        "../damas_env/presets/website_checkers.yaml",
+        "damas_env/presets/website_checkers.yaml",
+        "website_checkers.yaml",
         "../../etc/passwd",
         "..",
         "",
@@ -144,9 +144,9 @@ def test_non_mapping_and_non_string_keys_are_refused(tmp_path: Path) -> None:
 
 
 def test_presets_resolve_by_name_only() -> None:
-    assert get_ruleset("seed002_website_checkers").ply_limit == 200
-    assert get_ruleset("SEED002_WEBSITE_CHECKERS") == get_ruleset("seed002_website_checkers")
-    assert get_ruleset(RULES_DIR / "seed002_website_checkers.yaml").ply_limit == 200
+    assert get_ruleset("website_checkers").ply_limit == 200
+    assert get_ruleset("WEBSITE_CHECKERS") == get_ruleset("website_checkers")
+    assert get_ruleset(RULES_DIR / "website_checkers.yaml").ply_limit == 200
 
 
 @pytest.mark.parametrize("variant", [12345, None, b"english", 1.5, ["english"]])
@@ -232,10 +232,12 @@ def test_random_switches_are_valid_or_ruleset_errors(switches: dict) -> None:
 
 
 def test_presets_ship_in_the_package_and_load_once() -> None:
-    assert RULES_DIR.parent.name == "damas_env" and (RULES_DIR / "seed004_english.yaml").is_file()
-    get_ruleset("seed004_english")
+    assert (
+        RULES_DIR.parent.name == "damas_env" and (RULES_DIR / "english_adjudicated.yaml").is_file()
+    )
+    get_ruleset("english_adjudicated")
     with opened_files() as opened:
-        assert get_ruleset("seed000_international").king_landing == "immediate"
+        assert get_ruleset("international_land_behind").king_landing == "immediate"
         with pytest.raises(RulesetError):
             get_ruleset("seed999_nothing")
     assert opened == []

@@ -33,9 +33,9 @@ from damas_env.notation import format_move
 RULES_DIR = Path(__file__).resolve().parent.parent / "damas_env" / "presets"
 
 INTERNATIONAL = get_ruleset("international")  # FMJD: a king stops on any free square beyond
-SEED000 = INTERNATIONAL.replace(name="seed000_international", king_landing="immediate")
+SEED000 = INTERNATIONAL.replace(name="international_land_behind", king_landing="immediate")
 SEED002 = get_ruleset("english").replace(
-    name="seed002_website_checkers",
+    name="website_checkers",
     colour_names=("white", "red"),
     first_player="black",
     repetition_count=0,
@@ -44,7 +44,7 @@ SEED002 = get_ruleset("english").replace(
     ply_limit=200,
 )
 SEED004 = get_ruleset("english").replace(
-    name="seed004_english", ply_limit=200, ply_limit_result="material"
+    name="english_adjudicated", ply_limit=200, ply_limit_result="material"
 )
 
 #: Seed-000 rules that do not depend on where a king lands hold under both readings.
@@ -1273,9 +1273,9 @@ def _switches(rules: Ruleset, *skip: str) -> dict[str, object]:
 @pytest.mark.parametrize(
     ("preset", "built"),
     [
-        ("seed000_international", SEED000),
-        ("seed002_website_checkers", SEED002),
-        ("seed004_english", SEED004),
+        ("international_land_behind", SEED000),
+        ("website_checkers", SEED002),
+        ("english_adjudicated", SEED004),
     ],
 )
 def test_preset_matches_the_seed_reading(preset: str, built: Ruleset) -> None:
