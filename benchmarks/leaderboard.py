@@ -37,13 +37,20 @@ kept every ``train.checkpoint_every`` iterations), those nearest to evenly space
 times: Elo against the trainer's clock (``elapsed_s`` of ``metrics.jsonl``, from the first
 iteration on: the setup is left out).
 
-It prints a markdown table (the Elo with its 95% interval, or the bound when every game was
-won or lost; the games; the training's wall time, setup included; the command) under the
-machine and the command line, and writes everything to ``--out`` (default
-``RUNS/results.json``, rewritten as each row ends; the runs, each row's log and JSON go to
-``--runs``, default ``runs/leaderboard-<time>``). With matplotlib the curves are drawn to
-``curve.png`` and ``curve.svg`` beside it. A row whose library is missing says "not run
-here" and why, one that fails says "failed" and why, and the other rows go on.
+It prints a markdown table under the machine and the command line: each row's Elo after its
+default run (with its 95% interval, or the bound when every game was won or lost; the games;
+the training's wall time, setup included) and after each ``--budget``, and its command. A
+run with ``--budget`` or ``--set`` also stands for the default run where it differs from it
+only in length (``train.iterations``, the time budget): the snapshot of the iteration where
+the default run stops is rated (``--complete RESULTS`` does it for a saved file that lacks
+it). The NNUE recipe's default run trained the shipped ``pretrained:english-v1``: where no
+run here stands for it, the pool's own rating of that member does, said as such.
+
+Everything goes to ``--out`` (default ``RUNS/results.json``, rewritten as each row ends; the
+runs, each row's log and JSON go to ``--runs``, default ``runs/leaderboard-<time>``). With
+matplotlib the curves are drawn to ``curve.png`` and ``curve.svg`` beside it. A row whose
+library is missing says "not run here" and why, one that fails says "failed" and why, and
+the other rows go on.
 ``--render FILE...`` prints the table (and draws the curves) of saved results again, merging
 files of rows run separately.
 
@@ -97,13 +104,22 @@ class Row:
     """An example: its module in examples/integrations/."""
     extra: str = ""
     """The pip extra an example needs."""
+    shipped: str | None = None
+    """A rating pool member whose network this recipe's default run trained (the shipped
+    agent): the pool's own rating of it stands for the default run when none was run here."""
 
 
 ROWS = (
     Row("quickstart", "AlphaZero quickstart", config="configs/quickstart.yaml"),
     Row("alphazero", "AlphaZero", config="configs/alphazero_english.yaml", budget=3600.0),
     Row("ppo", "PPO self-play", config="configs/ppo_english.yaml"),
-    Row("nnue", "NNUE alpha-beta", config="configs/nnue_english.yaml", budget=3600.0),
+    Row(
+        "nnue",
+        "NNUE alpha-beta",
+        config="configs/nnue_english.yaml",
+        budget=3600.0,
+        shipped="pretrained:english-v1,depth=6",
+    ),
     Row("sb3", "SB3 MaskablePPO", example="sb3_maskable_ppo", extra="sb3"),
     Row("sb3-batch", "SB3 MaskablePPO, batch env", example="sb3_maskable_ppo_batch", extra="sb3"),
     Row("tianshou", "Tianshou DQN", example="tianshou_dqn", extra="tianshou"),
@@ -204,6 +220,47 @@ def _run_recipe(row: Row, args: argparse.Namespace, result: dict[str, Any]) -> N
     result |= _rate(result["agent"], args, args.workers)
     if args.curve:
         result["curve"] = _curve(out, metrics, args, result)
+    if args.budget is not None or args.overrides:
+        result["default_run"] = default_run(row, out, metrics, args, result)
+
+
+#: The overrides that leave a recipe's default run as it was, for as long as it lasts.
+_LENGTH_ONLY = ("train.iterations=",)
+
+
+def default_run(
+    row: Row, run_dir: Path, metrics: list[dict[str, float]], args: argparse.Namespace, final: dict
+) -> dict[str, Any]:
+    """Returns the rating of the network the recipe's default run would have ended with, read
+    from a longer run of the same recipe: the snapshot of the iteration where the default run
+    stops (its ``train.iterations``, or its time budget), rated here; or why there is none.
+
+    Only a run that differs from the default run in its length can stand for it (the
+    iterations, the time budget): the recipes' schedules do not depend on either, so the
+    first iterations of a longer run are the default run's.
+    """
+    from damas_agents.models.config import load_config
+
+    changed = [o for o in args.overrides if not o.startswith(_LENGTH_ONLY)]
+    if changed:
+        return {"status": "differs", "reason": f"the run changed {', '.join(changed)}"}
+    iterations = load_config(ROOT / str(row.config)).train.iterations
+    elapsed = {int(m["iteration"]): m["elapsed_s"] for m in metrics}
+    over_time = [i for i, s in sorted(elapsed.items()) if row.budget and s >= row.budget]
+    stop = min([iterations, *over_time[:1]])
+    if stop > final["iterations"]:
+        return {"status": "not reached", "reason": f"the run ended before iteration {stop}"}
+    if stop == final["iterations"]:
+        point = {key: final[key] for key in ("rating", "rating_text", "rate_seconds")}
+        return {"status": "ok", "iteration": stop, "elapsed_s": elapsed.get(stop)} | point
+    files = {int(p.stem.split("_")[1]): p for p in (run_dir / "checkpoints").glob("iter_*.pt")}
+    kept = [i for i in files if i <= stop and i in elapsed]
+    if not kept:
+        return {"status": "not reached", "reason": f"no snapshot at or before iteration {stop}"}
+    iteration = max(kept)
+    rated = _rate(f"checkpoint:{files[iteration]}", args, args.workers)
+    print(f"default run: iteration {iteration}  {rated['rating_text']}", flush=True)
+    return {"status": "ok", "iteration": iteration, "elapsed_s": elapsed[iteration]} | rated
 
 
 def _run_teeing_stderr(command: list[str]) -> tuple[int, str]:
@@ -390,12 +447,15 @@ def _duration(seconds: float | None) -> str:
 
 
 def table(results: list[dict[str, Any]]) -> str:
-    """Returns the markdown leaderboard of one or more results files (merged, a row's
-    later result replacing an earlier one), strongest first, then the rows without a rating."""
-    rows: dict[str, dict[str, Any]] = {}
-    for result in results:
-        rows |= {row["row"]: row for row in result["rows"]}
-    ordered = sorted(rows.values(), key=_strength, reverse=True)
+    """Returns the markdown leaderboard of one or more results files, strongest first, then
+    the rows without a rating.
+
+    Each row shows the Elo after its default run (from a file of default runs; else from a
+    longer run's snapshot where the default run stops; else, for a recipe whose default
+    run trained a pool member, the pool's rating of it), and the Elo after each time budget
+    that a file ran the recipes for (``--budget``). A later file's row replaces an earlier's.
+    """
+    default, budgets, titles = _columns(results)
     first = results[0]
     lines = [
         f"Elo on the {first['variant']} pool {first['pool']} (random = 0), 95% intervals; "
@@ -406,17 +466,54 @@ def table(results: list[dict[str, Any]]) -> str:
     for result in results:
         lines.append(f"- Machine: {machine_text(result['machine'])}")
         lines.append(f"- Command: `{result['command']}`")
-    lines += [
-        "",
-        "| Row | Elo on the pool | Games | Training | Command |",
-        "|---|---|---|---|---|",
-    ]
-    for row in ordered:
-        games = row["rating"]["games"] if row["status"] == "ok" else ""
-        command = f"`{row['command']}`" if row.get("command") else ""
-        cells = [row["title"], _status_text(row), games, _duration(row.get("train_seconds"))]
+    spans = sorted(b for b in budgets if b is not None)
+    heads = ["Row", "Elo after its default run", "Games", "Training"]
+    heads += [f"Elo after {_span(b)} of training" for b in spans] + ["Command"]
+    lines += ["", _table_row(heads), "|" + "---|" * len(heads)]
+    commands = {row["row"]: row.get("command", "") for r in results for row in r["rows"]}
+    names = sorted(titles, key=lambda n: _strength(default.get(n) or _best(budgets, n)))
+    for name in reversed(names):
+        cell = default.get(name, {"text": "not run", "games": "", "seconds": None})
+        cells = [titles[name], cell["text"], cell["games"], _duration(cell["seconds"])]
+        cells += [budgets[b].get(name, {"text": ""})["text"] for b in spans]
+        command = f"`{commands[name]}`" if commands.get(name) else ""
         lines.append(_table_row([*cells, command]))
-    curves = [row for row in ordered if row.get("curve")]
+    lines += _curve_table(results)
+    return "\n".join(lines)
+
+
+def _columns(
+    results: list[dict[str, Any]],
+) -> tuple[dict[str, Any], dict[float, dict[str, Any]], dict[str, str]]:
+    """Returns the cells after the rows' default runs and after each time budget, and the
+    rows' titles, by row name."""
+    default: dict[str, dict[str, Any]] = {}
+    budgets: dict[float, dict[str, dict[str, Any]]] = {}
+    titles: dict[str, str] = {}
+    for result in results:
+        budget = result["settings"].get("budget")
+        changed = _changed(result["settings"])
+        for row in result["rows"]:
+            titles[row["row"]] = row["title"]
+            if budget is None:
+                default[row["row"]] = _cell(row, row.get("train_seconds"), changed)
+                continue
+            budgets.setdefault(budget, {})[row["row"]] = _cell(row, None, changed)
+            stand_in = row.get("default_run")
+            if stand_in and row["row"] not in default:
+                default[row["row"]] = _cell(stand_in, stand_in.get("elapsed_s"), snapshot=True)
+    pool = _pool_ratings(results[0]["variant"])
+    for row in ROWS:
+        missing = row.name not in default or default[row.name]["rating"] is None
+        if row.name in titles and missing and row.shipped in pool:
+            default[row.name] = pool[row.shipped]
+    return default, budgets, titles
+
+
+def _curve_table(results: list[dict[str, Any]]) -> list[str]:
+    """Returns the lines of the learning curves' table (none without a curve)."""
+    lines: list[str] = []
+    curves = [row for r in results for row in r["rows"] if row.get("curve")]
     if curves:
         lines += [
             "",
@@ -429,7 +526,61 @@ def table(results: list[dict[str, Any]]) -> str:
                 lines.append(
                     _table_row([row["title"], minutes, point["iteration"], point["rating_text"]])
                 )
-    return "\n".join(lines)
+    return lines
+
+
+def _changed(settings: dict[str, Any]) -> str:
+    """Returns what a results file changed in the rows' training, besides its length (the
+    time budget, ``train.iterations``): "" if nothing."""
+    overrides = [o for o in settings.get("overrides", []) if not o.startswith(_LENGTH_ONLY)]
+    steps = [f"total_steps={settings['steps']}"] if settings.get("steps") else []
+    return ", ".join([*overrides, *steps])
+
+
+def _cell(
+    row: dict[str, Any], seconds: float | None, changed: str = "", snapshot: bool = False
+) -> dict[str, Any]:
+    """Returns a table cell's rating (or why there is none), its games and training time;
+    `changed` says how the run differed from the recipe, `snapshot` that the rating is of a
+    longer run's snapshot where the default run stops."""
+    if row.get("status") != "ok":
+        return {"text": _status_text(row), "games": "", "seconds": None, "rating": None}
+    text = str(row["rating_text"])
+    text += f" (with {changed})" if changed else ""
+    if snapshot:
+        text += f" (iteration {row['iteration']} of a longer run)"
+    games = row["rating"]["games"]
+    return {"text": text, "games": games, "seconds": seconds, "rating": row["rating"]}
+
+
+def _pool_ratings(variant: str) -> dict[str, dict[str, Any]]:
+    """Returns the table cells of the pool members' own ratings (the round robin's fit)."""
+    from damas_agents.rating import available_pools, load_pool
+
+    if variant not in available_pools():
+        return {}
+    pool = load_pool(variant)
+    cells = {}
+    for member in pool.members:
+        low, high = member.ci
+        text = f"Elo {member.elo:.0f} [{low:.0f}, {high:.0f}] (the shipped agent, in the pool)"
+        rating = {"elo": member.elo, "elo_ci": [low, high], "elo_bound": None}
+        cells[member.spec] = {"text": text, "games": member.games, "seconds": None}
+        cells[member.spec]["rating"] = rating
+    return cells
+
+
+def _span(seconds: float) -> str:
+    """Returns a time budget in words: ``1 h``, ``30 min``, ``5 s``."""
+    if seconds % 3600 == 0:
+        return f"{seconds / 3600:g} h"
+    return f"{seconds / 60:g} min" if seconds % 60 == 0 else f"{seconds:g} s"
+
+
+def _best(budgets: dict[float, dict[str, dict[str, Any]]], name: str) -> dict[str, Any] | None:
+    """Returns a row's cell after the longest budget it ran for, if any."""
+    cells = [budgets[b][name] for b in sorted(budgets, key=lambda b: b or 0) if name in budgets[b]]
+    return cells[-1] if cells else None
 
 
 def _table_row(cells: list[Any]) -> str:
@@ -437,11 +588,11 @@ def _table_row(cells: list[Any]) -> str:
     return "| " + " | ".join(str(cell).replace("|", "\\|") for cell in cells) + " |"
 
 
-def _strength(row: dict[str, Any]) -> float:
-    """Returns the row's Elo (its bound where it has no estimate; -inf without a rating)."""
-    if row["status"] != "ok":
+def _strength(cell: dict[str, Any] | None) -> float:
+    """Returns a cell's Elo (its bound where it has no estimate; -inf without a rating)."""
+    rating = cell.get("rating") if cell else None
+    if not rating:
         return -float("inf")
-    rating = row["rating"]
     if rating["elo"] is not None:
         return float(rating["elo"])
     low, high = rating["elo_ci"]
@@ -518,6 +669,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--runs", type=Path, help="where the runs and logs go")
     p.add_argument("--out", type=Path, help="the results file (default RUNS/results.json)")
     p.add_argument("--render", nargs="+", type=Path, metavar="RESULTS", help="print saved results")
+    p.add_argument(
+        "--complete",
+        type=Path,
+        metavar="RESULTS",
+        help="rate the default runs a saved file of longer runs lacks, and rewrite it",
+    )
     p.add_argument("--child", choices=ROW_NAMES, help=argparse.SUPPRESS)
     return p
 
@@ -527,6 +684,8 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.render:
         return _render([json.loads(path.read_text()) for path in args.render], args.render[0])
+    if args.complete:
+        return _complete(args.complete, args)
     args.runs = args.runs or ROOT / "runs" / f"leaderboard-{time.strftime('%Y%m%d-%H%M%S')}"
     args.runs.mkdir(parents=True, exist_ok=True)
     if args.child:
@@ -543,6 +702,27 @@ def main(argv: list[str] | None = None) -> int:
     write_atomically(args.out, json.dumps(results, indent=2).encode())
     _say(f"written: {args.out}")
     return _render([results], args.out)
+
+
+def _complete(path: Path, args: argparse.Namespace) -> int:
+    """Adds the default run's rating to each recipe row of a saved results file of longer
+    runs that has none (a file written before the rows rated it), rating with the file's own
+    settings; rewrites the file and prints its table."""
+    results = json.loads(path.read_text())
+    settings = results["settings"]
+    for key in ("ci", "rate_games", "seed", "workers", "budget"):
+        setattr(args, key, settings[key])
+    args.overrides = settings["overrides"]
+    for result in results["rows"]:
+        row = next(r for r in ROWS if r.name == result["row"])
+        if row.config is None or result["status"] != "ok" or "default_run" in result:
+            continue
+        if args.budget is None and not args.overrides:
+            continue  # the row is its default run
+        run_dir = Path(result["agent"].removeprefix("checkpoint:")).parent.parent
+        result["default_run"] = default_run(row, run_dir, _metrics(run_dir), args, result)
+        write_atomically(path, json.dumps(results, indent=2).encode())
+    return _render([results], path)
 
 
 def _header(args: argparse.Namespace, argv: list[str]) -> dict[str, Any]:

@@ -134,8 +134,14 @@ def test_the_leaderboard_trains_rates_and_tables_a_recipe(tiny_results: tuple[Pa
     assert 1 <= row["iterations"] <= 2
     assert [p["iteration"] for p in row["curve"]] == list(range(1, row["iterations"] + 1))
     assert row["curve"][-1]["rating"] == row["rating"]  # the last snapshot is the final net
-    assert "| Row | Elo on the pool | Games | Training | Command |" in printed
-    assert f"| AlphaZero quickstart | {row['rating_text']} | 2 | " in printed
+    changed = "train.checkpoint_every=1, eval.every=0, env.num_envs=8"
+    assert row["default_run"] == {"status": "differs", "reason": f"the run changed {changed}"}
+    heads = "| Row | Elo after its default run | Games | Training | Elo after 5 s of training |"
+    assert heads + " Command |" in printed
+    assert (
+        f"| AlphaZero quickstart | differs: the run changed {changed} |  |  | "
+        f"{row['rating_text']} (with {changed}) | `damas train " in printed
+    )
     assert f"- Command: `{results['command']}`" in printed
     first = row["curve"][0]
     minutes = f"{first['elapsed_s'] / 60:.1f}"
@@ -155,7 +161,7 @@ def test_the_leaderboard_rates_an_example_through_its_adapter(tmp_path: Path) ->
     )
     assert row["agent"] == "sb3-maskable-ppo" and row["rating"]["games"] == 2
     assert row["rate_workers"] == 1 and -1 <= row["score_vs_random"] <= 1
-    assert f"| SB3 MaskablePPO | {row['rating_text']} | 2 | " in printed
+    assert f"| SB3 MaskablePPO | {row['rating_text']} (with total_steps=256) | 2 | " in printed
 
 
 def test_a_row_that_fails_or_cannot_run_says_why(
@@ -200,6 +206,7 @@ def test_render_merges_saved_results(
             "command": "examples/integrations/rllib_ppo.py: main()",
         }
     ]
+    other["settings"] = {**other["settings"], "budget": None, "overrides": []}
     second = tmp_path / "rllib.json"
     second.write_text(json.dumps(other))
     assert leaderboard.main(["--render", str(path), str(second)]) == 0
@@ -207,12 +214,131 @@ def test_render_merges_saved_results(
     row = json.loads(path.read_text())["rows"][0]
     lines = printed.splitlines()
     table = [line for line in lines if line.startswith("| ") and "Training minutes" not in line]
-    assert table[1].startswith(f"| AlphaZero quickstart | {row['rating_text']} | 2 | ")
+    assert table[1].startswith("| AlphaZero quickstart | differs: the run changed ")
+    assert f" | {row['rating_text']} (with train.checkpoint_every=1, " in table[1]
     assert table[2] == (
         "| RLlib PPO | not run here: ImportError: No module named 'pyarrow'; pip install -e "
-        "'.[rllib]' |  |  | `examples/integrations/rllib_ppo.py: main()` |"
+        "'.[rllib]' |  |  |  | `examples/integrations/rllib_ppo.py: main()` |"
     )
     assert "- Command: `python benchmarks/leaderboard.py --rows rllib`" in lines
     if importlib.util.find_spec("matplotlib") is not None:
         assert (path.parent / "curve.png").stat().st_size > 0
         assert (path.parent / "curve.svg").stat().st_size > 0
+
+
+def fake_rating(elo: float, games: int = 100) -> dict[str, Any]:
+    """Returns a rating as the script stores it."""
+    rating = {"elo": elo, "elo_ci": [elo - 40, elo + 40], "elo_bound": None, "games": games}
+    return {"rating": rating, "rating_text": f"Elo {elo:.0f} ± 40", "rate_seconds": 1.0}
+
+
+@pytest.fixture
+def longer_run(
+    leaderboard: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[Path, list[dict[str, float]], list[str]]:
+    """A run of 40 iterations, 5 s each, snapshots every 10, whose recipe's default run is
+    20 iterations; ratings are faked (the specs rated are listed)."""
+    from damas_agents.models import config
+
+    (tmp_path / "checkpoints").mkdir()
+    for i in (10, 20, 30, 40):
+        (tmp_path / "checkpoints" / f"iter_{i:06d}.pt").touch()
+    metrics = [{"iteration": i, "elapsed_s": 5.0 * i} for i in range(1, 41)]
+    rated: list[str] = []
+    monkeypatch.setattr(
+        config,
+        "load_config",
+        lambda path: argparse.Namespace(train=argparse.Namespace(iterations=20)),
+    )
+    monkeypatch.setattr(
+        leaderboard, "_rate", lambda spec, args, workers: rated.append(spec) or fake_rating(500)
+    )
+    return tmp_path, metrics, rated
+
+
+@pytest.mark.parametrize(
+    ("budget", "overrides", "expected"),
+    [
+        (None, ["train.iterations=40"], {"status": "ok", "iteration": 20, "elapsed_s": 100.0}),
+        (64.0, [], {"status": "ok", "iteration": 10, "elapsed_s": 50.0}),  # stops at 13
+        (None, ["train.iterations=40", "train.lr=1"], {"status": "differs"}),
+    ],
+)
+def test_a_longer_run_stands_for_the_default_run_where_it_stops(
+    leaderboard: ModuleType,
+    longer_run: tuple[Path, list[dict[str, float]], list[str]],
+    budget: float | None,
+    overrides: list[str],
+    expected: dict[str, Any],
+) -> None:
+    """The snapshot at (or just before) the iteration where the default run stops, by its
+    iterations or its time budget, is rated; a run changed otherwise cannot stand for it."""
+    run_dir, metrics, rated = longer_run
+    row = leaderboard.Row("ppo", "PPO", config="configs/ppo_english.yaml", budget=budget)
+    args = argparse.Namespace(overrides=overrides, workers=1)
+    final = {"iterations": 40} | fake_rating(900)
+    got = leaderboard.default_run(row, run_dir, metrics, args, final)
+    assert {key: got[key] for key in expected} == expected
+    if expected["status"] == "ok":
+        assert rated == [f"checkpoint:{run_dir}/checkpoints/iter_{expected['iteration']:06d}.pt"]
+        assert got["rating"]["elo"] == 500
+    else:
+        assert got["reason"] == "the run changed train.lr=1" and rated == []
+
+
+def test_the_default_run_is_the_final_network_or_not_reached(
+    leaderboard: ModuleType, longer_run: tuple[Path, list[dict[str, float]], list[str]]
+) -> None:
+    run_dir, metrics, rated = longer_run
+    row = leaderboard.Row("ppo", "PPO", config="configs/ppo_english.yaml")
+    args = argparse.Namespace(overrides=[], workers=1)
+    final = {"iterations": 20} | fake_rating(900)
+    got = leaderboard.default_run(row, run_dir, metrics[:20], args, final)
+    assert got["status"] == "ok" and got["rating"]["elo"] == 900 and rated == []
+    final = {"iterations": 15} | fake_rating(900)
+    got = leaderboard.default_run(row, run_dir, metrics[:15], args, final)
+    assert got == {"status": "not reached", "reason": "the run ended before iteration 20"}
+
+
+def test_the_table_takes_default_runs_from_longer_runs_and_the_pool(
+    leaderboard: ModuleType,
+) -> None:
+    """Default runs come from a file of default runs, else from a longer run's snapshot, else
+    (NNUE) from the pool's rating of the shipped agent; the 1 h column from the longer runs;
+    strongest first."""
+    header = {"variant": "english", "pool": "v1", "command": "python benchmarks/leaderboard.py"}
+    header["machine"] = {"cpu": "a CPU", "cores": 2, "python": "3.11", "load_at_start": [1.0]}
+    settings = {"ci": 50, "rate_games": 600, "budget": None, "overrides": [], "steps": None}
+    quick = {"row": "quickstart", "title": "AlphaZero quickstart", "status": "ok"}
+    quick |= fake_rating(300) | {"train_seconds": 200.0, "command": "damas train q"}
+    defaults = header | {"settings": settings, "rows": [quick]}
+    longer = {"budget": 3600.0, "overrides": ["train.iterations=1000000"]}
+    one_worker = {"overrides": [*longer["overrides"], "nnue.workers=1"]}
+    alphazero = {"row": "alphazero", "title": "AlphaZero", "status": "ok"} | fake_rating(700)
+    alphazero["default_run"] = {"status": "ok", "iteration": 900, "elapsed_s": 3000.0}
+    alphazero["default_run"] |= fake_rating(650)
+    nnue = {"row": "nnue", "title": "NNUE alpha-beta", "status": "ok"} | fake_rating(1500)
+    nnue["default_run"] = {"status": "differs", "reason": "the run changed nnue.workers=1"}
+    hours = [
+        header | {"settings": settings | longer, "rows": [alphazero]},
+        header | {"settings": settings | longer | one_worker, "rows": [nnue]},
+    ]
+    lines = leaderboard.table([defaults, *hours]).splitlines()
+    rows = [line for line in lines if line.startswith("| ")]
+    assert rows[0] == (
+        "| Row | Elo after its default run | Games | Training | Elo after 1 h of training "
+        "| Command |"
+    )
+    from damas_agents.rating import load_pool
+
+    shipped = next(m for m in load_pool("english").members if m.spec.endswith("v1,depth=6"))
+    low, high = shipped.ci
+    assert rows[1].startswith(
+        f"| NNUE alpha-beta | Elo {shipped.elo:.0f} [{low:.0f}, {high:.0f}] (the shipped agent, "
+        f"in the pool) | {shipped.games} |  | Elo 1500 ± 40 (with nnue.workers=1) |"
+    )
+    assert rows[2].startswith(
+        "| AlphaZero | Elo 650 ± 40 (iteration 900 of a longer run) | 100 | 50.0 min "
+        "| Elo 700 ± 40 |"
+    )
+    assert rows[3] == "| AlphaZero quickstart | Elo 300 ± 40 | 100 | 3.3 min |  | `damas train q` |"
