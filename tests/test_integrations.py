@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -161,10 +162,12 @@ def aec_spy(monkeypatch: pytest.MonkeyPatch) -> Spy:
     return spy
 
 
-def test_sb3_maskable_ppo(gym_spy: Spy) -> None:
+def test_sb3_maskable_ppo(gym_spy: Spy, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("sb3_contrib")
     example = load_example("sb3_maskable_ppo")
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     model, score = example.main(total_steps=512, n_envs=2, eval_games=2)
+    assert not list(tmp_path.glob("SB3-*"))  # SB3 left no log folder behind
     assert model.num_timesteps >= 512
     assert -1.0 <= score <= 1.0
     gym_spy.check(at_least=512)
@@ -203,10 +206,14 @@ def test_sb3_vec_env_adapter() -> None:
     env.close()
 
 
-def test_sb3_maskable_ppo_batch(batch_spy: Spy) -> None:
+def test_sb3_maskable_ppo_batch(
+    batch_spy: Spy, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     pytest.importorskip("sb3_contrib")
     example = load_example("sb3_maskable_ppo_batch")
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     model, score = example.main(total_steps=1024, num_envs=8, eval_games=8, num_threads=1)
+    assert not list(tmp_path.glob("SB3-*"))  # SB3 left no log folder behind
     assert model.num_timesteps >= 1024
     assert -1.0 <= score <= 1.0
     batch_spy.check(at_least=1024)

@@ -30,6 +30,7 @@ import torch
 from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.evaluation import evaluate_policy
 from stable_baselines3.common.env_util import make_vec_env
+from stable_baselines3.common.logger import Logger
 
 import damas_env  # noqa: F401 - registers damas/Draughts-v0
 from damas_agents.players.base import PolicyAgent
@@ -62,6 +63,7 @@ def main(
     env_kwargs = {"variant": variant, "opponent": "random", "play_as": "random"}
     env = make_vec_env(ENV_ID, n_envs=n_envs, seed=seed, env_kwargs=env_kwargs)
     model = MaskablePPO("MlpPolicy", env, n_steps=128, batch_size=64, seed=seed, verbose=0)
+    model.set_logger(Logger(folder=None, output_formats=[]))  # no empty log folder in /tmp
     model.learn(total_timesteps=total_steps, callback=ProgressPrinter(every))
 
     eval_env = make_vec_env(ENV_ID, n_envs=1, seed=seed + 1000, env_kwargs=env_kwargs)

@@ -31,6 +31,7 @@ import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.evaluation import evaluate_policy
+from stable_baselines3.common.logger import Logger
 from stable_baselines3.common.vec_env import VecMonitor
 
 from damas_agents.players.base import PolicyAgent
@@ -71,6 +72,7 @@ def main(
     """
     env = make_env(num_envs, variant, seed, num_threads)
     model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=256, seed=seed, verbose=0)
+    model.set_logger(Logger(folder=None, output_formats=[]))  # no empty log folder in /tmp
     model.learn(total_timesteps=total_steps, callback=ProgressPrinter(every))
 
     eval_env = make_env(min(num_envs, eval_games), variant, seed + 1000, num_threads)
