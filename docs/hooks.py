@@ -7,8 +7,6 @@ in ``sphinx_roles.py``, a griffe extension.
 from __future__ import annotations
 
 import importlib.util
-import logging
-import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -35,20 +33,6 @@ def _gen_variants() -> Any:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
-
-
-class _GroupedParameters(logging.Filter):
-    """Drops griffe's warnings about parameters documented together (``a, b: ...`` in an
-    ``Args:`` section), a Google-style form griffe does not read; every other warning
-    counts."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return not re.search(r"parameter '\w+(, \w+)+'", record.getMessage(), re.IGNORECASE)
-
-
-def on_startup(**_: Any) -> None:
-    """Installs the log filter (once per ``mkdocs`` process)."""
-    logging.getLogger("mkdocs.plugins.griffe").addFilter(_GroupedParameters())
 
 
 @event_priority(100)  # before mkdocs-jupyter, which turns the notebooks into pages
