@@ -8,9 +8,10 @@
 The mover's clock runs from when it is selected until it steps (all the hops of a
 multi-capture on one clock); the increment is added when a complete move ends. A step that
 arrives once the mover's time is used up is not played: the mover gets -1, the opponent +1,
-and the game ends with ``Reason.TIME``. ``infos[agent]["time_left"]`` and :meth:`remaining`
-give the time left; ``clock=`` injects the time source (tests drive a fake clock). An
-illegal action still raises and changes nothing, and the mover's clock keeps running.
+and the game ends with ``Reason.TIME``. ``infos[agent]["time_left"]`` and
+:meth:`TimeControl.remaining` give the time left; ``clock=`` injects the time source (tests
+drive a fake clock). An illegal action still raises and changes nothing, and the mover's
+clock keeps running.
 """
 
 from __future__ import annotations

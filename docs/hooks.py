@@ -1,14 +1,12 @@
 """The site's build steps (``hooks:`` in ``mkdocs.yml``), so that no page can drift from the
 code: the notebooks come from ``notebooks/``, the variant catalogue from ``gen_variants.py``,
-the leaderboard from the package's rating pools; Sphinx roles in docstrings
-(``:func:`name```) are shown as plain code.
+the leaderboard from the package's rating pools. The Sphinx roles of docstrings become links
+in ``sphinx_roles.py``, a griffe extension.
 """
 
 from __future__ import annotations
 
 import importlib.util
-import logging
-import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -19,10 +17,6 @@ from mkdocs.structure.files import File, Files
 ROOT = Path(__file__).resolve().parent.parent
 #: Where the rating pools' tables go, in ``docs/agents/leaderboard.md``.
 POOLS_MARKER = "<!-- rating pools -->"
-#: A Sphinx role as Markdown renders it: ``:func:<code>~pkg.name</code>``.
-_ROLE = re.compile(
-    r":(?:py:)?(?:func|meth|class|data|attr|mod|exc|obj|const):<code>(~?)([^<]*)</code>"
-)
 
 
 def _on_path() -> None:
@@ -39,20 +33,6 @@ def _gen_variants() -> Any:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
-
-
-class _GroupedParameters(logging.Filter):
-    """Drops griffe's warnings about parameters documented together (``a, b: ...`` in an
-    ``Args:`` section), a Google-style form griffe does not read; every other warning
-    counts."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return not re.search(r"parameter '\w+(, \w+)+'", record.getMessage(), re.IGNORECASE)
-
-
-def on_startup(**_: Any) -> None:
-    """Installs the log filter (once per ``mkdocs`` process)."""
-    logging.getLogger("mkdocs.plugins.griffe").addFilter(_GroupedParameters())
 
 
 @event_priority(100)  # before mkdocs-jupyter, which turns the notebooks into pages
@@ -98,14 +78,3 @@ def pool_tables() -> str:
 def on_page_markdown(markdown: str, **_: Any) -> str:
     """Fills the leaderboard page with the rating pools' tables."""
     return markdown.replace(POOLS_MARKER, pool_tables()) if POOLS_MARKER in markdown else markdown
-
-
-def _plain(match: re.Match[str]) -> str:
-    """Returns a role's target as code: its last name where the role had ``~``."""
-    tilde, name = match.groups()
-    return f"<code>{name.rsplit('.', 1)[-1] if tilde else name}</code>"
-
-
-def on_page_content(html: str, **_: Any) -> str:
-    """Shows Sphinx roles of docstrings (``:func:`name```) as plain code."""
-    return _ROLE.sub(_plain, html)

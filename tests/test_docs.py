@@ -248,3 +248,26 @@ def test_site_leaderboard_lists_every_pool(site: Path) -> None:
         pool = load_pool(variant)
         assert pool.command in board
         assert all(f"<code>{m.spec}</code>" in board for m in pool.members)
+
+
+@pytest.mark.xdist_group("mkdocs")
+def test_site_links_the_sphinx_roles_of_docstrings(site: Path) -> None:
+    """A Sphinx role of a docstring is a link to its target, found where Sphinx finds it (a
+    name of the docstring's module, a full path; ``~`` shows the last name), and no role is
+    left as text on any page."""
+    page = (site / "reference" / "environments" / "index.html").read_text(encoding="utf-8")
+    link = r'<a class="autorefs autorefs-internal"[^>]* href="#{}"><code>{}</code></a>'
+    # draughts_v0's docstring: :class:`IllegalActionError`, :class:`~damas_env.ending.Reason`
+    # and :mod:`damas_env.encoding`.
+    assert re.search(
+        link.format(r"damas_env\.draughts_v0\.IllegalActionError", "IllegalActionError"), page
+    )
+    assert re.search(link.format(r"damas_env\.ending\.Reason", "Reason"), page)
+    assert re.search(link.format(r"damas_env\.encoding", r"damas_env\.encoding"), page)
+    role = re.compile(r":(?:func|meth|class|data|attr|mod|exc|obj|const):(?:<code>|`)")
+    left = [
+        str(html.relative_to(site))
+        for html in site.rglob("*.html")
+        if role.search(html.read_text(encoding="utf-8"))
+    ]
+    assert not left, left

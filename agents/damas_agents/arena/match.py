@@ -884,7 +884,8 @@ def play_match(
     """Returns the result of `games` games between two agents, colours alternating.
 
     Args:
-        agent_a, agent_b: spec strings, agents, or factories (see :data:`AgentSource`).
+        agent_a: a spec string, an agent, or a factory (see :data:`AgentSource`).
+        agent_b: its opponent, in the same forms.
         variant: a ruleset name, a ``pathlib.Path`` to a rules YAML, or a Ruleset.
         games: games to play (1 to :data:`MAX_GAMES`); each opening is played twice,
             colours swapped.
