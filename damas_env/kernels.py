@@ -424,7 +424,8 @@ def _open_hops(board, sgn, level, d, ray, sw, ws):
     ws[level, W_FOUND] = 1
     ws[level, W_X] = x
     ws[level, W_CODE] = board[x]
-    # Turkish strike (FMJD art. 4; seed 000): the piece stays on the board, but is marked taken.
+    # Turkish strike (FMJD art. 4; the Portuguese text): the piece stays on the board, but is
+    # marked taken.
     board[x] = MARK if sw[S_TURKISH] == 1 else 0
     # Thai kings stop right behind the piece they take.
     flying = king and sw[S_FLYING] == 1 and sw[S_LANDING] != LANDING_RIGHT_BEHIND
@@ -448,7 +449,8 @@ def _keep_continuing_landings(board, sgn, level, n, ray, sw, ws, banned):
 
     A capture must be completed (FMJD art. 4.5; Russian rules): where some landing squares
     let the king take more, only those are allowed. Otherwise the king stops on any free
-    square (FMJD art. 4.3) or, under seed 000's literal reading, right behind the taken piece.
+    square (FMJD art. 4.3) or, as the Portuguese rule text reads (`international_land_behind`),
+    right behind the taken piece.
     """
     m = 0
     for i in range(n):
@@ -533,7 +535,7 @@ def _record_capture(mv, n, best, rules, merge, origin, ncap, crown, ws):
     """Adds the capture held in ws[0:ncap] to the list; returns (count, best rank)."""
     if rules[R_RANKED] == 1:
         rank = _capture_rank(ws, ncap, rules)
-        if rank < best:  # FMJD art. 4; seed 000 rule 7: most pieces (and the tie-breaks)
+        if rank < best:  # FMJD art. 4; the Portuguese text's rule 7: most pieces, tie-breaks
             return n, best
         if rank > best:
             n = 0
@@ -735,10 +737,11 @@ def _drop_far_landings(mv, n, ray):
     """Keeps the routes that land farther than right behind a taken piece only where that is
     needed: where no legal route with the same start rests right behind it.
 
-    Seed 000: the king "repousará na casa livre imediatamente próxima à da pedra capturada
-    (exceto quando ocorre a situação descrita na regra 7)". The list already holds only routes
-    that take the most pieces (rule 7) and land on squares from which the capture goes on, so a
-    far landing is needed exactly when no surviving route rests near at that hop.
+    The Portuguese rule text: the king "repousará na casa livre imediatamente próxima à da
+    pedra capturada (exceto quando ocorre a situação descrita na regra 7)". The list already
+    holds only routes that take the most pieces (rule 7) and land on squares from which the
+    capture goes on, so a far landing is needed exactly when no surviving route rests near at
+    that hop.
     """
     for r in range(n):
         mv[r, M_MARK] = 0
@@ -964,9 +967,9 @@ def piece_values(flying_kings: bool, king: int | None = None) -> np.ndarray:
     return np.array([-king, -MAN_VALUE, 0, MAN_VALUE, king], dtype=np.int32)
 
 
-#: Seed 004's adjudication as piece values: more pieces wins and, between equal counts, more
-#: kings. A king is worth a man and one hundredth: the difference in kings (a board has at most
-#: 72 squares) never outweighs one piece more.
+#: The Spanish rule text's adjudication as piece values: more pieces wins and, between equal
+#: counts, more kings. A king is worth a man and one hundredth: the difference in kings (a
+#: board has at most 72 squares) never outweighs one piece more.
 ADJUDICATION_VALUES = piece_values(False, king=MAN_VALUE + 1)
 
 
@@ -1114,7 +1117,8 @@ def _has_king(board, side):
 
 @kernel()
 def _adjudicate(board):
-    """Seed 004: more pieces wins; equal pieces, more kings wins; otherwise a draw."""
+    """The Spanish rule text's adjudication: more pieces wins; equal pieces, more kings wins;
+    otherwise a draw."""
     balance = material(board, ADJUDICATION_VALUES)
     if balance == 0:
         return DRAW

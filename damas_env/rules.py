@@ -578,7 +578,7 @@ POOL = replace(
     no_progress_plies=100,
 )
 
-# --- The rest of the family (issue 16). Where a rulebook sets no draw rule we keep FMJD's
+# --- The rest of the family. Where a rulebook sets no draw rule we keep FMJD's
 # threefold repetition and 25-move rule (no_progress_plies=50), and say so here.
 
 FRISIAN = Ruleset(

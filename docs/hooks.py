@@ -1,12 +1,14 @@
 """The site's build steps (``hooks:`` in ``mkdocs.yml``), so that no page can drift from the
 code: the notebooks come from ``notebooks/``, the variant catalogue from ``gen_variants.py``,
-the leaderboard from the package's rating pools. The Sphinx roles of docstrings become links
-in ``sphinx_roles.py``, a griffe extension.
+the leaderboard from the package's rating pools and the recipes' saved results
+(``docs/assets/leaderboard/``). The Sphinx roles of docstrings become links in
+``sphinx_roles.py``, a griffe extension.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -17,6 +19,10 @@ from mkdocs.structure.files import File, Files
 ROOT = Path(__file__).resolve().parent.parent
 #: Where the rating pools' tables go, in ``docs/agents/leaderboard.md``.
 POOLS_MARKER = "<!-- rating pools -->"
+#: Where the recipes' leaderboard goes, on the same page.
+RECIPES_MARKER = "<!-- recipes leaderboard -->"
+#: The saved results of ``benchmarks/leaderboard.py`` that the page shows.
+RECIPES_RESULTS = ROOT / "docs" / "assets" / "leaderboard"
 
 
 def _on_path() -> None:
@@ -26,13 +32,31 @@ def _on_path() -> None:
             sys.path.insert(0, path)
 
 
-def _gen_variants() -> Any:
-    """Returns the ``docs/gen_variants.py`` module."""
-    spec = importlib.util.spec_from_file_location("gen_variants", ROOT / "docs" / "gen_variants.py")
+def _module(name: str, path: Path) -> Any:
+    """Returns the module of a script (``docs/gen_variants.py``, ``benchmarks/...``)."""
+    spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up
     spec.loader.exec_module(module)
     return module
+
+
+def _gen_variants() -> Any:
+    """Returns the ``docs/gen_variants.py`` module."""
+    return _module("gen_variants", ROOT / "docs" / "gen_variants.py")
+
+
+def recipes_table() -> str:
+    """Returns the recipes' leaderboard: the table ``benchmarks/leaderboard.py --render``
+    prints for the saved results in ``docs/assets/leaderboard/``, oldest run first."""
+    _on_path()
+    files = sorted(RECIPES_RESULTS.glob("*.json"))
+    if not files:
+        return "No leaderboard results are saved in this version."
+    leaderboard = _module("leaderboard", ROOT / "benchmarks" / "leaderboard.py")
+    results = sorted((json.loads(f.read_text()) for f in files), key=lambda r: r["started"])
+    return str(leaderboard.table(results))
 
 
 @event_priority(100)  # before mkdocs-jupyter, which turns the notebooks into pages
@@ -76,5 +100,9 @@ def pool_tables() -> str:
 
 
 def on_page_markdown(markdown: str, **_: Any) -> str:
-    """Fills the leaderboard page with the rating pools' tables."""
-    return markdown.replace(POOLS_MARKER, pool_tables()) if POOLS_MARKER in markdown else markdown
+    """Fills the leaderboard page with the recipes' table and the rating pools' tables."""
+    if RECIPES_MARKER in markdown:
+        markdown = markdown.replace(RECIPES_MARKER, recipes_table())
+    if POOLS_MARKER in markdown:
+        markdown = markdown.replace(POOLS_MARKER, pool_tables())
+    return markdown

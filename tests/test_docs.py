@@ -11,12 +11,15 @@ that cannot run here carries a marker on the line before its fence:
 
 from __future__ import annotations
 
+import ast
 import importlib
 import importlib.util
+import io
 import os
 import re
 import subprocess
 import sys
+import tokenize
 from pathlib import Path
 from typing import Any
 
@@ -149,6 +152,31 @@ def test_docs_speak_to_users() -> None:
         name: HISTORY.findall(text) + INTERNAL.findall(text) for name, text in _user_texts().items()
     }
     assert not {name: words for name, words in found.items() if words}
+
+
+def test_docstrings_speak_to_users() -> None:
+    """The docstrings (the API reference) and comments of the packages describe the presets'
+    rule texts by what they are, and name no issue."""
+    found = {
+        str(path.relative_to(ROOT)): INTERNAL.findall("\n".join(_prose(path)))
+        for folder in (ROOT / "damas_env", ROOT / "agents" / "damas_agents")
+        for path in sorted(folder.rglob("*.py"))
+    }
+    assert not {name: words for name, words in found.items() if words}
+
+
+def _prose(path: Path) -> list[str]:
+    """Returns a module's docstrings (of the module, its classes and functions, and those
+    under attributes) and comments."""
+    source = path.read_text(encoding="utf-8")
+    strings = [
+        node.value.value
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, str)
+    ]  # fmt: skip
+    tokens = tokenize.generate_tokens(io.StringIO(source).readline)
+    return strings + [t.string for t in tokens if t.type == tokenize.COMMENT]
 
 
 @pytest.mark.parametrize(

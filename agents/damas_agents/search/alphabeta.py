@@ -217,7 +217,7 @@ def _advance(t, board, mv, i, ply):
 
 @kernel(inline=True)
 def _no_move_score(rules, ply):
-    """Returns the score of a side with no legal move: lost, or won in giveaway (seed rules)."""
+    """Returns the score of a side with no legal move: lost, or won in giveaway."""
     return MATE - ply if rules[R_GIVEAWAY] == 1 else -(MATE - ply)
 
 
