@@ -471,8 +471,8 @@ def table(results: list[dict[str, Any]]) -> str:
     heads += [f"Elo after {_span(b)} of training" for b in spans] + ["Command"]
     lines += ["", _table_row(heads), "|" + "---|" * len(heads)]
     commands = {row["row"]: row.get("command", "") for r in results for row in r["rows"]}
-    names = sorted(titles, key=lambda n: _strength(default.get(n) or _best(budgets, n)))
-    for name in reversed(names):
+    names = sorted(titles, key=lambda n: -_strength(default.get(n) or _best(budgets, n)))
+    for name in names:  # strongest first; those without a rating in the files' order
         cell = default.get(name, {"text": "not run", "games": "", "seconds": None})
         cells = [titles[name], cell["text"], cell["games"], _duration(cell["seconds"])]
         cells += [budgets[b].get(name, {"text": ""})["text"] for b in spans]
