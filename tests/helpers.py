@@ -9,11 +9,14 @@ Tests import it as ``from helpers import ...`` (pytest puts ``tests/`` on the pa
 from __future__ import annotations
 
 import copy
+import importlib.util
 import re
 import shlex
 import struct
+import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -304,3 +307,14 @@ def command_problems(command: str, extras: Iterable[str]) -> list[str]:
             if f'"{flag}"' not in source:
                 problems.append(f"passes {flag}, which {words[1]} does not take")
     return problems
+
+
+def load_script(name: str, path: Path) -> ModuleType:
+    """Imports a script (a docs generator, a benchmark, an example) as the module `name`,
+    registered in ``sys.modules`` (its dataclasses look their module up)."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module

@@ -30,6 +30,7 @@ from helpers import (
     ROOT,
     command_argv,
     command_problems,
+    load_script,
     parse_damas_command,
     python_blocks,
     shell_commands,
@@ -51,11 +52,7 @@ MAX_MARKED = 3
 
 
 def _gen_variants() -> Any:
-    spec = importlib.util.spec_from_file_location("gen_variants", DOCS / "gen_variants.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("gen_variants", DOCS / "gen_variants.py")
 
 
 # --- The pages' code ------------------------------------------------------------------------

@@ -1,6 +1,5 @@
 """A person playing through the pygame window: drags turned into hops, headless."""
 
-import importlib.util
 import os
 import subprocess
 import sys
@@ -11,6 +10,8 @@ import pytest
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 pygame = pytest.importorskip("pygame")
+
+from helpers import load_script  # noqa: E402
 
 from damas_env import draughts_v0, get_ruleset  # noqa: E402
 from damas_env.geometry import geometry  # noqa: E402
@@ -75,10 +76,7 @@ def test_example_script_runs_headless() -> None:
 
 
 def test_example_prints_a_capture_with_x_and_all_its_hops_as_one_move(capsys) -> None:
-    spec = importlib.util.spec_from_file_location("pygame_game", EXAMPLE)
-    assert spec is not None and spec.loader is not None
-    example = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(example)
+    example = load_script("pygame_game", EXAMPLE)
     env = draughts_v0.env("english")  # no window: both sides play random legal hops
     env.reset(options={"fen": "W:W27:B23,15"})  # White's only move: 27x18x11, both pieces
     example.play(env, human="nobody", demo=0)

@@ -10,8 +10,6 @@ without Ray.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -20,6 +18,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from helpers import load_script
 from pettingzoo.test import api_test
 
 from damas_agents.arena import play_match
@@ -37,12 +36,7 @@ EXAMPLES = Path(__file__).parent.parent / "examples" / "integrations"
 
 def load_example(name: str) -> ModuleType:
     """Imports examples/integrations/<name>.py as a module."""
-    spec = importlib.util.spec_from_file_location(f"integration_{name}", EXAMPLES / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script(f"integration_{name}", EXAMPLES / f"{name}.py")
 
 
 class Spy:

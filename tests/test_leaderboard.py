@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from helpers import load_script
 
 from damas_agents.arena import play_match
 from damas_agents.players.base import Agent, PolicyAgent, play_hop
@@ -91,12 +92,7 @@ def test_a_policy_agent_needs_a_callable() -> None:
 @pytest.fixture(scope="module")
 def leaderboard() -> ModuleType:
     """Imports the script as a module."""
-    spec = importlib.util.spec_from_file_location("leaderboard", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+    return load_script("leaderboard", SCRIPT)
 
 
 def run_script(*args: str) -> str:

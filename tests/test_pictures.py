@@ -3,7 +3,6 @@ the committed ones are up to date and each is shown on the page it belongs to.""
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import struct
 import subprocess
@@ -13,7 +12,7 @@ from typing import Any
 from xml.sax.saxutils import unescape
 
 import pytest
-from helpers import ROOT
+from helpers import ROOT, load_script
 
 DOCS = ROOT / "docs"
 ASSETS = DOCS / "assets"
@@ -28,11 +27,7 @@ HANG = 900
 
 
 def _gen_pictures() -> Any:
-    spec = importlib.util.spec_from_file_location("gen_pictures", DOCS / "gen_pictures.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("gen_pictures", DOCS / "gen_pictures.py")
 
 
 def _png_size(path: Path) -> tuple[int, int]:
