@@ -623,7 +623,7 @@ def plot(results: list[dict[str, Any]], path: Path) -> list[Path]:
     axes.set_ylabel(f"Elo on the {first['variant']} pool {first['pool']} (random = 0)")
     axes.set_xlim(left=0)
     axes.grid(alpha=0.3)
-    axes.legend(fontsize="small")
+    axes.legend(fontsize="small", loc="center right")  # clear of the curves at the top
     files = [path.with_suffix(".png"), path.with_suffix(".svg")]
     for file in files:
         figure.savefig(file, bbox_inches="tight")

@@ -12,9 +12,11 @@ that cannot run here carries a marker on the line before its fence:
 from __future__ import annotations
 
 import ast
+import html
 import importlib
 import importlib.util
 import io
+import json
 import os
 import re
 import subprocess
@@ -268,7 +270,12 @@ def test_site_leaderboard_lists_every_pool(site: Path) -> None:
     from damas_agents.rating import available_pools, load_pool
 
     board = (site / "agents" / "leaderboard" / "index.html").read_text(encoding="utf-8")
-    assert "rating pools -->" not in board
+    assert "rating pools -->" not in board and "recipes leaderboard -->" not in board
+    for saved in sorted((DOCS / "assets" / "leaderboard").glob("*.json")):
+        for row in json.loads(saved.read_text(encoding="utf-8"))["rows"]:
+            assert row["title"] in board, (saved.name, row["row"])
+            if row["status"] == "ok":
+                assert html.escape(row["rating_text"], quote=False) in board, row["row"]
     for variant in available_pools():
         pool = load_pool(variant)
         assert pool.command in board
