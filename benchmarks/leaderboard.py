@@ -6,6 +6,7 @@ default run and rated on the English pool (``damas rate``: Elo with ``random`` =
         --set train.iterations=1000000 --curve --workers 2       # each recipe for an hour
     python benchmarks/leaderboard.py --rows sb3 tianshou --parallel 2  # a row per core
     python benchmarks/leaderboard.py --render runs/leaderboard-a/results.json b.json
+    python benchmarks/leaderboard.py --complete runs/leaderboard-b/results.json  # default runs
 
 ==========  ===============================================================================
 Row         Training (its default run)
