@@ -254,7 +254,7 @@ def default_run(
     if stop == final["iterations"]:
         point = {key: final[key] for key in ("rating", "rating_text", "rate_seconds")}
         return {"status": "ok", "iteration": stop, "elapsed_s": elapsed.get(stop)} | point
-    files = {int(p.stem.split("_")[1]): p for p in (run_dir / "checkpoints").glob("iter_*.pt")}
+    files = _snapshot_files(run_dir)
     kept = [i for i in files if i <= stop and i in elapsed]
     if not kept:
         return {"status": "not reached", "reason": f"no snapshot at or before iteration {stop}"}
@@ -300,12 +300,17 @@ def _curve(
     return points
 
 
+def _snapshot_files(run_dir: Path) -> dict[int, Path]:
+    """Returns a run's network snapshots (``checkpoints/iter_*.pt``) by iteration."""
+    return {int(p.stem.split("_")[1]): p for p in (run_dir / "checkpoints").glob("iter_*.pt")}
+
+
 def _snapshots(
     run_dir: Path, metrics: list[dict[str, float]], points: int
 ) -> list[tuple[int, float, Path]]:
     """Returns (iteration, training seconds, file) of the snapshots nearest to `points`
     evenly spaced times of the run, earliest first, each once."""
-    files = {int(p.stem.split("_")[1]): p for p in (run_dir / "checkpoints").glob("iter_*.pt")}
+    files = _snapshot_files(run_dir)
     elapsed = {int(m["iteration"]): m["elapsed_s"] for m in metrics}
     available = sorted(i for i in files if i in elapsed)
     if not available:
@@ -467,7 +472,7 @@ def table(results: list[dict[str, Any]]) -> str:
     for result in results:
         lines.append(f"- Machine: {machine_text(result['machine'])}")
         lines.append(f"- Command: `{result['command']}`")
-    spans = sorted(b for b in budgets if b is not None)
+    spans = sorted(budgets)
     heads = ["Row", "Elo after its default run", "Games", "Training"]
     heads += [f"Elo after {_span(b)} of training" for b in spans] + ["Command"]
     lines += ["", _table_row(heads), "|" + "---|" * len(heads)]
@@ -580,7 +585,7 @@ def _span(seconds: float) -> str:
 
 def _best(budgets: dict[float, dict[str, dict[str, Any]]], name: str) -> dict[str, Any] | None:
     """Returns a row's cell after the longest budget it ran for, if any."""
-    cells = [budgets[b][name] for b in sorted(budgets, key=lambda b: b or 0) if name in budgets[b]]
+    cells = [budgets[b][name] for b in sorted(budgets) if name in budgets[b]]
     return cells[-1] if cells else None
 
 

@@ -177,12 +177,17 @@ def _svg_line(line: str) -> str:
 # --- The rating ladder --------------------------------------------------------------------
 
 
+def _pools() -> list[Pool]:
+    """Returns the rating pools shipped in the package."""
+    from damas_agents.rating.pool import available_pools, load_pool
+
+    return [load_pool(variant) for variant in available_pools()]
+
+
 def ladder_description() -> str:
     """Returns the pools the ladder draws, in words (kept in the SVG's metadata, so that a
     test sees when a pool changed and the picture did not)."""
-    from damas_agents.rating.pool import available_pools, load_pool
-
-    pools = [load_pool(variant) for variant in available_pools()]
+    pools = _pools()
     return "; ".join(
         f"{pool.variant} {pool.version}: "
         + ", ".join(f"{m.spec} {m.elo:+.0f} [{m.ci[0]:+.0f}, {m.ci[1]:+.0f}]" for m in pool.members)
@@ -195,9 +200,7 @@ def ladder_svg() -> str:
     from matplotlib import rc_context
     from matplotlib.figure import Figure
 
-    from damas_agents.rating.pool import available_pools, load_pool
-
-    pools = [load_pool(variant) for variant in available_pools()]
+    pools = _pools()
     rows = max(len(pool.members) for pool in pools)
     anchors = " and ".join(sorted({pool.anchor for pool in pools}))
     style = {"svg.fonttype": "none", "svg.hashsalt": "damas", "font.size": 10}

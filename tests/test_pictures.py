@@ -85,7 +85,8 @@ def test_committed_pictures_are_up_to_date(drawn: Path) -> None:
     """The terminal game and the ladder's data are the script's own; the window has the
     committed one's size (its pixels depend on pygame's fonts)."""
     terminal = "play-terminal.svg"
-    assert (drawn / terminal).read_text() == (ASSETS / terminal).read_text()
+    redraw = "the committed picture is stale: run python docs/gen_pictures.py"
+    assert (drawn / terminal).read_text() == (ASSETS / terminal).read_text(), redraw
     ladder = (drawn / "rating-ladder.svg").read_text()
     assert _description(ladder) == _description((ASSETS / "rating-ladder.svg").read_text())
     assert _png_size(drawn / "play-window.png") == _png_size(ASSETS / "play-window.png")
