@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from numba import njit
 
 from damas_agents.players.base import Agent, play_hop
 from damas_agents.players.classic import (
@@ -23,19 +24,29 @@ from damas_agents.players.classic import (
     material_gain,
 )
 from damas_agents.search.alphabeta import (
+    FLAG_EXACT,
+    FLAG_LOWER,
+    FLAG_UPPER,
     INF,
     LMR_DEPTH,
     LMR_LATE,
     LMR_MOVES,
     MATE,
+    MAX_DEPTH,
     MAX_PLY,
     O_KILLER,
     QS_PLIES,
     S_ABORT,
+    S_GEN,
     S_NODES,
     S_STOP,
+    T_NO_MOVE,
     Searcher,
+    _probe,
     _reduction,
+    _store,
+    new_search,
+    next_search,
     piece_square_table,
     search_root,
 )
@@ -442,6 +453,76 @@ def test_move_lists_grow_when_a_position_has_more_moves_than_they_hold() -> None
     result = searcher.search(position, depth=4)
     assert searcher.tables.buffers.shape[1] > 9  # grown to hold the 9 moves of a ply
     assert (result.move, result.score) == (expected.move, expected.score)
+
+
+# --- The transposition table ------------------------------------------------------------------
+
+
+@njit
+def _store_and_probe(t, h, depth, ply, score, flag, move, at_ply, alpha, beta):  # type: ignore[no-untyped-def]
+    """Stores a result of position h, then probes it from `at_ply` in (alpha, beta)."""
+    _store(t, np.uint64(h), depth, ply, score, flag, move)
+    return _probe(t, np.uint64(h), depth, at_ply, alpha, beta)
+
+
+@njit
+def _probe_only(t, h, depth, ply, alpha, beta):  # type: ignore[no-untyped-def]
+    return _probe(t, np.uint64(h), depth, ply, alpha, beta)
+
+
+def test_table_entries_keep_every_field() -> None:
+    t = Searcher(get_ruleset("english"), tt_bits=8).tables
+    new_search(t)
+    h = (1 << 62) + 12345  # hashes are below 2**63
+    for score in (0, 1, -1, 12_345, -12_345, MATE - 200, -(MATE - 200)):
+        for depth in (1, 7, MAX_DEPTH):
+            for move in (0, 17, T_NO_MOVE - 1):
+                new_search(t)  # a deeper entry of the same position is not overwritten
+                found = _store_and_probe(t, h, depth, 3, score, FLAG_EXACT, move, 3, -INF, INF)
+                assert found == (move, True, score)
+    for move in (T_NO_MOVE, 70_000, -1):  # rows too high to keep, or none: no best move
+        new_search(t)
+        assert _store_and_probe(t, h, 4, 0, 9, FLAG_EXACT, move, 0, -INF, INF)[0] == -1
+
+
+def test_table_bounds_settle_only_outside_the_window() -> None:
+    t = Searcher(get_ruleset("english"), tt_bits=8).tables
+    h = 987_654_321
+    for flag, window, settles in (
+        (FLAG_LOWER, (0, 50), True),  # at least 50 >= beta
+        (FLAG_LOWER, (0, 51), False),
+        (FLAG_UPPER, (50, 90), True),  # at most 50 <= alpha
+        (FLAG_UPPER, (49, 90), False),
+    ):
+        new_search(t)
+        move, settled, _ = _store_and_probe(t, h, 5, 0, 50, flag, 3, 0, *window)
+        assert (move, settled) == (3, settles)
+    # A shallower search is not settled by the entry, but gets its best move.
+    assert _probe_only(t, h, 6, 0, -INF, INF) == (3, False, 0)
+
+
+def test_table_wins_count_their_distance_from_the_node() -> None:
+    t = Searcher(get_ruleset("english"), tt_bits=8).tables
+    new_search(t)
+    # A win 6 plies after a node at ply 4 (MATE - 10 from the root) is MATE - 8 from ply 2.
+    assert _store_and_probe(t, 77, 3, 4, MATE - 10, FLAG_EXACT, 0, 2, -INF, INF)[2] == MATE - 8
+    new_search(t)
+    assert _store_and_probe(t, 77, 3, 4, -(MATE - 10), FLAG_EXACT, 0, 2, -INF, INF)[2] == -(
+        MATE - 8
+    )
+
+
+def test_table_entries_last_the_game_not_the_next_one() -> None:
+    t = Searcher(get_ruleset("english"), tt_bits=8).tables
+    new_search(t)
+    _store_and_probe(t, 5, 4, 0, 21, FLAG_EXACT, 2, 0, -INF, INF)
+    assert _probe_only(t, 5 + (1 << 8), 4, 0, -INF, INF) == (-1, False, 0)  # same slot
+    next_search(t)  # a later move of the same game
+    assert _probe_only(t, 5, 4, 0, -INF, INF) == (2, True, 21)
+    generation = int(t.stats[S_GEN])
+    new_search(t)  # a new game: every entry is stale
+    assert t.stats[S_GEN] == generation + 1
+    assert _probe_only(t, 5, 4, 0, -INF, INF) == (-1, False, 0)
 
 
 # --- Strength ---------------------------------------------------------------------------------

@@ -111,7 +111,7 @@ class AlphaBetaAgent(MoveAgent):
         time: seconds the search may take per move (converted into node budgets, so a move
             takes about that long, rarely a little more).
         seed: seeds the choice among root moves with exactly the best score.
-        tt_bits: the transposition table holds 2**tt_bits entries (28 bytes each).
+        tt_bits: the transposition table holds 2**tt_bits entries (16 bytes each).
         weights: a learned evaluation (:mod:`damas_agents.search.nnue`) instead of the classical
             piece-square table.
         rules: the rules the evaluation was trained on: the agent then plays only those

@@ -7,8 +7,9 @@ reductions, transposition table, quiescence on captures) with a piece-square or 
 below the root the search knows the pieces only. Arrays (:class:`Tables`), P = MAX_PLY::
 
     buffers  int16[P, M, MOVE_WIDTH]  one move list per ply; M_MARK holds ordering scores
-    tt_keys  uint64[2**tt_bits]       Zobrist hash of the slot's position
-    tt_vals  int32[2**tt_bits, 5]     score | depth | flag | best move row | generation
+    tt       int64[2**tt_bits, 2]     a slot: the Zobrist hash of its position (below 2**63,
+                                      as every key is), and its entry packed in one int64
+                                      (score, depth, flag, best move row, generation: T_*)
     killers  int32[P, 2]              quiet moves that cut off at that ply (from*256 + to)
     history  int32[2, S, S]           cut-off counts of quiet moves by side, from, to
     path     uint64[P]                hashes of the positions on the current line
@@ -31,9 +32,14 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
+import numba
 import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from damas_agents.search.nnue import (
     NetWeights,
@@ -110,9 +116,13 @@ CENTRE_MAN = 2  # per column away from the side edges (at most 3)
 CENTRE_KING = 3  # per row and column away from the edges (at most 3 each)
 TEMPO = 3  # having the move
 
-# Transposition table columns and flags.
-T_SCORE, T_DEPTH, T_FLAG, T_MOVE, T_GEN = range(5)
-T_LEN = 5
+# Transposition table entries: one int64 each, its bit fields from the lowest: score + 2**15
+# (16 bits), depth (8), flag (2), best move row + 1 (16; 0: none), generation (21). A slot,
+# hash and entry, takes 16 bytes: four to a cache line, so a probe costs one memory access.
+T_SCORE_BIAS = 1 << 15
+T_DEPTH, T_FLAG, T_MOVE, T_GEN = 16, 24, 26, 42  # each field's lowest bit
+T_NO_MOVE = (1 << 16) - 1  # a move row this high is not kept
+GENERATIONS = 1 << 21
 FLAG_EXACT, FLAG_LOWER, FLAG_UPPER = 1, 2, 3
 
 # Search counters.
@@ -148,8 +158,7 @@ class Tables(NamedTuple):
     pst: np.ndarray
     buffers: np.ndarray
     ws: np.ndarray
-    tt_keys: np.ndarray
-    tt_vals: np.ndarray
+    tt: np.ndarray
     killers: np.ndarray
     history: np.ndarray
     path: np.ndarray
@@ -159,6 +168,37 @@ class Tables(NamedTuple):
     net: np.ndarray
     netv: np.ndarray
     h: np.ndarray
+
+
+# --- Memory ---------------------------------------------------------------------------------
+
+
+def _prefetch_row_codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+    """Emits LLVM's prefetch (read, keep in all cache levels) of row args[1] of array args[0]."""
+    array_type = signature.args[0]
+    array = context.make_array(array_type)(context, builder, args[0])
+    zero = context.get_constant(types.intp, 0)
+    index = [args[1]] + [zero] * (array_type.ndim - 1)
+    pointer = cgutils.get_item_pointer(context, builder, array_type, array, index)
+    byte_pointer, i32 = ir.IntType(8).as_pointer(), ir.IntType(32)
+    prefetch_type = ir.FunctionType(ir.VoidType(), [byte_pointer, i32, i32, i32])
+    prefetch = cgutils.get_or_insert_function(builder.module, prefetch_type, "llvm.prefetch.p0")
+    builder.call(prefetch, [builder.bitcast(pointer, byte_pointer), i32(0), i32(3), i32(1)])
+    return context.get_dummy_value()
+
+
+if numba.config.DISABLE_JIT:
+
+    def prefetch_row(array: np.ndarray, row: int) -> None:
+        """Does nothing: plain Python has no cache to warm."""
+
+else:
+
+    @intrinsic
+    def prefetch_row(typingctx: Any, array: Any, row: Any) -> Any:
+        """Asks the processor to load row `row` of `array` into its caches (a hint: it
+        changes nothing else), so that a later read of it does not wait for memory."""
+        return types.void(array, types.intp), _prefetch_row_codegen
 
 
 # --- Evaluation -----------------------------------------------------------------------------
@@ -268,40 +308,67 @@ def _from_tt(score, ply):
 
 @kernel(inline=True)
 def _slot(t, h):
-    return h & np.uint64(t.tt_keys.shape[0] - 1)
+    return h & np.uint64(t.tt.shape[0] - 1)
+
+
+@kernel(inline=True)
+def _entry(t, h):
+    """Returns the entry of position h (hash) of this search's generation, or -1."""
+    slot = _slot(t, h)
+    if t.tt[slot, 0] != np.int64(h):
+        return np.int64(-1)
+    entry = t.tt[slot, 1]
+    if entry >> T_GEN != t.stats[S_GEN]:
+        return np.int64(-1)
+    return entry
+
+
+@kernel(inline=True)
+def _entry_move(entry):
+    """Returns the best move row of an entry (-1: none)."""
+    return ((entry >> T_MOVE) & 0xFFFF) - 1
 
 
 @kernel(inline=True)
 def _probe(t, h, depth, ply, alpha, beta):
     """Returns (best move row or -1, True and a score if the entry settles the node)."""
-    slot = _slot(t, h)
-    v = t.tt_vals
-    if t.tt_keys[slot] != h or v[slot, T_GEN] != t.stats[S_GEN]:
-        return -1, False, 0
-    score = _from_tt(np.int64(v[slot, T_SCORE]), ply)
-    if v[slot, T_DEPTH] >= depth:
-        flag = v[slot, T_FLAG]
+    entry = _entry(t, h)
+    if entry < 0:
+        return np.int64(-1), False, 0
+    move = _entry_move(entry)
+    if (entry >> T_DEPTH) & 0xFF >= depth:
+        score = _from_tt((entry & 0xFFFF) - T_SCORE_BIAS, ply)
+        flag = (entry >> T_FLAG) & 3
         if flag == FLAG_EXACT:
-            return v[slot, T_MOVE], True, score
+            return move, True, score
         if (flag == FLAG_LOWER and score >= beta) or (flag == FLAG_UPPER and score <= alpha):
-            return v[slot, T_MOVE], True, score
-    return v[slot, T_MOVE], False, 0
+            return move, True, score
+    return move, False, 0
 
 
 @kernel(inline=True)
 def _store(t, h, depth, ply, score, flag, move):
     """Writes a node's result, unless the slot holds a deeper result of this position."""
-    slot = _slot(t, h)
-    v = t.tt_vals
-    gen = t.stats[S_GEN]
-    if t.tt_keys[slot] == h and v[slot, T_GEN] == gen and v[slot, T_DEPTH] > depth:
+    entry = _entry(t, h)
+    if entry >= 0 and (entry >> T_DEPTH) & 0xFF > depth:
         return
-    t.tt_keys[slot] = h
-    v[slot, T_SCORE] = _to_tt(score, ply)
-    v[slot, T_DEPTH] = depth
-    v[slot, T_FLAG] = flag
-    v[slot, T_MOVE] = move
-    v[slot, T_GEN] = gen
+    row = np.int64(move) + 1 if 0 <= move < T_NO_MOVE else np.int64(0)
+    entry = (
+        (_to_tt(np.int64(score), ply) + T_SCORE_BIAS)
+        | (np.int64(depth) << T_DEPTH)
+        | (np.int64(flag) << T_FLAG)
+        | (row << T_MOVE)
+        | (t.stats[S_GEN] << T_GEN)
+    )
+    slot = _slot(t, h)
+    t.tt[slot, 0] = np.int64(h)
+    t.tt[slot, 1] = entry
+
+
+@kernel(inline=True)
+def _prefetch_entry(t, h):
+    """Asks the processor to fetch the slot of position h (hash) while other work is done."""
+    prefetch_row(t.tt, np.int64(_slot(t, h)))
 
 
 @kernel(inline=True)
@@ -440,6 +507,8 @@ def _negamax(board, side, h, depth, ply, alpha, beta, t):
     for k in range(n):
         i, order_score = _pick(mv, n)
         child = hash_after(h, board, mv, i, t.keys, t.side_key)
+        if depth > 1:  # the child will probe the table: its slot loads while the move is made
+            _prefetch_entry(t, child)
         _push(t, board, mv, i, ply + 1, child)
         _advance(t, board, mv, i, ply)
         apply_move(board, mv, i)
@@ -589,12 +658,25 @@ def deepen(board, side, h, first, last, root, order, scores, nodes, t):
 @kernel()
 def new_search(t):
     """Makes table entries of earlier searches stale and forgets killers and history."""
-    t.stats[S_GEN] = (t.stats[S_GEN] + 1) % (1 << 30)
+    t.stats[S_GEN] = (t.stats[S_GEN] + 1) % GENERATIONS
     if t.stats[S_GEN] == 0:  # generation numbers wrapped: really clear the table
-        t.tt_vals[:] = 0
+        t.tt[:] = 0
         t.stats[S_GEN] = 1
     t.killers[:] = -1
     t.history[:] = 0
+    t.stats[S_GUESS] = -INF
+
+
+@kernel()
+def next_search(t):
+    """Prepares a search of a position that follows the last one searched in the same game:
+    the table's entries stay valid (the search finds there what the last one learned of the
+    lines it leads to), the history is halved and the killers forgotten."""
+    t.killers[:] = -1
+    for side in range(t.history.shape[0]):
+        for a in range(t.history.shape[1]):
+            for b in range(t.history.shape[2]):
+                t.history[side, a, b] //= 2
     t.stats[S_GUESS] = -INF
 
 
@@ -607,13 +689,12 @@ def table_line(board, side, h, t, out):
     count = 0
     t.path[0] = h
     while count < out.shape[0] and count + 1 < MAX_PLY:
-        slot = _slot(t, h)
-        v = t.tt_vals
-        if t.tt_keys[slot] != h or v[slot, T_GEN] != t.stats[S_GEN] or v[slot, T_MOVE] < 0:
+        entry = _entry(t, h)
+        i = _entry_move(entry) if entry >= 0 else np.int64(-1)
+        if i < 0:
             break
         mv = t.buffers[count + 1]
         n = generate_moves(board, side, t.ray, t.rules, mv, np.bool_(True), t.ws)
-        i = np.int64(v[slot, T_MOVE])
         if n > mv.shape[0] or i >= n:
             break
         h = hash_after(h, board, mv, i, t.keys, t.side_key)
@@ -794,8 +875,7 @@ def _new_tables(engine: Engine, rules: Ruleset, tt_bits: int, net: NetWeights) -
         pst=piece_square_table(rules),
         buffers=np.zeros((MAX_PLY, FIRST_ROWS, K.MOVE_WIDTH), dtype=np.int16),
         ws=K.new_workspace(rules.board_size),
-        tt_keys=np.zeros(1 << tt_bits, dtype=np.uint64),
-        tt_vals=np.zeros((1 << tt_bits, T_LEN), dtype=np.int32),
+        tt=np.zeros((1 << tt_bits, 2), dtype=np.int64),
         killers=np.full((MAX_PLY, 2), -1, dtype=np.int32),
         history=np.zeros((2, squares, squares), dtype=np.int32),
         path=np.zeros(MAX_PLY, dtype=np.uint64),
@@ -844,7 +924,7 @@ class Searcher:
 
     Args:
         rules: the rules searched.
-        tt_bits: the transposition table holds 2**tt_bits entries (28 bytes each).
+        tt_bits: the transposition table holds 2**tt_bits entries (16 bytes each).
         weights: a learned evaluation instead of the piece-square table.
         clock: the time source of time limits, in seconds (a fake one in tests).
         cpu_clock: the processor time of the searching thread, in seconds; by default
@@ -892,8 +972,7 @@ class Searcher:
         self.tables = _new_tables(engine, rules, tt_bits, net)
         # Writes the table's memory now: the first touch of each page is a fault that would
         # otherwise slow the first timed moves (tens of milliseconds in all).
-        self.tables.tt_keys.fill(0)
-        self.tables.tt_vals.fill(0)
+        self.tables.tt.fill(0)
         self.rate = NodeRate()
         if not Searcher._warm:
             # Loads the compiled code now, not in the first timed move: depth 2, so that the

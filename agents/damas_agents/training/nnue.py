@@ -32,6 +32,7 @@ from damas_agents.search.alphabeta import (
     Searcher,
     deepen,
     new_search,
+    next_search,
     with_network,
 )
 from damas_agents.search.nnue import NetWeights
@@ -57,7 +58,7 @@ def _search_move(board, side, t, root, n, depth, order, scores):  # type: ignore
     score, and leaves order[:n] sorted best first (the moves scoring the best lead). -INF if
     aborted."""
     h = K.hash_position(board, side, t.keys, t.side_key)
-    new_search(t)
+    next_search(t)
     for i in range(n):
         order[i] = i
     _, best, _, _, _ = deepen(board, side, h, 1, depth, root[:n], order[:n], scores, MAX_NODES, t)
@@ -77,6 +78,7 @@ def play_game(s, tt, starts, scratch, ws, t, root, order, scores, depth, max_pli
     Ties at the best score are broken with the game's random stream.
     """
     turn.new_game(s, 0, tt, starts, scratch, ws)
+    new_search(t)  # the table's entries last the game: each search follows the one before
     squares = s.board.shape[1]
     rows, nodes = 0, 0
     while turn.result_of(s, 0) == K.ONGOING and turn.ply_of(s, 0) < max_plies:
