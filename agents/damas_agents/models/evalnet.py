@@ -17,32 +17,37 @@ from damas_agents.search.alphabeta import TEMPO, piece_square_table
 from damas_agents.search.nnue import FEATURE_KINDS, SCORE_SCALE, NetWeights, pst_weights
 from damas_env.rules import Ruleset
 
-__all__ = ["EvalNet", "features"]
+__all__ = ["EvalNet", "features", "other_view"]
 
 _KIND_OF_CODE = np.array([3, 2, -1, 0, 1], dtype=np.int64)  # code + 2 -> kind (own man: 0...)
+_OTHER_KIND = np.array([2, 3, 0, 1], dtype=np.int64)  # own man <-> enemy man, king <-> king
 
 
-def features(boards: np.ndarray, sides: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Returns the active features of each board from the side to move's view and from the
-    other side's, as int64 [N, S] indices into W1's rows (F = 4*S: an empty square).
+def features(boards: np.ndarray, sides: np.ndarray) -> np.ndarray:
+    """Returns the active features of each board from the side to move's view, as int64
+    [N, S] indices into W1's rows (F = 4*S: an empty square). The other side's view is the
+    same features renumbered (:func:`other_view`).
 
     Args:
         boards: int8 [N, S] piece codes (White's view, as the engine stores them).
         sides: int [N] the side to move (0: White).
     """
     boards = np.asarray(boards, dtype=np.int64)
-    n, squares = boards.shape
-    empty = FEATURE_KINDS * squares
-    square = np.arange(squares, dtype=np.int64)
-    views = []
-    for view_is_other in (False, True):
-        view = np.asarray(sides, dtype=np.int64) ^ int(view_is_other)  # [N]
-        black = view[:, None] == 1
-        codes = np.where(black, -boards[:, ::-1], boards)  # the board turned for Black
-        kind = _KIND_OF_CODE[codes + 2]
-        index = kind * squares + square[None, :]
-        views.append(np.where(codes == 0, empty, index))
-    return views[0], views[1]
+    squares = boards.shape[1]
+    black = np.asarray(sides, dtype=np.int64)[:, None] == 1
+    codes = np.where(black, -boards[:, ::-1], boards)  # the board turned for Black
+    index = _KIND_OF_CODE[codes + 2] * squares + np.arange(squares, dtype=np.int64)[None, :]
+    return np.where(codes == 0, FEATURE_KINDS * squares, index)
+
+
+def other_view(squares: int) -> np.ndarray:
+    """Returns int64 [4S + 1]: each feature from the side to move's view as a feature of the
+    other side's view (the same piece, its owner's kind swapped, the board turned 180
+    degrees); the empty square F stays F."""
+    feature = np.arange(FEATURE_KINDS * squares, dtype=np.int64)
+    kind, square = feature // squares, feature % squares
+    other = _OTHER_KIND[kind] * squares + (squares - 1 - square)
+    return np.append(other, FEATURE_KINDS * squares)
 
 
 class EvalNet(nn.Module):
@@ -54,6 +59,8 @@ class EvalNet(nn.Module):
         hidden2: L2, the second layer's width.
         start: weights to start from (float32 numpy, as :meth:`weights` returns).
     """
+
+    other: torch.Tensor  # [4S]: the row of w1 each feature is in the other side's view
 
     def __init__(
         self, squares: int, hidden: int, hidden2: int, start: NetWeights | None = None
@@ -67,6 +74,8 @@ class EvalNet(nn.Module):
         self.b2 = nn.Parameter(torch.zeros(hidden2))
         self.w3 = nn.Parameter(torch.zeros(hidden2))
         self.b3 = nn.Parameter(torch.zeros(1))
+        # Derived from the squares: kept out of the state dict (and so of checkpoints).
+        self.register_buffer("other", torch.as_tensor(other_view(squares)[:f]), persistent=False)
         if start is not None:
             self.load_weights(start)
 
@@ -97,21 +106,25 @@ class EvalNet(nn.Module):
         }
         return NetWeights(**arrays)
 
-    def _accumulate(self, index: torch.Tensor) -> torch.Tensor:
-        """Returns the accumulators [N, H + 1] of feature indices [N, S] (F: none).
+    def _accumulate(self, index: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Returns the accumulators [N, H + 1] of both views, from the side to move's feature
+        indices [N, S] (F: none).
 
-        A one-hot matrix times W1: its backward pass is a matrix product too, several times
-        faster on a CPU than gathering W1's rows and scattering their gradients back.
+        One one-hot matrix times W1 beside W1 renumbered for the other view: the backward pass
+        is a matrix product too, several times faster on a CPU than gathering W1's rows and
+        scattering their gradients back, and one product for both views halves the calls.
         """
         features = self.w1.shape[0]
         hot = self.w1.new_zeros(index.shape[0], features + 1)
         hot.scatter_(1, index, 1.0)
-        return hot[:, :features] @ self.w1 + self.b1
+        both = hot[:, :features] @ torch.cat([self.w1, self.w1[self.other]], dim=1)
+        width = self.w1.shape[1]
+        return both[:, :width] + self.b1, both[:, width:] + self.b1
 
-    def forward(self, own: torch.Tensor, other: torch.Tensor) -> torch.Tensor:
-        """Returns the value in men for the side to move, from the feature indices of both
-        views ([N, S] int64, as :func:`features` gives them)."""
-        a, b = self._accumulate(own), self._accumulate(other)
+    def forward(self, own: torch.Tensor) -> torch.Tensor:
+        """Returns the value in men for the side to move, from its view's feature indices
+        ([N, S] int64, as :func:`features` gives them)."""
+        a, b = self._accumulate(own)
         h = self.hidden
         x = torch.cat([a[:, :h].clamp(0, 1), b[:, :h].clamp(0, 1)], dim=1)
         y = (x @ self.w2.T + self.b2).clamp(0, 1)
@@ -119,8 +132,7 @@ class EvalNet(nn.Module):
 
     def scores(self, boards: np.ndarray, sides: np.ndarray) -> np.ndarray:
         """Returns the values of boards in centi-men for the side to move (float64, unrounded)."""
-        own, other = features(boards, sides)
+        own = features(boards, sides)
         with torch.no_grad():
-            device = self.w1.device
-            value = self(torch.as_tensor(own, device=device), torch.as_tensor(other, device=device))
+            value = self(torch.as_tensor(own, device=self.w1.device))
         return value.double().cpu().numpy() * SCORE_SCALE

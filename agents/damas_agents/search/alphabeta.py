@@ -187,7 +187,7 @@ def _prefetch_row_codegen(context: Any, builder: Any, signature: Any, args: Any)
     return context.get_dummy_value()
 
 
-if numba.config.DISABLE_JIT:
+if getattr(numba.config, "DISABLE_JIT", False):
 
     def prefetch_row(array: np.ndarray, row: int) -> None:
         """Does nothing: plain Python has no cache to warm."""

@@ -353,21 +353,17 @@ class NNUETrainer:
         self.cursor = int((self.cursor + n) % size)
         self.filled = min(size, self.filled + n)
 
-    def _batch(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    def _batch(self) -> tuple[torch.Tensor, torch.Tensor]:
         rows = self.rng.integers(self.filled, size=self.config.train.batch_size)
-        own, other = features(self.boards[rows], self.sides[rows])
+        own = features(self.boards[rows], self.sides[rows])
         c = self.config.nnue
         search = 1.0 / (1.0 + np.exp(-self.scores[rows] / c.score_scale))
         target = (1.0 - c.result_fraction) * search + c.result_fraction * self.results[rows]
-        return (
-            torch.as_tensor(own),
-            torch.as_tensor(other),
-            torch.as_tensor(target, dtype=torch.float32),
-        )
+        return torch.as_tensor(own), torch.as_tensor(target, dtype=torch.float32)
 
     def _losses(self, batch: tuple[torch.Tensor, ...]) -> dict[str, torch.Tensor]:
-        own, other, target = batch
-        value = self.network(own, other) * 100.0
+        own, target = batch
+        value = self.network(own) * 100.0
         predicted = torch.sigmoid(value / self.config.nnue.score_scale)
         loss = ((predicted - target) ** 2).mean()
         return {"total": loss, "target": target.mean().detach()}
