@@ -8,8 +8,7 @@ below the root the search knows the pieces only. Arrays (:class:`Tables`), P = M
 
     buffers  int16[P, M, MOVE_WIDTH]  one move list per ply; M_MARK holds ordering scores
     tt       int64[2**tt_bits, 2]     a slot: the Zobrist hash of its position (below 2**63,
-                                      as every key is), and its entry packed in one int64
-                                      (score, depth, flag, best move row, generation: T_*)
+                                      as every key is), then its entry packed (T_* fields)
     killers  int32[P, 2]              quiet moves that cut off at that ply (from*256 + to)
     history  int32[2, S, S]           cut-off counts of quiet moves by side, from, to
     path     uint64[P]                hashes of the positions on the current line
