@@ -105,9 +105,16 @@ def hub_spec(path: Path, depth: int | None, seconds: float | None, timeout: floa
 
 
 def hub_agent(spec: str, name: str, seed: int | None = None) -> Any:
-    """Returns the agent of a ``hub:`` spec under a name for the tables (an arena factory)."""
+    """Returns the agent of a ``hub:`` spec under a name for the tables (an arena factory).
+
+    The arena keeps an agent it can reseed from game to game, and builds one it cannot for
+    each game: a new engine process each time (a second or two of start-up, twice a game).
+    The engine breaks its own ties, so there is no stream here to restart: the agent says it
+    reseeds, the arena keeps it, and its ``reset()`` tells the engine a new game starts.
+    """
     agent = make_agent(spec, seed=seed)
     agent.name = name
+    agent.reseed = lambda seed: None
     return agent
 
 
