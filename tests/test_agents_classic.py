@@ -477,7 +477,7 @@ def test_table_entries_keep_every_field() -> None:
     for score in (0, 1, -1, 12_345, -12_345, MATE - 200, -(MATE - 200)):
         for depth in (1, 7, MAX_DEPTH):
             for move in (0, 17, T_NO_MOVE - 1):
-                new_search(t)  # a deeper entry of the same position is not overwritten
+                new_search(t)  # a new generation: a deeper entry of h would be kept
                 found = _store_and_probe(t, h, depth, 3, score, FLAG_EXACT, move, 3, -INF, INF)
                 assert found == (move, True, score)
     for move in (T_NO_MOVE, 70_000, -1):  # rows too high to keep, or none: no best move

@@ -159,7 +159,8 @@ def test_features_turn_the_board_for_black() -> None:
     own = features(p.board[None], np.array([int(p.turn)]))
     m = _mirror(p)
     own_m = features(m.board[None], np.array([int(m.turn)]))
-    assert sorted(own[0]) == sorted(own_m[0])
+    other, other_m = (other_view(rules.squares)[f[0]] for f in (own, own_m))
+    assert sorted(own[0]) == sorted(own_m[0]) and sorted(other) == sorted(other_m)
 
 
 @pytest.mark.parametrize("variant", ONE_PER_BOARD_SIZE)

@@ -9,24 +9,38 @@ described) as :class:`~damas_agents.search.nnue.NetWeights`.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import torch
 from torch import nn
 
 from damas_agents.search.alphabeta import TEMPO, piece_square_table
-from damas_agents.search.nnue import FEATURE_KINDS, SCORE_SCALE, NetWeights, pst_weights
+from damas_agents.search.nnue import (
+    FEATURE_KINDS,
+    SCORE_SCALE,
+    NetWeights,
+    pst_weights,
+    view_rows,
+)
 from damas_env.rules import Ruleset
 
 __all__ = ["EvalNet", "features", "other_view"]
 
-_KIND_OF_CODE = np.array([3, 2, -1, 0, 1], dtype=np.int64)  # code + 2 -> kind (own man: 0...)
-_OTHER_KIND = np.array([2, 3, 0, 1], dtype=np.int64)  # own man <-> enemy man, king <-> king
+
+@functools.cache
+def _rows(squares: int) -> np.ndarray:
+    """Returns the search's numbering of the features (:func:`view_rows`), read-only."""
+    rows = view_rows(squares)
+    rows.setflags(write=False)
+    return rows
 
 
 def features(boards: np.ndarray, sides: np.ndarray) -> np.ndarray:
     """Returns the active features of each board from the side to move's view, as int64
-    [N, S] indices into W1's rows (F = 4*S: an empty square). The other side's view is the
-    same features renumbered (:func:`other_view`).
+    [N, S] indices into W1's rows (F = 4*S: an empty square), numbered as the search numbers
+    them (:func:`~damas_agents.search.nnue.view_rows`: the board turned 180 degrees for
+    Black). The other side's view is the same features renumbered (:func:`other_view`).
 
     Args:
         boards: int8 [N, S] piece codes (White's view, as the engine stores them).
@@ -34,20 +48,19 @@ def features(boards: np.ndarray, sides: np.ndarray) -> np.ndarray:
     """
     boards = np.asarray(boards, dtype=np.int64)
     squares = boards.shape[1]
-    black = np.asarray(sides, dtype=np.int64)[:, None] == 1
-    codes = np.where(black, -boards[:, ::-1], boards)  # the board turned for Black
-    index = _KIND_OF_CODE[codes + 2] * squares + np.arange(squares, dtype=np.int64)[None, :]
-    return np.where(codes == 0, FEATURE_KINDS * squares, index)
+    view = np.asarray(sides, dtype=np.int64)[:, None]
+    flat = (boards + 2) * (2 * squares) + 2 * np.arange(squares)[None, :] + view
+    index = _rows(squares).ravel()[flat]  # rows[code + 2, square, view], one gather
+    return np.where(boards == 0, FEATURE_KINDS * squares, index)
 
 
 def other_view(squares: int) -> np.ndarray:
-    """Returns int64 [4S + 1]: each feature from the side to move's view as a feature of the
-    other side's view (the same piece, its owner's kind swapped, the board turned 180
-    degrees); the empty square F stays F."""
-    feature = np.arange(FEATURE_KINDS * squares, dtype=np.int64)
-    kind, square = feature // squares, feature % squares
-    other = _OTHER_KIND[kind] * squares + (squares - 1 - square)
-    return np.append(other, FEATURE_KINDS * squares)
+    """Returns int64 [4S + 1]: each feature from one side's view as the same piece's feature
+    in the other side's view; the empty square F stays F."""
+    pieces = _rows(squares)[[0, 1, 3, 4]]  # codes -2, -1, 1, 2 (code + 2): every piece
+    other = np.arange(FEATURE_KINDS * squares + 1, dtype=np.int64)
+    other[pieces[..., 0].ravel()] = pieces[..., 1].ravel()
+    return other
 
 
 class EvalNet(nn.Module):

@@ -52,6 +52,7 @@ __all__ = [
     "search_weights",
     "static_net_score",
     "static_search_score",
+    "view_rows",
 ]
 
 FEATURE_KINDS = 4  # own man, own king, enemy man, enemy king
@@ -217,7 +218,7 @@ def pack_network(w: SearchWeights, plies: int) -> tuple[np.ndarray, np.ndarray]:
     return matrix, np.concatenate([header, w.vals, w.p1.ravel(), state])
 
 
-def _view_rows(squares: int) -> np.ndarray:
+def view_rows(squares: int) -> np.ndarray:
     """Returns the rows of W1 [5, S, 2] that a piece (code + 2, square) activates in White's
     view and in Black's (code 0: row 0, unused): :func:`feature_index` for every piece."""
     rows = np.zeros((5, squares, 2), dtype=np.int64)
@@ -264,7 +265,7 @@ def search_weights(weights: NetWeights, integer: bool = True) -> SearchWeights:
             np.zeros((5, 0, 0), acc_type), np.zeros(1, acc_type), np.zeros((5, 0), val_type),
             np.zeros((2, 0, 0), acc_type), np.zeros(V_LEN, val_type),
         )  # fmt: skip
-    pieces = weights.w1.astype(np.float64)[_view_rows(squares)]  # code + 2, square, view, column
+    pieces = weights.w1.astype(np.float64)[view_rows(squares)]  # code + 2, square, view, column
     pieces[2] = 0.0
     b1 = weights.b1[:hidden].astype(np.float64)
     w2 = weights.w2.astype(np.float64)
