@@ -200,9 +200,11 @@ M_MARK = M_CODES + MAX_CAPTURES  # scratch flag used while filtering a list
 MOVE_WIDTH = M_MARK + 1
 MAX_MOVES = 2048  # default list size; generate_moves reports an overflow, callers grow
 
-# Capture-search workspace: one row per capture depth.
+# Move-generation workspace: one row per capture depth, then the row listing the squares of
+# the side to move's pieces (generate_moves).
 W_SQ, W_KING, W_DIR, W_X, W_CODE, W_NLAND, W_LI, W_FOUND, W_TERM, W_T, W_LAND = range(11)
-WS_ROWS = MAX_CAPTURES + 2
+WS_PIECES = MAX_CAPTURES + 2
+WS_ROWS = WS_PIECES + 1
 
 # Game counters (see after_move / outcome). G_RUN_SQ + 2 * side: the square of the king
 # that made side's last non-capturing moves, G_RUN + 2 * side how many in a row (0: none).
@@ -288,7 +290,13 @@ def grown_move_buffer(buffer: np.ndarray, need: int, cap: int, what: str = "move
 
 def new_workspace(size: int) -> np.ndarray:
     """Returns the scratch array the capture search needs on a size x size board."""
-    return np.zeros((WS_ROWS, W_LAND + size), dtype=np.int16)
+    return np.zeros(workspace_shape(size), dtype=np.int16)
+
+
+def workspace_shape(size: int) -> tuple[int, int]:
+    """Returns the shape of the workspace of a size x size board: a capture's landings, or
+    every square, fit in a row."""
+    return WS_ROWS, max(W_LAND + size, size * size)
 
 
 # --- Small predicates -----------------------------------------------------------------------
@@ -650,6 +658,18 @@ def _steps_along(board, side, s, d, king, slide, ray, sw, mv, n):
     return n
 
 
+@kernel(inline=True)
+def list_pieces(board, sgn, squares, pieces):
+    """Writes the squares of the pieces of sign `sgn` into `pieces`; returns how many. No
+    branch a square: which squares hold a piece is the least predictable test of a move
+    generator, so every square is written and only the count tells."""
+    count = np.int64(0)
+    for s in range(squares):
+        pieces[count] = s
+        count += np.int64(board[s] * sgn > 0)
+    return count
+
+
 @kernel()
 def generate_moves(board, side, ray, rules, mv, merge, ws):
     """Fills mv with every legal move of `side`; returns how many.
@@ -666,9 +686,12 @@ def generate_moves(board, side, ray, rules, mv, merge, ws):
     n = np.int64(0)
     best = np.int64(-1)
     immediate = sw[S_LANDING] == LANDING_IMMEDIATE
-    for s in range(sw[S_SQUARES]):
+    pieces = ws[WS_PIECES]
+    count = list_pieces(board, sgn, sw[S_SQUARES], pieces)
+    for j in range(count):
+        s = pieces[j]
         q = board[s] * sgn
-        if q > 0 and _can_capture(board, s, q == 2, sgn, ray, sw, -1):
+        if _can_capture(board, s, q == 2, sgn, ray, sw, -1):
             keep_routes = merge and not immediate
             n, best = _captures_from(board, side, s, ray, rules, sw, mv, n, best, keep_routes, ws)
     if n > mv.shape[0]:
@@ -679,7 +702,8 @@ def generate_moves(board, side, ray, rules, mv, merge, ws):
             n = _merge_routes(mv, n)
     if n > 0:
         return n
-    for s in range(sw[S_SQUARES]):
+    for j in range(count):
+        s = pieces[j]
         q = board[s] * sgn
         if q == 1:  # a man: king a constant, each slot's step folds to one square
             n = _steps_from(board, side, s, False, False, ray, sw, mv, n)

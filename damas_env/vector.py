@@ -404,7 +404,7 @@ class DraughtsBatchEnv:
         self._all = np.ones(b, np.uint8)
         self._actions = np.zeros(b, np.int64)
         self._scratch = np.zeros((chunks, _SCRATCH_ROWS, K.MOVE_WIDTH), np.int16)
-        self._ws = np.zeros((chunks, K.WS_ROWS, K.W_LAND + n), np.int16)
+        self._ws = np.zeros((chunks, *K.workspace_shape(n)), np.int16)
         self._outputs = Outputs(
             self.obs,
             self.masks,

@@ -278,9 +278,10 @@ def _can_capture(board, side, t):
     """Returns True if a piece of `side` can capture (captures are compulsory: the position
     is not quiet)."""
     sgn = 1 - 2 * side
-    for s in range(board.shape[0]):
-        code = board[s] * sgn
-        if code > 0 and K.can_capture_from(board, s, code == 2, side, t.ray, t.rules):
+    pieces = t.ws[K.WS_PIECES]
+    for j in range(K.list_pieces(board, sgn, board.shape[0], pieces)):
+        s = pieces[j]
+        if K.can_capture_from(board, s, board[s] * sgn == 2, side, t.ray, t.rules):
             return True
     return False
 
