@@ -139,8 +139,10 @@ class EvalNet(nn.Module):
         ([N, S] int64, as :func:`features` gives them)."""
         a, b = self._accumulate(own)
         h = self.hidden
-        x = torch.cat([a[:, :h].clamp(0, 1), b[:, :h].clamp(0, 1)], dim=1)
-        y = (x @ self.w2.T + self.b2).clamp(0, 1)
+        # Clipped ReLUs as hardtanh, not clamp: the same values, and a backward pass of one
+        # kernel where clamp's takes three (a third of a learner's update, timed).
+        x = nn.functional.hardtanh(torch.cat([a[:, :h], b[:, :h]], dim=1), 0.0, 1.0)
+        y = nn.functional.hardtanh(x @ self.w2.T + self.b2, 0.0, 1.0)
         return y @ self.w3 + self.b3 + (a[:, h] - b[:, h]) * 0.5
 
     def scores(self, boards: np.ndarray, sides: np.ndarray) -> np.ndarray:
