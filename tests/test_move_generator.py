@@ -52,3 +52,19 @@ def test_has_a_move_and_can_capture_agree_with_the_moves_listed(variant: str) ->
         if capturing:
             assert all(mv[i, K.M_NCAP] > 0 for i in range(n))  # captures are compulsory
     assert kings > 0  # the kings' paths were walked too
+
+
+@pytest.mark.parametrize("variant", ["english", "international", "turkish"])
+def test_the_pieces_listed_are_the_side_to_moves_in_square_order(variant: str) -> None:
+    engine = Engine.for_rules(get_ruleset(variant))
+    ws = engine.workspace
+    pieces = ws[K.WS_PIECES]
+    squares = engine.rules.squares
+    assert pieces.shape[0] >= squares  # a side may hold every square of a set-up position
+    full = np.ones(squares, np.int8)
+    assert K.list_pieces(full, 1, squares, pieces) == squares
+    np.testing.assert_array_equal(pieces[:squares], np.arange(squares))
+    for board, side in _positions(variant, games=2):
+        sgn = 1 - 2 * side
+        count = K.list_pieces(board, sgn, squares, pieces)
+        np.testing.assert_array_equal(pieces[:count], np.flatnonzero(board * sgn > 0))
