@@ -27,6 +27,7 @@ import numpy as np
 from numba import njit, typeof
 from numba.core import event
 
+from . import kernel_cache  # noqa: F401 - before any kernel: their cache covers every source
 from .compiled_rules import (  # the rules array's slots and codes, constants to numba
     ENDGAME_FRISIAN,
     LANDING_IMMEDIATE,

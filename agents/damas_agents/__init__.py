@@ -9,3 +9,17 @@
 
 ``extras``, ``files`` and ``workers`` are helpers for any layer; ``lint-imports`` checks the order.
 """
+
+from pathlib import Path
+
+from damas_env import kernel_cache
+
+# The modules whose compiled kernels are cached, and what they read: a change to one
+# recompiles them all (damas_env.kernel_cache).
+_HERE = Path(__file__).parent
+KERNEL_SOURCES = (
+    *sorted((_HERE / "search").glob("*.py")),
+    _HERE / "training" / "nnue.py",
+    _HERE / "players" / "tree.py",
+)
+kernel_cache.register(_HERE, KERNEL_SOURCES)
