@@ -290,7 +290,8 @@ def grown_move_buffer(buffer: np.ndarray, need: int, cap: int, what: str = "move
 
 
 def new_workspace(size: int) -> np.ndarray:
-    """Returns the scratch array the capture search needs on a size x size board."""
+    """Returns the scratch array the move generator needs on a size x size board (the
+    capture search's levels, the list of a side's pieces)."""
     return np.zeros(workspace_shape(size), dtype=np.int16)
 
 
