@@ -57,13 +57,14 @@ def load_agent(
 #: The agents shipped in the package, by name: their file in its ``pretrained/`` folder
 #: (snapshots of the runs the README gives the commands of). Each variant's name is its
 #: latest agent; a versioned name (:data:`PRETRAINED_VERSIONS`) stays one network forever.
-PRETRAINED = {"english": "english-v2.pt", "international": "international-v1.pt"}
+PRETRAINED = {"english": "english-v2.pt", "international": "international-v2.pt"}
 #: Every shipped network under a name that never changes: ``english-v1`` is the English
 #: agent first shipped, whatever ``english`` is later (the rating pools play these).
 PRETRAINED_VERSIONS = {
     "english-v1": "english-v1.pt",
     "english-v2": "english-v2.pt",
     "international-v1": "international-v1.pt",
+    "international-v2": "international-v2.pt",
 }
 
 
