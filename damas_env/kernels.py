@@ -672,6 +672,20 @@ def list_pieces(board, sgn, squares, pieces):
     return count
 
 
+@kernel(inline=True)
+def can_capture(board, side, ray, rules, ws):
+    """Returns True if a piece of `side` can capture (captures are compulsory: the position
+    is not quiet); `ws`: a workspace, its piece list overwritten."""
+    sw = _switches(rules, side)
+    sgn = 1 - 2 * side
+    pieces = ws[WS_PIECES]
+    for j in range(list_pieces(board, sgn, board.shape[0], pieces)):
+        s = pieces[j]
+        if _can_capture(board, s, board[s] * sgn == 2, sgn, ray, sw, -1):
+            return True
+    return False
+
+
 @kernel()
 def generate_moves(board, side, ray, rules, mv, merge, ws):
     """Fills mv with every legal move of `side`; returns how many.

@@ -49,6 +49,7 @@ def test_has_a_move_and_can_capture_agree_with_the_moves_listed(variant: str) ->
             if K.can_capture_from(board, int(s), king, side, ray, rules):
                 can.add(int(s))
         assert capturing <= can and bool(can) == bool(capturing)  # ranked: not every one listed
+        assert K.can_capture(board, side, ray, rules, ws) == bool(can)
         if capturing:
             assert all(mv[i, K.M_NCAP] > 0 for i in range(n))  # captures are compulsory
     assert kings > 0  # the kings' paths were walked too

@@ -274,19 +274,6 @@ def _decided(board, side, ply, t):
 
 
 @kernel(inline=True)
-def _can_capture(board, side, t):
-    """Returns True if a piece of `side` can capture (captures are compulsory: the position
-    is not quiet)."""
-    sgn = 1 - 2 * side
-    pieces = t.ws[K.WS_PIECES]
-    for j in range(K.list_pieces(board, sgn, board.shape[0], pieces)):
-        s = pieces[j]
-        if K.can_capture_from(board, s, board[s] * sgn == 2, side, t.ray, t.rules):
-            return True
-    return False
-
-
-@kernel(inline=True)
 def _to_tt(score, ply):
     """Returns a score as stored in the table: win/loss distances counted from this node."""
     if score > MATE_BOUND:
@@ -488,7 +475,7 @@ def _negamax(board, side, h, depth, ply, alpha, beta, t):
         tt_move, settled, score = _probe(t, h, depth, ply, alpha, beta)
         if settled:
             return score
-    if depth <= 0 and not _can_capture(board, side, t):  # a quiet leaf: no list needed
+    if depth <= 0 and not K.can_capture(board, side, t.ray, t.rules, t.ws):  # a quiet leaf
         if not K.has_legal_move(board, side, t.ray, t.rules):
             return _no_move_score(t.rules, ply)
         return evaluate(board, side, ply, t)
