@@ -8,6 +8,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+import numba
 import numpy as np
 import pytest
 import torch
@@ -30,6 +31,7 @@ from damas_agents.search.alphabeta import TEMPO, Searcher, piece_square_table, w
 from damas_agents.search.nnue import (
     NetWeights,
     full_accumulator,
+    layer_products,
     move_accumulator,
     net_value,
     pack_network,
@@ -251,6 +253,37 @@ def test_scales_leave_room_for_any_board() -> None:
     huge = _random_net(get_ruleset("english"), 3).weights()
     with pytest.raises(ValueError, match="too large"):
         search_weights(huge._replace(w2=huge.w2 * 1e9))
+
+
+@numba.njit(cache=False)
+def _compiled_layer_products(w: Any, first: Any, x: Any, h: Any) -> None:
+    layer_products(w, first, x, h)
+
+
+@pytest.mark.parametrize(
+    ("outputs", "columns"),
+    [(16, 128), (16, 96), (8, 32), (7, 48), (3, 40), (4, 16), (1, 20), (5, 8)],
+)
+def test_second_layer_products_are_exact(outputs: int, columns: int) -> None:
+    """The compiled int16 products (four rows at a time in vectors, then the rows and columns
+    past the last block in loops) equal exact integer products, as does the plain-Python form;
+    the float form equals them within float32 rounding."""
+    rng = np.random.default_rng(outputs * 1000 + columns)
+    first = 3
+    w = rng.integers(-(2**15) + 1, 2**15, size=(first + outputs + 2, columns)).astype(np.int16)
+    w[first] = 2**15 - 1  # a row at the int32 bound: 32767 * 256 * 128 < 2**31
+    x = rng.integers(0, 2**8 + 1, size=columns).astype(np.int16)
+    x[rng.random(columns) < 0.4] = 0  # clipped inputs: many zeros, some at the top
+    x[rng.random(columns) < 0.1] = 2**8
+    x[0] = 2**8
+    exact = w[first : first + outputs].astype(np.int64) @ x.astype(np.int64)
+    for form in (_compiled_layer_products, layer_products):
+        h = np.full(outputs, -7, dtype=np.int32)
+        form(w, np.int64(first), x, h)
+        np.testing.assert_array_equal(h, exact)
+    h32 = np.full(outputs, np.nan, dtype=np.float32)
+    _compiled_layer_products(w.astype(np.float32), np.int64(first), x.astype(np.float32), h32)
+    np.testing.assert_allclose(h32, exact, rtol=1e-6)
 
 
 @pytest.mark.parametrize("variant", ONE_PER_BOARD_SIZE)

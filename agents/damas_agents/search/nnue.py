@@ -24,9 +24,13 @@ with its accumulators for :func:`search_refresh`, :func:`search_advance`, :func:
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic, overload
 
 from damas_env.kernels import M_CAPS, M_CODES, M_CROWN, M_FROM, M_NCAP, M_TO, kernel, name_kernels
 
@@ -412,6 +416,143 @@ def static_net_score(board, side, w1, b1, w2, b2, w3, b3, acc, x):
     return net_score(acc, side, w2, b2, w3, b3, x)
 
 
+# --- The second layer's products in SIMD ------------------------------------------------------
+#
+# numba's loop vectoriser compiles an int16 dot product `sum(row[j] * x[j])` into 128-bit
+# multiply-adds whose sums fill half the lanes of its 256-bit accumulators, then sums each row
+# across its lanes on its own. The code below is the same sums written as vector operations in
+# LLVM's own IR, which each target lowers to its own integer multiply-adds (on x86 pmaddwd, or
+# vpdpwssd where the processor has it, 256 bits at a time): four rows at a time share each
+# load of x, and their four totals leave the vector registers in one pairwise reduction. The
+# sums are exact in int32 either way (search_weights bounds them), so the scores are the same.
+
+SIMD_LANES = 16  # int16 products a step: a multiple of 16 columns goes through the vectors
+SIMD_ROWS = 4  # rows a block
+
+
+def _hadd(builder: Any, a: Any, b: Any, lanes: int) -> Any:
+    """Emits the pairwise sums of a ++ b (`lanes` each): [a0 + a1, a2 + a3, ..., b0 + b1, ...]."""
+    even = ir.Constant(ir.VectorType(ir.IntType(32), lanes), [2 * i for i in range(lanes)])
+    odd = ir.Constant(ir.VectorType(ir.IntType(32), lanes), [2 * i + 1 for i in range(lanes)])
+    return builder.add(builder.shuffle_vector(a, b, even), builder.shuffle_vector(a, b, odd))
+
+
+def _row_blocks_codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+    """Emits h[k] = sum over j < 16 * (len(x) // 16) of w[first + k, j] * x[j] for k < 4 * blocks
+    (int16 w and x, int32 sums and h; w C-contiguous)."""
+    w_type, _, x_type, h_type, _ = signature.args
+    w = context.make_array(w_type)(context, builder, args[0])
+    x = context.make_array(x_type)(context, builder, args[2])
+    h = context.make_array(h_type)(context, builder, args[3])
+    first, blocks = args[1], args[4]
+    i64, i32 = ir.IntType(64), ir.IntType(32)
+    step = ir.VectorType(ir.IntType(16), SIMD_LANES)
+    wide = ir.VectorType(i32, SIMD_LANES)
+    half = ir.VectorType(i32, SIMD_LANES // 2)
+    quarter = ir.VectorType(i32, SIMD_LANES // 4)
+    columns = builder.extract_value(w.shape, 1)
+    steps = builder.udiv(builder.extract_value(x.shape, 0), i64(SIMD_LANES))
+    sums = [cgutils.alloca_once(builder, half) for _ in range(SIMD_ROWS)]
+    even = ir.Constant(half, [2 * i for i in range(SIMD_LANES // 2)])
+    odd = ir.Constant(half, [2 * i + 1 for i in range(SIMD_LANES // 2)])
+    low = ir.Constant(quarter, list(range(SIMD_LANES // 4)))
+    high = ir.Constant(quarter, list(range(SIMD_LANES // 4, SIMD_LANES // 2)))
+    with cgutils.for_range(builder, blocks) as block:
+        k = builder.mul(block.index, i64(SIMD_ROWS))
+        rows = [
+            builder.gep(w.data, [builder.mul(builder.add(first, builder.add(k, i64(r))), columns)])
+            for r in range(SIMD_ROWS)
+        ]
+        for total in sums:
+            builder.store(ir.Constant(half, None), total)
+        with cgutils.for_range(builder, steps) as loop:
+            column = builder.mul(loop.index, i64(SIMD_LANES))
+            pointer = builder.bitcast(builder.gep(x.data, [column]), step.as_pointer())
+            xs = builder.sext(builder.load(pointer, align=2), wide)
+            for row, total in zip(rows, sums, strict=True):
+                pointer = builder.bitcast(builder.gep(row, [column]), step.as_pointer())
+                products = builder.mul(builder.sext(builder.load(pointer, align=2), wide), xs)
+                pairs = builder.add(
+                    builder.shuffle_vector(products, products, even),
+                    builder.shuffle_vector(products, products, odd),
+                )
+                builder.store(builder.add(builder.load(total), pairs), total)
+        halves = []
+        for total in sums:
+            value = builder.load(total)
+            halves.append(
+                builder.add(
+                    builder.shuffle_vector(value, value, low),
+                    builder.shuffle_vector(value, value, high),
+                )
+            )
+        lanes = SIMD_LANES // 4
+        four = _hadd(builder, _hadd(builder, halves[0], halves[1], lanes),
+                     _hadd(builder, halves[2], halves[3], lanes), lanes)  # fmt: skip
+        out = builder.bitcast(builder.gep(h.data, [k]), quarter.as_pointer())
+        builder.store(four, out, align=4)
+    return context.get_dummy_value()
+
+
+@intrinsic
+def _row_blocks(typingctx: Any, w: Any, first: Any, x: Any, h: Any, blocks: Any) -> Any:
+    """The products of blocks of four rows of w with x into h (:func:`_row_blocks_codegen`)."""
+    return types.void(w, types.int64, x, h, types.int64), _row_blocks_codegen
+
+
+def layer_products(w: np.ndarray, first: int, x: np.ndarray, h: np.ndarray) -> None:
+    """Writes h[k] = w[first + k] . x for each k < len(h), rows as long as x.
+
+    In compiled kernels, int16 rows and x with int32 h go through the vectors (above); the float
+    reference sums in a loop. This plain-Python form runs under ``NUMBA_DISABLE_JIT``.
+    """
+    rows = w[first : first + h.shape[0], : x.shape[0]]
+    if h.dtype == np.int32:
+        h[:] = rows.astype(np.int64) @ x.astype(np.int64)  # exact, as the int32 sums are
+    else:
+        h[:] = rows @ x
+
+
+def _is_int16_c(array: Any) -> bool:
+    return isinstance(array, types.Array) and array.dtype == types.int16 and array.layout == "C"
+
+
+_OVERLOAD_OPTIONS: Any = {"fastmath": True, "_nrt": False}  # as kernel(fastmath=True)
+
+
+@overload(layer_products, jit_options=_OVERLOAD_OPTIONS)
+def _layer_products(w, first, x, h):  # type: ignore[no-untyped-def]  # numba matches names
+    if _is_int16_c(w) and _is_int16_c(x) and h.dtype == types.int32 and h.layout == "C":
+
+        def vectors(w, first, x, h):  # type: ignore[no-untyped-def]
+            outputs, n = h.shape[0], x.shape[0]
+            blocks, done = outputs // SIMD_ROWS, n - n % SIMD_LANES
+            first = np.int64(first)
+            _row_blocks(w, first, x, h, np.int64(blocks))
+            for k in range(SIMD_ROWS * blocks, outputs):  # rows past the last block
+                row, total = w[first + k], 0
+                for j in range(n):
+                    total += row[j] * x[j]
+                h[k] = total
+            if done < n:  # columns past the last step, for the blocks' rows
+                for k in range(SIMD_ROWS * blocks):
+                    row, total = w[first + k], h[k]
+                    for j in range(done, n):
+                        total += row[j] * x[j]
+                    h[k] = total
+
+        return vectors
+
+    def loops(w, first, x, h):  # type: ignore[no-untyped-def]
+        for k in range(h.shape[0]):
+            row, total = w[first + k], 0
+            for j in range(x.shape[0]):
+                total += row[j] * x[j]
+            h[k] = total
+
+    return loops
+
+
 # --- Kernels of a packed network (pack_network), integer or float ------------------------------
 
 
@@ -470,13 +611,7 @@ def search_score(net, vec, h, ply, side):
         v = a[j]
         x[j] = top if v > top else (zero if v < zero else v)
     outputs = h.shape[0]
-    first = w2 + side * outputs
-    for k in range(outputs):
-        row = net[first + k]
-        total = 0
-        for j in range(x.shape[0]):  # int16 products, summed in int32 lanes: their sum goes
-            total += row[j] * x[j]  # straight into h (int32), b2 added below
-        h[k] = total
+    layer_products(net, w2 + side * outputs, x, h)  # int16 products, int32 sums; b2 below
     vals = P_LEN
     psq = vec[np.int64(vec[P_PSQ]) + ply]
     value = vec[vals + V_B3] + (psq if side == 0 else -psq) * vec[vals + V_PSQ]
