@@ -1,5 +1,6 @@
 """DraughtsBatchEnv: equal to independent draughts_v0 envs, auto-reset, errors, determinism."""
 
+import numba
 import numpy as np
 import pytest
 from helpers import PRESETS
@@ -116,6 +117,10 @@ def test_auto_reset_keeps_episode_statistics() -> None:
     assert ended > 100 and lengths.max() <= 60
 
 
+@pytest.mark.skipif(
+    numba.config.NUMBA_NUM_THREADS < 2,  # type: ignore[attr-defined]
+    reason="one processor available (e.g. under taskset): no second thread to compare",
+)
 def test_deterministic_for_a_seed_whatever_the_threads() -> None:
     runs = []
     for threads in (1, 2, 1):
