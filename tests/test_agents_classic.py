@@ -30,15 +30,18 @@ from damas_agents.search.alphabeta import (
     INF,
     LMR_DEPTH,
     LMR_LATE,
-    LMR_MOVES,
+    LMR_PV_MOVES,
     MATE,
     MAX_DEPTH,
     MAX_PLY,
+    O_CROWN,
     O_KILLER,
+    O_TT,
     QS_PLIES,
     S_ABORT,
     S_GEN,
     S_NODES,
+    S_PROBING,
     S_STOP,
     T_NO_MOVE,
     Searcher,
@@ -431,17 +434,39 @@ def test_aspiration_windows_do_not_change_the_root_scores(variant: str) -> None:
 
 
 def test_late_move_reductions_spare_the_moves_that_matter() -> None:
-    # Reduced: a quiet move, late in the order, in a null window, with depth to spare.
-    late, history = LMR_MOVES + 1, O_KILLER[1] - 1
-    assert _reduction(LMR_DEPTH, late, True, history, 1, 0) == 1
-    assert _reduction(LMR_DEPTH + 2, LMR_LATE, True, history, 1, 0) == 2
-    # Never: captures (then every move captures), killers and better, the first moves, the
-    # principal variation (a window wider than one), the last plies.
-    assert _reduction(LMR_DEPTH, late, False, history, 1, 0) == 0
-    assert _reduction(LMR_DEPTH, late, True, O_KILLER[1], 1, 0) == 0
-    assert _reduction(LMR_DEPTH, LMR_MOVES - 1, True, history, 1, 0) == 0
-    assert _reduction(LMR_DEPTH, late, True, history, 50, 0) == 0
-    assert _reduction(LMR_DEPTH - 1, late, True, history, 1, 0) == 0
+    # Reduced: a quiet move after the first in a null window, two plies when very late; in
+    # the principal variation (a window wider than one) only from LMR_PV_MOVES on, one ply.
+    history = O_KILLER[0]
+    assert _reduction(LMR_DEPTH, 1, True, history, 1, 0) == 1
+    assert _reduction(LMR_DEPTH, LMR_LATE - 1, True, history, 1, 0) == 1
+    assert _reduction(LMR_DEPTH, LMR_LATE, True, history, 1, 0) == 2
+    assert _reduction(LMR_DEPTH, LMR_PV_MOVES, True, history, 50, 0) == 1
+    assert _reduction(LMR_DEPTH, LMR_LATE, True, history, 50, 0) == 1
+    # Never: captures (then every move captures), the table's move, crowning, the first
+    # moves of the principal variation, the last plies.
+    assert _reduction(LMR_DEPTH, LMR_LATE, False, history, 1, 0) == 0
+    assert _reduction(LMR_DEPTH, LMR_LATE, True, O_TT, 1, 0) == 0
+    assert _reduction(LMR_DEPTH, LMR_LATE, True, O_CROWN, 1, 0) == 0
+    assert _reduction(LMR_DEPTH, LMR_PV_MOVES - 1, True, history, 50, 0) == 0
+    assert _reduction(LMR_DEPTH - 1, LMR_LATE, True, history, 1, 0) == 0
+
+
+@pytest.mark.parametrize("variant", ["english", "international"])
+def test_a_search_cut_short_inside_probcut_leaves_no_trace(variant: str) -> None:
+    # Node budgets that run out anywhere, ProbCut's shallow searches included: the flag that
+    # keeps them from nesting is down after every search, so the next search, with the same
+    # tables, finds what a fresh searcher finds.
+    positions = random_positions(variant, 6, seed=5)
+    searcher = Searcher(positions[0].rules)
+    for position in positions:
+        if not position.legal_moves():
+            continue
+        for nodes in (40, 333, 2_000, 9_999):
+            searcher.search(position, nodes=nodes)
+            assert searcher.tables.stats[S_PROBING] == 0
+        result = searcher.search(position, depth=5)
+        fresh = Searcher(position.rules).search(position, depth=5)
+        assert (result.move, result.score, result.nodes) == (fresh.move, fresh.score, fresh.nodes)
 
 
 def test_move_lists_grow_when_a_position_has_more_moves_than_they_hold() -> None:

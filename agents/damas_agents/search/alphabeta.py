@@ -1,7 +1,7 @@
 """Compiled alpha-beta search over the engine kernels: the thinking part of AlphaBetaAgent.
 
 Iterative deepening over a principal-variation search (aspiration window, late-move
-reductions, transposition table, quiescence on captures) with a piece-square or learned
+reductions, ProbCut, transposition table, quiescence on captures) with a piece-square or learned
 (:mod:`damas_agents.search.nnue`) evaluation, in centi-men. Time limits become node budgets
 (:class:`NodeRate`). The root moves are the position's legal moves (its king runs apply);
 below the root the search knows the pieces only. Arrays (:class:`Tables`), P = MAX_PLY::
@@ -13,7 +13,8 @@ below the root the search knows the pieces only. Arrays (:class:`Tables`), P = M
     history  int32[2, S, S]           cut-off counts of quiet moves by side, from, to
     path     uint64[P]                hashes of the positions on the current line
     rev      int32[P]                 plies since the last capture or man move on the line
-    stats    int64[S_LEN]             nodes, node budget, abort reason, generation, last score
+    stats    int64[S_LEN]             nodes, node budget, abort reason, generation, last score,
+                                      1 while a ProbCut search runs (none nests)
     counters int64[G_LEN]             zeros: the game counters of a position with no history
     net      int16[P + 3 + 5S + 2L, 2A]  the learned evaluation in integers, and the
                                       accumulators of each ply's position (nnue.pack_network;
@@ -125,8 +126,8 @@ GENERATIONS = 1 << 21
 FLAG_EXACT, FLAG_LOWER, FLAG_UPPER = 1, 2, 3
 
 # Search counters.
-S_NODES, S_STOP, S_ABORT, S_GEN, S_GUESS = range(5)
-S_LEN = 5
+S_NODES, S_STOP, S_ABORT, S_GEN, S_GUESS, S_PROBING = range(6)
+S_LEN = 6
 ABORT_NONE, ABORT_BUDGET, ABORT_OVERFLOW = 0, 1, 2
 
 # Move-ordering scores, written into the M_MARK column of a move list (int16).
@@ -140,9 +141,19 @@ HISTORY_CAP = 1 << 16  # a history entry reaching it halves the side's table
 
 # Search refinements.
 ASPIRATION = 30  # half the first root move's window around the last iteration's score
-LMR_DEPTH = 3  # late-move reductions from this depth,
-LMR_MOVES = 3  # from this move on (ordering index),
-LMR_LATE = 8  # two plies from this one
+# Late-move reductions, as Scan's: from depth LMR_DEPTH, quiet moves other than the table's
+# and crowning ones are searched a ply shallower from the second move on in a null window
+# (from the LMR_PV_MOVES-th on in a principal-variation node), two plies from the LMR_LATE-th.
+LMR_DEPTH = 3
+LMR_PV_MOVES = 3
+LMR_LATE = 6
+# ProbCut, as Scan's: a null-window node of depth PROBCUT_DEPTH or more is first searched to
+# PROBCUT_SHARE percent of its depth against a bound raised by PROBCUT_MARGIN centi-men a ply;
+# a score over that bound is taken as a cut (less the margin). Kept because it wins games at
+# equal time (benchmarks/revision_match.py), as are the reductions.
+PROBCUT_DEPTH = 3
+PROBCUT_MARGIN = 5
+PROBCUT_SHARE = 40
 
 FIRST_ROWS = 64  # rows of each ply's move list at first; grown (up to MAX_MOVES) on overflow
 
@@ -423,14 +434,15 @@ def _pick(mv, n):
 
 @kernel(inline=True)
 def _reduction(depth, k, quiet, order_score, beta, alpha):
-    """Returns how many plies less the k-th move of a node is searched (late-move reduction):
-    none for the first moves, captures (all moves capture, or none), crowning, table and
-    killer moves, in the principal variation and near the leaves; else one, two if very late."""
-    if not quiet or depth < LMR_DEPTH or k < LMR_MOVES or order_score >= O_KILLER[1]:
+    """Returns how many plies less the k-th move of a node (the first: 0) is searched: none
+    for captures (all moves capture, or none), the table's move, crowning and near the
+    leaves; else one from the second move on (in the principal variation: from the
+    LMR_PV_MOVES-th), two from the LMR_LATE-th in a null window."""
+    if not quiet or depth < LMR_DEPTH or order_score == O_CROWN or order_score >= O_TT:
         return 0
     if beta - alpha > 1:
-        return 0
-    return 2 if k >= LMR_LATE and depth >= LMR_DEPTH + 2 else 1
+        return 1 if k >= LMR_PV_MOVES else 0
+    return 2 if k >= LMR_LATE else 1
 
 
 @kernel(inline=True)
@@ -475,6 +487,25 @@ def _negamax(board, side, h, depth, ply, alpha, beta, t):
         tt_move, settled, score = _probe(t, h, depth, ply, alpha, beta)
         if settled:
             return score
+        if (
+            depth >= PROBCUT_DEPTH
+            and beta - alpha == 1
+            and stats[S_PROBING] == 0
+            and -MATE_BOUND < beta < MATE_BOUND
+        ):  # ProbCut: a shallow search shows a cut with a margin to spare
+            margin = PROBCUT_MARGIN * depth
+            raised = beta + margin
+            stats[S_PROBING] = 1
+            shallow = depth * PROBCUT_SHARE // 100
+            score = _negamax(board, side, h, shallow, ply, raised - 1, raised, t)
+            stats[S_PROBING] = 0
+            if stats[S_ABORT] != ABORT_NONE:
+                return 0
+            if score >= raised:
+                return score - margin
+            entry = _entry(t, h)
+            if entry >= 0:  # the shallow search's best move leads
+                tt_move = _entry_move(entry)
     if depth <= 0 and not K.can_capture(board, side, t.ray, t.rules, t.ws):  # a quiet leaf
         if not K.has_legal_move(board, side, t.ray, t.rules):
             return _no_move_score(t.rules, ply)
