@@ -325,11 +325,15 @@ def test_integer_search_plays_as_the_float_search(name: str) -> None:
             continue
         a, b = integer.search(p, depth=4), reference.search(p, depth=4)
         assert a.move in legal
-        gaps.append(abs(a.score - b.score))
         same += a.move == b.move
         total += 1
+        # At depth 3 nothing below the root is pruned or reduced (ProbCut and the reductions
+        # start at depth 3), so the score is a leaf's score; deeper, the two evaluations can
+        # prune apart and end on different leaves.
+        a, b = integer.search(p, depth=3), reference.search(p, depth=3)
+        gaps.append(abs(a.score - b.score))
     assert total >= 30 and same / total >= 0.8, (same, total)
-    assert max(gaps) <= 2 * INT_SCORE_TOLERANCE  # a search's score is a leaf's score
+    assert max(gaps) <= 2 * INT_SCORE_TOLERANCE
 
 
 # --- The trainer ---------------------------------------------------------------------------------

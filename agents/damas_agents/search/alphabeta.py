@@ -1,10 +1,10 @@
 """Compiled alpha-beta search over the engine kernels: the thinking part of AlphaBetaAgent.
 
 Iterative deepening over a principal-variation search (aspiration window, late-move
-reductions, ProbCut, transposition table, quiescence on captures) with a piece-square or learned
-(:mod:`damas_agents.search.nnue`) evaluation, in centi-men. Time limits become node budgets
-(:class:`NodeRate`). The root moves are the position's legal moves (its king runs apply);
-below the root the search knows the pieces only. Arrays (:class:`Tables`), P = MAX_PLY::
+reductions, ProbCut, transposition table, quiescence on captures) with a piece-square or
+learned (:mod:`damas_agents.search.nnue`) evaluation, in centi-men. Time limits become node
+budgets (:class:`NodeRate`). The root moves are the position's legal moves (its king runs
+apply); below the root the search knows the pieces only. Arrays (:class:`Tables`), P = MAX_PLY::
 
     buffers  int16[P, M, MOVE_WIDTH]  one move list per ply; M_MARK holds ordering scores
     tt       int64[2**tt_bits, 2]     a slot: the Zobrist hash of its position (below 2**63,
@@ -13,8 +13,7 @@ below the root the search knows the pieces only. Arrays (:class:`Tables`), P = M
     history  int32[2, S, S]           cut-off counts of quiet moves by side, from, to
     path     uint64[P]                hashes of the positions on the current line
     rev      int32[P]                 plies since the last capture or man move on the line
-    stats    int64[S_LEN]             nodes, node budget, abort reason, generation, last score,
-                                      1 while a ProbCut search runs (none nests)
+    stats    int64[S_LEN]             nodes, budget, abort reason, generation, last score, ProbCut
     counters int64[G_LEN]             zeros: the game counters of a position with no history
     net      int16[P + 3 + 5S + 2L, 2A]  the learned evaluation in integers, and the
                                       accumulators of each ply's position (nnue.pack_network;
@@ -126,7 +125,7 @@ GENERATIONS = 1 << 21
 FLAG_EXACT, FLAG_LOWER, FLAG_UPPER = 1, 2, 3
 
 # Search counters.
-S_NODES, S_STOP, S_ABORT, S_GEN, S_GUESS, S_PROBING = range(6)
+S_NODES, S_STOP, S_ABORT, S_GEN, S_GUESS, S_PROBING = range(6)  # S_PROBING: 1 in ProbCut's search
 S_LEN = 6
 ABORT_NONE, ABORT_BUDGET, ABORT_OVERFLOW = 0, 1, 2
 
