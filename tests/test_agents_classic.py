@@ -436,19 +436,19 @@ def test_aspiration_windows_do_not_change_the_root_scores(variant: str) -> None:
 def test_late_move_reductions_spare_the_moves_that_matter() -> None:
     # Reduced: a quiet move after the first in a null window, two plies when very late; in
     # the principal variation (a window wider than one) only from LMR_PV_MOVES on, one ply.
-    history = O_KILLER[0]
-    assert _reduction(LMR_DEPTH, 1, True, history, 1, 0) == 1
-    assert _reduction(LMR_DEPTH, LMR_LATE - 1, True, history, 1, 0) == 1
-    assert _reduction(LMR_DEPTH, LMR_LATE, True, history, 1, 0) == 2
-    assert _reduction(LMR_DEPTH, LMR_PV_MOVES, True, history, 50, 0) == 1
-    assert _reduction(LMR_DEPTH, LMR_LATE, True, history, 50, 0) == 1
+    quiet = O_KILLER[0]  # a killer's ordering score: killers and history moves alike
+    assert _reduction(LMR_DEPTH, 1, True, quiet, 1, 0) == 1
+    assert _reduction(LMR_DEPTH, LMR_LATE - 1, True, quiet, 1, 0) == 1
+    assert _reduction(LMR_DEPTH, LMR_LATE, True, quiet, 1, 0) == 2
+    assert _reduction(LMR_DEPTH, LMR_PV_MOVES, True, quiet, 50, 0) == 1
+    assert _reduction(LMR_DEPTH, LMR_LATE, True, quiet, 50, 0) == 1
     # Never: captures (then every move captures), the table's move, crowning, the first
     # moves of the principal variation, the last plies.
-    assert _reduction(LMR_DEPTH, LMR_LATE, False, history, 1, 0) == 0
+    assert _reduction(LMR_DEPTH, LMR_LATE, False, quiet, 1, 0) == 0
     assert _reduction(LMR_DEPTH, LMR_LATE, True, O_TT, 1, 0) == 0
     assert _reduction(LMR_DEPTH, LMR_LATE, True, O_CROWN, 1, 0) == 0
-    assert _reduction(LMR_DEPTH, LMR_PV_MOVES - 1, True, history, 50, 0) == 0
-    assert _reduction(LMR_DEPTH - 1, LMR_LATE, True, history, 1, 0) == 0
+    assert _reduction(LMR_DEPTH, LMR_PV_MOVES - 1, True, quiet, 50, 0) == 0
+    assert _reduction(LMR_DEPTH - 1, LMR_LATE, True, quiet, 1, 0) == 0
 
 
 @pytest.mark.parametrize("variant", ["english", "international"])
