@@ -148,8 +148,8 @@ LMR_PV_MOVES = 3
 LMR_LATE = 6
 # ProbCut, as Scan's: a null-window node of depth PROBCUT_DEPTH or more is first searched to
 # PROBCUT_SHARE percent of its depth against a bound raised by PROBCUT_MARGIN centi-men a ply;
-# a score over that bound is taken as a cut (less the margin). Kept because it wins games at
-# equal time (benchmarks/revision_match.py), as are the reductions.
+# a score over that bound is taken as a cut (less the margin). Both kept for the games they
+# win at equal time on English, International even (benchmarks/revision_match.py).
 PROBCUT_DEPTH = 3
 PROBCUT_MARGIN = 5
 PROBCUT_SHARE = 40
