@@ -21,6 +21,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import tokenize
 from pathlib import Path
 from typing import Any
@@ -222,6 +223,19 @@ def test_board_picture_is_up_to_date() -> None:
     assert picture == _gen_variants().board_svg("international")
 
 
+def test_api_reference_options_pass_validation() -> None:
+    """The site is built with pydantic (the dev extra installs it), so mkdocstrings-python
+    validates the API reference's options as strictly as it can: those of ``mkdocs.yml``
+    pass."""
+    assert importlib.util.find_spec("pydantic"), 'pydantic is missing: pip install -e ".[dev]"'
+    from mkdocs.config import load_config
+    from mkdocstrings_handlers.python import PythonOptions
+
+    config = load_config(str(ROOT / "mkdocs.yml"))
+    options = config.plugins["mkdocstrings"].config.handlers["python"]["options"]
+    assert PythonOptions.from_data(**options).extensions
+
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Returns the folder of the site, built once with ``mkdocs build --strict``."""
@@ -303,3 +317,76 @@ def test_site_links_the_sphinx_roles_of_docstrings(site: Path) -> None:
         if role.search(html.read_text(encoding="utf-8"))
     ]
     assert not left, left
+
+
+#: Folders of the machine that builds the site: none of them is any reader's.
+MACHINE_FOLDERS = ("/work", "/root", "/home", "/tmp", "/Users", "/private/var")
+#: Built pages that still show such a folder, each with where its text comes from; each is
+#: checked by an expected failure below, so a fixed page must leave this list.
+MACHINE_PATH_PAGES = {
+    "agents/leaderboard/index.html": "the recipes' commands, rendered by benchmarks/"
+    "leaderboard.py from the saved results in docs/assets/leaderboard/",
+}
+
+
+def machine_paths(page: str) -> list[str]:
+    """Returns the paths of the building machine in a page's text: its checkout, home and
+    temporary folders, and those of any machine's (``/home/...``, ``/tmp/...``)."""
+    here = {str(ROOT), str(Path.home()), tempfile.gettempdir()}
+    folders = {*MACHINE_FOLDERS, *(folder for folder in here if folder.strip("/"))}
+    either = "|".join(sorted(map(re.escape, folders), key=len, reverse=True))
+    text = html.unescape(re.sub(r"<[^>]*>", "", page))  # highlighted code splits paths in tags
+    return re.findall(rf"(?<![\w./~-])(?:{either})(?![\w.-])[^\s\"'<>`]*", text)
+
+
+def _pages_with_machine_paths(site: Path) -> dict[str, list[str]]:
+    """Returns the built pages that show a path of the building machine, with the paths."""
+    pages = {
+        page.relative_to(site).as_posix(): machine_paths(page.read_text(encoding="utf-8"))
+        for page in sorted(site.rglob("*.html"))
+    }
+    return {name: paths for name, paths in pages.items() if paths}
+
+
+@pytest.mark.xdist_group("mkdocs")
+def test_site_shows_no_path_of_the_building_machine(site: Path) -> None:
+    """No page shows where the site was built (an output's checkpoint, a run folder): a
+    reader's paths differ, and the pages show relative ones."""
+    found = _pages_with_machine_paths(site)
+    assert not {name: paths for name, paths in found.items() if name not in MACHINE_PATH_PAGES}
+
+
+@pytest.mark.xdist_group("mkdocs")
+@pytest.mark.parametrize("name", sorted(MACHINE_PATH_PAGES))
+def test_site_pages_known_to_show_machine_paths(site: Path, name: str) -> None:
+    if name in _pages_with_machine_paths(site):
+        pytest.xfail(f"{name} shows paths of the building machine: {MACHINE_PATH_PAGES[name]}")
+    pytest.fail(f"{name} no longer shows paths of the building machine: drop it from the list")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "checkpoint: /work/runs/lb/default/quickstart/checkpoints/latest.pt",
+        "--opponent checkpoint:/home/ann/runs/q/latest.pt",
+        '<span class="w"> </span>--runs<span class="w"> </span>/tmp/lb/az',
+        "--out=/root/runs",
+        f"cd {ROOT}",
+    ],
+)
+def test_machine_paths_are_caught(text: str) -> None:
+    assert machine_paths(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "checkpoint: runs/quickstart-<time>/checkpoints/latest.pt",
+        "https://example.org/home/index.html",
+        "hub:/opt/scan/scan,book=false",
+        "python docs/gen_variants.py site-gen",
+        "a /tmpfile or ./tmp/x",
+    ],
+)
+def test_relative_and_remote_paths_are_not_machine_paths(text: str) -> None:
+    assert not machine_paths(text)
