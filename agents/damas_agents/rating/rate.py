@@ -23,6 +23,7 @@ import argparse
 import bisect
 import json
 import math
+import os
 import sys
 from collections.abc import Sequence
 from concurrent.futures import BrokenExecutor, Future
@@ -37,17 +38,18 @@ from damas_agents.arena.match import (
     GameRecord,
     GameRunner,
     MoveTimes,
+    Opening,
     openings_for,
 )
 from damas_agents.players.external import EngineError
-from damas_agents.players.make import make_agent
+from damas_agents.players.make import PYTHON_USAGE, command_line_agent, make_agent
 from damas_agents.rating.fit import Rating, Results, rate_against
 from damas_agents.rating.pool import POOL_VERSION, Pool, PoolError, load_pool
 from damas_agents.specs import spec_usage
 from damas_env.checks import checked_int
 from damas_env.rules import Ruleset, get_ruleset
 
-__all__ = ["BOUND_GAMES", "MAX_RATE_GAMES", "RateResult", "main", "rate"]
+__all__ = ["BOUND_GAMES", "MAX_RATE_GAMES", "RateInterrupted", "RateResult", "main", "rate"]
 
 #: Games won (lost) in a row against the strongest (weakest) member that end a match with a
 #: bound: more games would raise it by only about 125 Elo per doubling.
@@ -68,7 +70,7 @@ class RateResult:
     pool: Pool
     rating: Rating
     stopped: str
-    """Why the match ended: "interval", "games" or "bound"."""
+    """Why the match ended: "interval", "games", "bound" or "interrupted" (Ctrl-C)."""
     records: list[tuple[str, GameRecord]] = field(repr=False)
     """Every game, with the member played, from the agent's side."""
 
@@ -96,6 +98,7 @@ class RateResult:
             "games": "the game limit",
             "bound": f"{BOUND_GAMES} games {'won' if rating.bound == 'lower' else 'lost'} "
             f"against the pool's {'strongest' if rating.bound == 'lower' else 'weakest'} member",
+            "interrupted": "Ctrl-C",
         }[self.stopped]
         ratings, times = pool.ratings(), self.move_times()
         width = max(len(spec) for spec in [*ratings, "opponent"])
@@ -148,6 +151,15 @@ class RateResult:
                 for spec, (w, d, lo) in self.by_opponent().items()
             ],
         }
+
+
+class RateInterrupted(KeyboardInterrupt):
+    """Ctrl-C during :func:`rate`: :attr:`result` is the rating from the games finished so
+    far (None before the first game ended)."""
+
+    def __init__(self, result: RateResult | None) -> None:
+        super().__init__()
+        self.result = result
 
 
 class _Schedule:
@@ -230,6 +242,7 @@ def rate(
     Raises:
         PoolError: no pool for the variant.
         TypeError, ValueError: a bad spec, or a number out of its bounds.
+        RateInterrupted: Ctrl-C; it holds the rating from the games finished so far.
     """
     checked_int("games", games, 2, MAX_RATE_GAMES)
     checked_int("seed", seed, 0, MAX_SEED)
@@ -244,43 +257,75 @@ def rate(
         )
     if isinstance(agent, str):  # fail now, before any game: a bad spec, an engine that does
         _close(make_agent(agent, rules=rules))  # not start, an agent of other rules
+    out = (out or sys.stderr) if progress else None
     schedule = _Schedule(table)
     pairs = (games + 1) // 2
     openings = openings_for(rules, pairs, seed)
     sources = [agent, *(m.spec for m in table.members)]
     event = f"damas rate on the {rules.name} pool {table.version}"
+    flying: list[tuple[int, list[Future[GameRecord]]]] = []
+    name = "agent"
+    try:
+        with GameRunner(sources, rules, workers, table.max_plies, event) as runner:
+            name = runner.names[0]
+            stopped = _play(runner, schedule, openings, flying, (ci, pairs, workers, seed), out)
+            for _, futures in flying:  # started already: their games count too
+                for future in futures:
+                    future.result()
+    except KeyboardInterrupt:  # the runner has stopped: the games finished so far count
+        raise RateInterrupted(_result(name, rules, table, flying, "interrupted")) from None
+    result = _result(name, rules, table, flying, stopped)
+    assert result is not None
+    return result
+
+
+def _play(
+    runner: GameRunner,
+    schedule: _Schedule,
+    openings: list[Opening],
+    flying: list[tuple[int, list[Future[GameRecord]]]],
+    limits: tuple[float, int, int, int],
+    out: TextIO | None,
+) -> str:
+    """Plays pairs (appended to `flying`, member and futures) until the schedule stops;
+    returns why. `limits` is (ci, pairs, workers, seed); `out` gets the progress, if any."""
+    ci, pairs, workers, seed = limits
+    done, stopped = 0, None
+    while stopped is None:
+        while len(flying) < done + workers and len(flying) < pairs:
+            k, member = len(flying), schedule.next_member()
+            games = [
+                runner.submit(0, member + 1, openings[k], first, seed, 2 * k + i)
+                for i, first in enumerate((True, False))
+            ]
+            flying.append((member, games))
+        member, futures = flying[done]
+        for future in futures:
+            schedule.add(schedule.pool.members[member].spec, future.result().score)
+        done += 1
+        stopped = schedule.stop(ci, 2 * done, 2 * pairs)
+        if out is not None:
+            _report(schedule, 2 * done, out, last=stopped is not None)
+    return stopped
+
+
+def _result(
+    name: str,
+    rules: Ruleset,
+    table: Pool,
+    flying: list[tuple[int, list[Future[GameRecord]]]],
+    stopped: str,
+) -> RateResult | None:
+    """Returns the rating from the games of `flying` that finished (None before the first)."""
+    schedule = _Schedule(table)
     records: list[tuple[str, GameRecord]] = []
-    with GameRunner(sources, rules, workers, table.max_plies, event) as runner:
-        name = runner.names[0]
-        flying: list[tuple[int, list[Future[GameRecord]]]] = []
-        done, stopped = 0, None
-        while stopped is None:
-            while len(flying) < done + workers and len(flying) < pairs:
-                k, member = len(flying), schedule.next_member()
-                flying.append(
-                    (
-                        member,
-                        [
-                            runner.submit(0, member + 1, openings[k], first, seed, 2 * k + i)
-                            for i, first in enumerate((True, False))
-                        ],
-                    )
-                )
-            member, futures = flying[done]
-            for future in futures:
+    for member, futures in flying:
+        for future in futures:
+            if future.done() and not future.cancelled() and future.exception() is None:
                 records.append((table.members[member].spec, future.result()))
-                schedule.add(table.members[member].spec, records[-1][1].score)
-            done += 1
-            stopped = schedule.stop(ci, 2 * done, 2 * pairs)
-            if progress:
-                _report(schedule, 2 * done, out or sys.stderr, last=stopped is not None)
-        for member, futures in flying[done:]:  # started already: their games count too
-            for future in futures:
-                records.append((table.members[member].spec, future.result()))
-                schedule.add(table.members[member].spec, records[-1][1].score)
+                schedule.add(records[-1][0], records[-1][1].score)
     rating = schedule.rating()
-    assert rating is not None
-    return RateResult(name, rules.name, table, rating, stopped, records)
+    return None if rating is None else RateResult(name, rules.name, table, rating, stopped, records)
 
 
 def _close(agent: object) -> None:
@@ -313,9 +358,17 @@ def build_parser() -> argparse.ArgumentParser:
         prog="damas rate",
         description="Rates an agent on a variant's reference pool: Elo on the pool's scale "
         "(random = 0) with a 95%% interval, from an adaptive match against the pool.",
-        epilog=f"agent specs: {spec_usage()}",
+        epilog=f"AGENT is an agent spec ({spec_usage()}) or a Python agent, "
+        f"{PYTHON_USAGE}: ATTR is an agent, an agent class or factory (called with no "
+        "arguments or with seed=), or a policy function policy(planes, mask) -> action. Only "
+        "the command line takes a Python agent, never a config. Exit status: 2 on a bad "
+        "argument (before any game), 1 when the games were played but --pdn could not be "
+        "written (the rating is printed first), 130 on Ctrl-C (the rating of the games "
+        "finished is printed).",
     )
-    parser.add_argument("agent", metavar="AGENT", help="the agent's spec")
+    parser.add_argument(
+        "agent", metavar="AGENT", help="the agent: a spec, or python:MODULE:ATTR or FILE.py:ATTR"
+    )
     parser.add_argument("--variant", type=variant_arg, default="english", help="ruleset name")
     parser.add_argument(
         "--ci", type=_elo_arg, default=50.0, help="stop at a 95%% interval of ±CI Elo (50)"
@@ -350,11 +403,15 @@ def _elo_arg(text: str) -> float:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Runs ``damas rate``; returns the exit status (2 on a usage or input error)."""
+    """Runs ``damas rate``; returns the exit status (2 on a usage or input error, 1 when the
+    games could not be saved, 130 on Ctrl-C)."""
     args = build_parser().parse_args(argv)
     try:
+        agent = command_line_agent(args.agent, args.variant, args.workers)
+        if args.pdn is not None:
+            _check_writable(args.pdn)
         result = rate(
-            args.agent,
+            agent,
             variant=args.variant,
             ci=args.ci,
             games=args.games,
@@ -363,17 +420,47 @@ def main(argv: Sequence[str] | None = None) -> int:
             pool=args.pool,
             progress=not args.no_progress,
         )
+    except RateInterrupted as interrupted:
+        if interrupted.result is not None:
+            _output(interrupted.result, args)
+        print("damas rate: interrupted", file=sys.stderr)
+        return 130
     except (PoolError, ValueError, ImportError, OSError, EngineError) as error:
         print(f"damas rate: error: {error}", file=sys.stderr)
         return 2
     except BrokenExecutor as error:
         print(f"damas rate: error: a worker process died: {error}", file=sys.stderr)
         return 2
+    return _output(result, args)
+
+
+def _check_writable(path: Path) -> None:
+    """Raises ValueError unless the games can be saved at `path`: checked before any game."""
+    folder = path.parent
+    if path.is_dir():
+        raise ValueError(f"--pdn {path} is a folder: name a file")
+    if not folder.is_dir():
+        raise ValueError(f"--pdn {path}: there is no folder {folder}")
+    if not os.access(path if path.exists() else folder, os.W_OK):
+        what = "the file" if path.exists() else f"the folder {folder}"
+        raise ValueError(f"--pdn {path}: {what} is not writable")
+
+
+def _output(result: RateResult, args: argparse.Namespace) -> int:
+    """Saves the games (--pdn) and prints the result (JSON with --json); returns 1 if the
+    games could not be saved (said after the result is printed), else 0."""
     data = result.to_dict()
-    if args.pdn:
-        args.pdn.write_text(result.pdn())
-        data["pdn"] = str(args.pdn)
-    print(json.dumps(data) if args.json else result.summary())
+    failed = None
+    if args.pdn is not None:
+        try:
+            args.pdn.write_text(result.pdn())
+            data["pdn"] = str(args.pdn)
+        except OSError as error:
+            failed = error.strerror or str(error)
+    print(json.dumps(data) if args.json else result.summary(), flush=True)
+    if failed is not None:
+        print(f"damas rate: error: cannot save the games to {args.pdn}: {failed}", file=sys.stderr)
+        return 1
     return 0
 
 
