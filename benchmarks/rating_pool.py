@@ -11,9 +11,12 @@ Every pair of members plays: those at most ``--near`` places apart in the list (
 weakest to strongest) ``--games`` colour-swapped games each, where the results say the most;
 the others ``--far-games`` (they tie the scale together; a whitewash there says little). It
 prints the fitted table (Elo, 95% interval, games), each neighbour's gap, the command and
-the run time, and writes the pool (``agents/damas_agents/rating/pools/<variant>-v1.json``
-unless ``--out``). The members are the lists below (``--members`` for another); each is
-limited by depth or simulations, never by time, so the table does not move with the load.
+the run time, and writes the pool (``agents/damas_agents/rating/pools/<variant>-<version>.json``
+unless ``--out``) and, beside it, the moves its members play from a fixed set of positions
+(:mod:`damas_agents.rating.fingerprint`: the tests check that they never change). The members
+are the lists below (``--members`` for another); each is limited by depth or simulations,
+never by time, so the table does not move with the load, and each search names its version.
+A pool ships once: a change to what a member plays ships as a new ``--version``.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import re
 import shlex
 import sys
 import time
@@ -31,6 +35,7 @@ sys.path.insert(0, str(ROOT / "agents"))
 sys.path.insert(0, str(ROOT))
 
 from damas_agents.arena.match import GameRunner, openings_for  # noqa: E402
+from damas_agents.rating.fingerprint import write_moves  # noqa: E402
 from damas_agents.rating.fit import Results, fit_ratings  # noqa: E402
 from damas_agents.rating.pool import POOL_VERSION, Pool, this_machine  # noqa: E402
 from damas_env.rules import get_ruleset  # noqa: E402
@@ -44,14 +49,14 @@ MEMBERS = {
         "mcts:sims=10",
         "mcts:sims=30",
         "mcts:sims=100",
-        "alphabeta:depth=2",
-        "alphabeta:depth=3",
-        "alphabeta:depth=4",
-        "alphabeta:depth=6",
-        "alphabeta:depth=8",
-        "pretrained:english-v1,depth=4",
-        "pretrained:english-v1,depth=6",
-        "pretrained:english-v1,depth=10",
+        "alphabeta:depth=2,search=1",
+        "alphabeta:depth=3,search=1",
+        "alphabeta:depth=4,search=1",
+        "alphabeta:depth=6,search=1",
+        "alphabeta:depth=8,search=1",
+        "pretrained:english-v1,depth=4,search=1",
+        "pretrained:english-v1,depth=6,search=1",
+        "pretrained:english-v1,depth=10,search=1",
     ],
     "international": [
         "random",
@@ -63,22 +68,25 @@ MEMBERS = {
         "mcts:sims=50",
         "mcts:sims=100",
         "mcts:sims=200",
-        "alphabeta:depth=2",
-        "alphabeta:depth=3",
-        "alphabeta:depth=4",
-        "alphabeta:depth=5",
-        "alphabeta:depth=6",
-        "pretrained:international-v1,depth=5",
-        "pretrained:international-v1,depth=6",
-        "pretrained:international-v1,depth=8",
+        "alphabeta:depth=2,search=1",
+        "alphabeta:depth=3,search=1",
+        "alphabeta:depth=4,search=1",
+        "alphabeta:depth=5,search=1",
+        "alphabeta:depth=6,search=1",
+        "pretrained:international-v1,depth=5,search=1",
+        "pretrained:international-v1,depth=6,search=1",
+        "pretrained:international-v1,depth=8,search=1",
     ],
 }
+_SEARCH_PIN = re.compile(r",search=[0-9]+")
 MAX_PLIES = 500  # a game of two weak agents longer than this is scored a draw
 
 
 def pair_seed(seed: int, a: str, b: str) -> int:
     """Returns the seed of a pair's games: from the two members' specs, not their places in the
-    list, so adding a member leaves every other pair's games as they were."""
+    list, so adding a member leaves every other pair's games as they were. A spec's search
+    version pin is left out: pinning the version a member already plays changes nothing."""
+    a, b = (_SEARCH_PIN.sub("", spec) for spec in (a, b))
     digest = hashlib.sha256(f"{seed} {a} {b}".encode()).digest()
     return int.from_bytes(digest[:4], "little") >> 1
 
@@ -93,11 +101,12 @@ def main() -> None:
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--seed", type=int, default=2026)
     p.add_argument("--out", type=Path)
+    p.add_argument("--version", default=POOL_VERSION, help=f"the pool version ({POOL_VERSION})")
     args = p.parse_args()
     rules = get_ruleset(args.variant)
     members = args.members or MEMBERS[rules.name]
     pools = ROOT / "agents" / "damas_agents" / "rating" / "pools"
-    out = args.out or pools / f"{rules.name}-{POOL_VERSION}.json"
+    out = args.out or pools / f"{rules.name}-{args.version}.json"
     pairs = [
         (i, j, args.games if j - i <= args.near else args.far_games)
         for i in range(len(members))
@@ -111,7 +120,7 @@ def main() -> None:
     )
     start = time.perf_counter()
     results: dict[tuple[str, str], Results] = {}
-    event = f"rating pool {POOL_VERSION} ({rules.name})"
+    event = f"rating pool {args.version} ({rules.name})"
     with GameRunner(members, rules, args.workers, MAX_PLIES, event) as runner:
         futures = []
         for i, j, n in pairs:
@@ -139,7 +148,7 @@ def main() -> None:
         table,
         results,
         rules.name,
-        version=POOL_VERSION,
+        version=args.version,
         max_plies=MAX_PLIES,
         command=command,
         seconds=round(seconds, 1),
@@ -158,6 +167,8 @@ def main() -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(pool.to_dict(), indent=1) + "\n")
     print(f"written: {out}")
+    if args.out is None:  # a pool of the package: the proof of its members' moves beside it
+        print(f"written: {write_moves(rules.name, args.version, pools)}")
 
 
 if __name__ == "__main__":

@@ -29,8 +29,6 @@ from damas_agents.search.alphabeta import (
     FLAG_UPPER,
     INF,
     LMR_DEPTH,
-    LMR_LATE,
-    LMR_PV_MOVES,
     MATE,
     MAX_DEPTH,
     MAX_PLY,
@@ -51,6 +49,7 @@ from damas_agents.search.alphabeta import (
     new_search,
     next_search,
     piece_square_table,
+    search_plan,
     search_root,
 )
 from damas_env import Move, Position, draughts_v0, get_ruleset
@@ -434,21 +433,39 @@ def test_aspiration_windows_do_not_change_the_root_scores(variant: str) -> None:
 
 
 def test_late_move_reductions_spare_the_moves_that_matter() -> None:
-    # Reduced: a quiet move after the first in a null window, two plies when very late; in
-    # the principal variation (a window wider than one) only from LMR_PV_MOVES on, one ply.
-    quiet = O_KILLER[0]  # a killer's ordering score: killers and history moves alike
-    assert _reduction(LMR_DEPTH, 1, True, quiet, 1, 0) == 1
-    assert _reduction(LMR_DEPTH, LMR_LATE - 1, True, quiet, 1, 0) == 1
-    assert _reduction(LMR_DEPTH, LMR_LATE, True, quiet, 1, 0) == 2
-    assert _reduction(LMR_DEPTH, LMR_PV_MOVES, True, quiet, 50, 0) == 1
-    assert _reduction(LMR_DEPTH, LMR_LATE, True, quiet, 50, 0) == 1
+    # Search version 2 (Scan's) reduces a quiet move after the first in a null window, two
+    # plies from the sixth; in the principal variation (a window wider than one) from the
+    # third, one ply.
+    plan, quiet = search_plan(2), O_KILLER[0]  # a killer's ordering score: like history's
+    assert _reduction(LMR_DEPTH, 1, True, quiet, 1, 0, plan) == 1
+    assert _reduction(LMR_DEPTH, 5, True, quiet, 1, 0, plan) == 1
+    assert _reduction(LMR_DEPTH, 6, True, quiet, 1, 0, plan) == 2
+    assert _reduction(LMR_DEPTH, 3, True, quiet, 50, 0, plan) == 1
+    assert _reduction(LMR_DEPTH, 6, True, quiet, 50, 0, plan) == 1
     # Never: captures (then every move captures), the table's move, crowning, the first
     # moves of the principal variation, the last plies.
-    assert _reduction(LMR_DEPTH, LMR_LATE, False, quiet, 1, 0) == 0
-    assert _reduction(LMR_DEPTH, LMR_LATE, True, O_TT, 1, 0) == 0
-    assert _reduction(LMR_DEPTH, LMR_LATE, True, O_CROWN, 1, 0) == 0
-    assert _reduction(LMR_DEPTH, LMR_PV_MOVES - 1, True, quiet, 50, 0) == 0
-    assert _reduction(LMR_DEPTH - 1, LMR_LATE, True, quiet, 1, 0) == 0
+    assert _reduction(LMR_DEPTH, 6, False, quiet, 1, 0, plan) == 0
+    assert _reduction(LMR_DEPTH, 6, True, O_TT, 1, 0, plan) == 0
+    assert _reduction(LMR_DEPTH, 6, True, O_CROWN, 1, 0, plan) == 0
+    assert _reduction(LMR_DEPTH, 2, True, quiet, 50, 0, plan) == 0
+    assert _reduction(LMR_DEPTH - 1, 6, True, quiet, 1, 0, plan) == 0
+
+
+def test_the_first_search_version_reduces_as_it_always_did() -> None:
+    # Version 1 (the rating pool v1's): null windows only, from the fourth move, killers
+    # spared; two plies from the ninth move at depth 5 or more.
+    plan = search_plan(1)
+    history = O_KILLER[1] - 1
+    assert [_reduction(LMR_DEPTH, k, True, history, 1, 0, plan) for k in range(1, 5)] == [
+        0,
+        0,
+        1,
+        1,
+    ]
+    assert _reduction(LMR_DEPTH, 8, True, history, 1, 0, plan) == 1
+    assert _reduction(LMR_DEPTH + 2, 8, True, history, 1, 0, plan) == 2
+    assert _reduction(LMR_DEPTH + 2, 8, True, O_KILLER[1], 1, 0, plan) == 0
+    assert _reduction(LMR_DEPTH + 2, 8, True, history, 50, 0, plan) == 0
 
 
 @pytest.mark.parametrize("variant", ["english", "international"])

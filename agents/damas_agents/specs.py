@@ -1,7 +1,8 @@
 """Agent specs: one string names an agent and its budget, for command lines and configs.
 
     random, greedy              a random legal hop; the best material after its move
-    alphabeta:depth=4           alpha-beta search (depth, nodes and/or time)
+    alphabeta:depth=4           alpha-beta search (depth, nodes and/or time; search=1: the
+                                first search version, as the rating pool v1 plays it)
     mcts:sims=400               UCT with random rollouts (sims, c)
     openspiel-mcts:sims=1000    OpenSpiel's MCTSBot (English); dame:depth=6 (International)
     hub:/path/to/scan,threads=1 any Hub-protocol engine; options it does not know go to it
@@ -25,7 +26,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from damas_agents.search.alphabeta import MAX_DEPTH, MIN_SECONDS
+from damas_agents.search.alphabeta import LATEST_SEARCH, MAX_DEPTH, MIN_SECONDS
 from damas_env.checks import shown
 
 __all__ = [
@@ -99,6 +100,7 @@ class Kind:
 
 _DEPTH, _SIMS = Option(int, MAX_DEPTH), Option(int, MAX_SIMS)
 _NODES = Option(int, MAX_NODES)
+_SEARCH = Option(int, LATEST_SEARCH)
 _SECONDS = Option(float, MAX_SECONDS, MIN_SECONDS)
 
 KINDS: dict[str, Kind] = {
@@ -106,8 +108,8 @@ KINDS: dict[str, Kind] = {
     "greedy": Kind("damas_agents.players.classic:GreedyAgent", usage="greedy"),
     "alphabeta": Kind(
         "damas_agents.players.classic:AlphaBetaAgent",
-        {"depth": _DEPTH, "nodes": _NODES, "time": _SECONDS},
-        usage="alphabeta:depth=N|nodes=N|time=S",
+        {"depth": _DEPTH, "nodes": _NODES, "time": _SECONDS, "search": _SEARCH},
+        usage="alphabeta:depth=N|nodes=N|time=S[,search=V]",
     ),
     "mcts": Kind(
         "damas_agents.players.tree:MCTSAgent",
@@ -135,15 +137,15 @@ KINDS: dict[str, Kind] = {
     ),
     "checkpoint": Kind(
         "damas_agents.players.load:load_agent",
-        {"sims": _SIMS, "depth": _DEPTH, "nodes": _NODES, "time": _SECONDS},
-        usage="checkpoint:PATH[,sims=N|depth=N|nodes=N|time=S]",
+        {"sims": _SIMS, "depth": _DEPTH, "nodes": _NODES, "time": _SECONDS, "search": _SEARCH},
+        usage="checkpoint:PATH[,sims=N|depth=N|nodes=N|time=S][,search=V]",
         path=True,
         needs=("torch",),
     ),
     "pretrained": Kind(
         "damas_agents.players.load:load_pretrained",
-        {"depth": _DEPTH, "nodes": _NODES, "time": _SECONDS},
-        usage="pretrained:english|international[-vN][,depth=N|nodes=N|time=S]",
+        {"depth": _DEPTH, "nodes": _NODES, "time": _SECONDS, "search": _SEARCH},
+        usage="pretrained:english|international[-vN][,depth=N|nodes=N|time=S][,search=V]",
         path=True,
         first="name",
         needs=("torch",),

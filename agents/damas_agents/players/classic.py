@@ -15,7 +15,13 @@ from collections.abc import Sequence
 import numpy as np
 
 from damas_agents.players.base import MoveAgent, Observation
-from damas_agents.search.alphabeta import MIN_SECONDS, Searcher, SearchResult
+from damas_agents.search.alphabeta import (
+    LATEST_SEARCH,
+    MIN_SECONDS,
+    Searcher,
+    SearchResult,
+    search_plan,
+)
 from damas_agents.search.nnue import NetWeights
 from damas_env import Move, Position, Ruleset
 from damas_env import kernels as K
@@ -117,9 +123,13 @@ class AlphaBetaAgent(MoveAgent):
         rules: the rules the evaluation was trained on: the agent then plays only those
             (:meth:`check_rules`).
         name: the agent's name (default: ``alphabeta:`` and its limits).
+        search: the search version (:data:`~damas_agents.search.alphabeta.SEARCH_VERSIONS`),
+            default the latest; an older one plays as that version always did (the rating
+            pools' members are pinned to one).
 
     Raises:
-        ValueError: no limit is given, or a limit is not positive.
+        ValueError: no limit is given, a limit is not positive, or there is no such search
+            version.
     """
 
     def __init__(
@@ -132,6 +142,7 @@ class AlphaBetaAgent(MoveAgent):
         weights: NetWeights | None = None,
         rules: Ruleset | None = None,
         name: str | None = None,
+        search: int | None = None,
     ) -> None:
         super().__init__()
         limits = {"depth": depth, "nodes": nodes, "time": time}
@@ -148,6 +159,10 @@ class AlphaBetaAgent(MoveAgent):
                 raise ValueError(f"time must be at least {MIN_SECONDS} s, not {shown(value)}")
         if not 4 <= tt_bits <= 30:
             raise ValueError(f"tt_bits must be 4..30, not {tt_bits}")
+        if search is not None:
+            search_plan(search)  # raises for a version that does not exist
+            given["search"] = search
+        self.search_version = LATEST_SEARCH if search is None else search
         self.depth, self.nodes, self.time = depth, nodes, time
         self.tt_bits = tt_bits
         self.rng = np.random.default_rng(seed)
@@ -195,6 +210,6 @@ class AlphaBetaAgent(MoveAgent):
         """Returns the search tables of a ruleset (made on first use)."""
         searcher = self._searchers.get(rules)
         if searcher is None:
-            searcher = Searcher(rules, self.tt_bits, self.weights)
+            searcher = Searcher(rules, self.tt_bits, self.weights, search=self.search_version)
             self._searchers[rules] = searcher
         return searcher

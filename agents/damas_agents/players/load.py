@@ -38,9 +38,11 @@ def load_agent(
     depth: int | None = None,
     nodes: int | None = None,
     time: float | None = None,
+    search: int | None = None,
 ) -> NetworkAgent | AlphaBetaAgent:
     """Returns an arena agent playing a checkpoint's network
-    (``checkpoint:PATH[,sims=N|depth=N|nodes=N|time=S]``; see :func:`network_agent`).
+    (``checkpoint:PATH[,sims=N|depth=N|nodes=N|time=S][,search=V]``; see
+    :func:`network_agent`).
 
     Raises:
         CheckpointError: the file is not a usable checkpoint.
@@ -48,10 +50,10 @@ def load_agent(
     """
     data = read_checkpoint(path)
     network, config = load_network(data)
-    options = {"sims": sims, "depth": depth, "nodes": nodes, "time": time}
+    options = {"sims": sims, "depth": depth, "nodes": nodes, "time": time, "search": search}
     given = ",".join(f"{k}={v}" for k, v in options.items() if v)
     label = name or f"checkpoint:{Path(path).name}" + (f",{given}" if given else "")
-    return network_agent(network, config, seed, label, sims, depth, nodes, time)
+    return network_agent(network, config, seed, label, sims, depth, nodes, time, search)
 
 
 #: The agents shipped in the package, by name: their file in its ``pretrained/`` folder
@@ -87,19 +89,21 @@ def load_pretrained(
     depth: int | None = None,
     nodes: int | None = None,
     time: float | None = None,
+    search: int | None = None,
 ) -> NetworkAgent | AlphaBetaAgent:
-    """Returns a shipped agent (``pretrained:english[,depth=N|nodes=N|time=S]``): the
-    alpha-beta search with its learned evaluation, by default to the depth it was shipped
-    to play at. Reads only the package's own file: no network access.
+    """Returns a shipped agent (``pretrained:english[,depth=N|nodes=N|time=S][,search=V]``):
+    the alpha-beta search (version `search`, default the latest) with its learned
+    evaluation, by default to the depth it was shipped to play at. Reads only the package's
+    own file: no network access.
 
     Raises:
         ValueError: no such pretrained agent.
         CheckpointError: the package's file is missing or damaged (reinstall the package).
     """
-    options = {"depth": depth, "nodes": nodes, "time": time}
+    options = {"depth": depth, "nodes": nodes, "time": time, "search": search}
     given = ",".join(f"{k}={v}" for k, v in options.items() if v)
     label = f"pretrained:{name}" + (f",{given}" if given else "")
-    return load_agent(pretrained_path(name), seed, 0, label, depth, nodes, time)
+    return load_agent(pretrained_path(name), seed, 0, label, depth, nodes, time, search)
 
 
 def network_agent(
@@ -111,12 +115,14 @@ def network_agent(
     depth: int | None = None,
     nodes: int | None = None,
     time: float | None = None,
+    search: int | None = None,
 ) -> NetworkAgent | AlphaBetaAgent:
     """Returns the agent that plays a trained network.
 
     A policy-value network (AlphaZero, PPO) plays its policy, or ``sims`` PUCT simulations
     per hop. A learned evaluation (``nnue``) plays the alpha-beta search with it, limited by
-    ``depth``, ``nodes`` and/or ``time`` (default: the config's ``nnue.play_depth``).
+    ``depth``, ``nodes`` and/or ``time`` (default: the config's ``nnue.play_depth``), in
+    search version ``search`` (default the latest).
 
     Raises:
         ValueError: an option the network's algorithm does not take.
@@ -129,12 +135,13 @@ def network_agent(
             )
         if depth is None and nodes is None and time is None:
             depth = config.nnue.play_depth
+        weights = network.weights()
         return AlphaBetaAgent(
-            depth, nodes, time, seed=seed, weights=network.weights(), rules=rules, name=name
+            depth, nodes, time, seed=seed, weights=weights, rules=rules, name=name, search=search
         )
-    if depth is not None or nodes is not None or time is not None:
+    if any(v is not None for v in (depth, nodes, time, search)):
         raise ValueError(
-            f"depth=, nodes= and time= are for nnue checkpoints; this one is "
+            f"depth=, nodes=, time= and search= are for nnue checkpoints; this one is "
             f"{config.algorithm} (it takes sims=N)"
         )
     assert isinstance(network, DraughtsNet)

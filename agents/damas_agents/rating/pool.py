@@ -5,7 +5,10 @@
     pool.members[-1].spec, pool.members[-1].ci
 
 A pool is a list of agent specs, each deterministic given a seed and limited by depth, nodes or
-simulations (never by time), so that a rating does not move with the machine's load. Its
+simulations (never by time), so that a rating does not move with the machine's load, and each
+search pinned to its version (``alphabeta:depth=4,search=1``), so that it does not move with
+the code: a member plays the same moves forever (:mod:`damas_agents.rating.fingerprint`
+holds the proof). Its
 ratings were fitted at once from a round robin among the members (:func:`fit_ratings`,
 ``benchmarks/rating_pool.py`` rebuilds them); the file also keeps the games' summary, the
 command that played them, how long they took, and on what machine.
@@ -24,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from damas_agents.rating.fit import RatingTable, Results
+from damas_agents.specs import KINDS, parse_spec
 
 __all__ = [
     "POOL_VERSION",
@@ -178,6 +182,9 @@ def _parse(data: dict[str, Any], variant: str, version: str) -> Pool:
         raise ValueError("its members are not two or more distinct specs")
     if any(_TIME_LIMIT.search(spec) for spec in specs):
         raise ValueError("a member is limited by time")
+    unpinned = [spec for spec in specs if not _is_pinned(spec)]
+    if unpinned:
+        raise ValueError(f"member {unpinned[0]!r} does not name its search version (search=)")
     if data["anchor"] not in specs:
         raise ValueError(f"its anchor {data['anchor']!r} is not a member")
     results: dict[tuple[str, str], Results] = {}
@@ -199,6 +206,13 @@ def _parse(data: dict[str, Any], variant: str, version: str) -> Pool:
         seconds=_number(data["seconds"]),
         machine=str(data["machine"]),
     )
+
+
+def _is_pinned(spec: str) -> bool:
+    """Returns whether a member's spec fixes its search version where its kind has several
+    (a pool member plays the same moves forever)."""
+    kind, options = parse_spec(spec)
+    return "search" not in KINDS[kind].options or "search" in options
 
 
 def _number(value: Any) -> float:

@@ -73,13 +73,16 @@ from damas_env.rules import Ruleset
 K.name_kernels(__name__, "the alpha-beta search")  # the first-compile note
 
 __all__ = [
+    "LATEST_SEARCH",
     "MATE",
     "MAX_DEPTH",
     "MIN_SECONDS",
     "NodeRate",
+    "SEARCH_VERSIONS",
     "SearchResult",
     "Searcher",
     "piece_square_table",
+    "search_plan",
     "with_network",
 ]
 
@@ -140,19 +143,53 @@ HISTORY_CAP = 1 << 16  # a history entry reaching it halves the side's table
 
 # Search refinements.
 ASPIRATION = 30  # half the first root move's window around the last iteration's score
-# Late-move reductions, as Scan's: from depth LMR_DEPTH, quiet moves other than the table's
-# and crowning ones are searched a ply shallower from the second move on in a null window
-# (from the LMR_PV_MOVES-th on in a principal-variation node), two plies from the LMR_LATE-th.
-LMR_DEPTH = 3
-LMR_PV_MOVES = 3
-LMR_LATE = 6
-# ProbCut, as Scan's: a null-window node of depth PROBCUT_DEPTH or more is first searched to
-# PROBCUT_SHARE percent of its depth against a bound raised by PROBCUT_MARGIN centi-men a ply;
-# a score over that bound is taken as a cut (less the margin). Both kept for the games they
-# win at equal time on English, International even (benchmarks/revision_match.py).
-PROBCUT_DEPTH = 3
-PROBCUT_MARGIN = 5
-PROBCUT_SHARE = 40
+LMR_DEPTH = 3  # late-move reductions from this depth (every search version)
+NEVER = 1 << 30  # a move index or depth no node reaches: the refinement is off
+
+# Search versions: what a search prunes and reduces, as data the compiled search reads
+# (Tables.plan). Each version is frozen once shipped, since a rating pool's members play with
+# one (damas_agents.rating); a change to how the search prunes is a new version.
+#   P_PROBCUT_DEPTH  ProbCut (Scan's) from this depth: a null-window node is first searched to
+#                    P_PROBCUT_SHARE percent of its depth against a bound raised by
+#                    P_PROBCUT_MARGIN centi-men a ply; a score over it is a cut (less the margin)
+#   P_LMR_SPARED     quiet moves of this ordering score or more are never reduced
+#   P_LMR_NULL       in a null window, moves from this index on (the first: 0) a ply shallower
+#   P_LMR_PV         in the principal variation, moves from this index on a ply shallower
+#   P_LMR_LATE, P_LMR_LATE_DEPTH  two plies from this index on, at this depth or more
+(
+    P_PROBCUT_DEPTH,
+    P_PROBCUT_SHARE,
+    P_PROBCUT_MARGIN,
+    P_LMR_SPARED,
+    P_LMR_NULL,
+    P_LMR_PV,
+    P_LMR_LATE,
+    P_LMR_LATE_DEPTH,
+) = range(8)
+P_LEN = 8
+SEARCH_VERSIONS: dict[int, tuple[int, ...]] = {
+    # 1: late-move reductions in null windows only, from the fourth move, killers spared.
+    1: (NEVER, 0, 0, O_KILLER[1], 3, NEVER, 8, LMR_DEPTH + 2),
+    # 2: Scan's: ProbCut, and reductions from the second move in a null window (the third in
+    # the principal variation), two plies from the sixth; only the table's move and crowning
+    # moves spared. Kept for the games it wins at equal time on English (International even).
+    2: (3, 40, 5, O_CROWN, 1, 3, 6, LMR_DEPTH),
+}
+#: The search version agents use unless told otherwise (``alphabeta:depth=4,search=1``).
+LATEST_SEARCH = max(SEARCH_VERSIONS)
+
+
+def search_plan(version: int) -> np.ndarray:
+    """Returns a search version's settings as the int64 array the compiled search reads.
+
+    Raises:
+        ValueError: there is no such version.
+    """
+    if isinstance(version, bool) or not isinstance(version, int) or version not in SEARCH_VERSIONS:
+        known = ", ".join(map(str, SEARCH_VERSIONS))
+        raise ValueError(f"there is no search version {version!r}; the versions are {known}")
+    return np.array(SEARCH_VERSIONS[version], dtype=np.int64)
+
 
 FIRST_ROWS = 64  # rows of each ply's move list at first; grown (up to MAX_MOVES) on overflow
 
@@ -173,6 +210,7 @@ class Tables(NamedTuple):
     path: np.ndarray
     rev: np.ndarray
     stats: np.ndarray
+    plan: np.ndarray
     counters: np.ndarray
     net: np.ndarray
     netv: np.ndarray
@@ -432,16 +470,17 @@ def _pick(mv, n):
 
 
 @kernel(inline=True)
-def _reduction(depth, k, quiet, order_score, beta, alpha):
-    """Returns how many plies less the k-th move of a node (the first: 0) is searched: none
-    for captures (all moves capture, or none), the table's move, crowning and near the
-    leaves; else one from the second move on (in the principal variation: from the
-    LMR_PV_MOVES-th), two from the LMR_LATE-th in a null window."""
-    if not quiet or depth < LMR_DEPTH or order_score == O_CROWN or order_score >= O_TT:
+def _reduction(depth, k, quiet, order_score, beta, alpha, plan):
+    """Returns how many plies less the k-th move of a node (the first: 0) is searched, as the
+    search version's `plan` says: none for captures (all moves capture, or none), spared
+    moves and near the leaves; else one from a move index on, two for later moves."""
+    if not quiet or depth < LMR_DEPTH or order_score >= plan[P_LMR_SPARED]:
         return 0
     if beta - alpha > 1:
-        return 1 if k >= LMR_PV_MOVES else 0
-    return 2 if k >= LMR_LATE else 1
+        return 1 if k >= plan[P_LMR_PV] else 0
+    if k < plan[P_LMR_NULL]:
+        return 0
+    return 2 if k >= plan[P_LMR_LATE] and depth >= plan[P_LMR_LATE_DEPTH] else 1
 
 
 @kernel(inline=True)
@@ -487,15 +526,15 @@ def _negamax(board, side, h, depth, ply, alpha, beta, t):
         if settled:
             return score
         if (
-            depth >= PROBCUT_DEPTH
+            depth >= t.plan[P_PROBCUT_DEPTH]
             and beta - alpha == 1
             and stats[S_PROBING] == 0
             and -MATE_BOUND < beta < MATE_BOUND
         ):  # ProbCut: a shallow search shows a cut with a margin to spare
-            margin = PROBCUT_MARGIN * depth
+            margin = t.plan[P_PROBCUT_MARGIN] * depth
             raised = beta + margin
             stats[S_PROBING] = 1
-            shallow = depth * PROBCUT_SHARE // 100
+            shallow = depth * t.plan[P_PROBCUT_SHARE] // 100
             score = _negamax(board, side, h, shallow, ply, raised - 1, raised, t)
             stats[S_PROBING] = 0
             if stats[S_ABORT] != ABORT_NONE:
@@ -532,7 +571,7 @@ def _negamax(board, side, h, depth, ply, alpha, beta, t):
         if k == 0:
             score = -_negamax(board, 1 - side, child, depth - 1, ply + 1, -beta, -alpha, t)
         else:  # principal-variation search: a null window first, the full one if it fails high
-            r = _reduction(depth, k, quiet, order_score, beta, alpha)
+            r = _reduction(depth, k, quiet, order_score, beta, alpha, t.plan)
             score = -_negamax(board, 1 - side, child, depth - 1 - r, ply + 1, -alpha - 1, -alpha, t)
             if score > alpha and r > 0 and stats[S_ABORT] == ABORT_NONE:
                 score = -_negamax(board, 1 - side, child, depth - 1, ply + 1, -alpha - 1, -alpha, t)
@@ -881,8 +920,11 @@ def _next_iteration_nodes(iterations: list[int]) -> float:
     return n[-1] * min(max(ebf, EBF_RANGE[0]), EBF_RANGE[1])
 
 
-def _new_tables(engine: Engine, rules: Ruleset, tt_bits: int, net: NetWeights) -> Tables:
-    """Returns fresh search tables for a ruleset, evaluating with `net` in integers."""
+def _new_tables(
+    engine: Engine, rules: Ruleset, tt_bits: int, net: NetWeights, search: int
+) -> Tables:
+    """Returns fresh search tables for a ruleset, evaluating with `net` in integers and
+    pruning as search version `search` does."""
     squares = rules.squares
     tables = Tables(
         ray=engine.ray,
@@ -898,6 +940,7 @@ def _new_tables(engine: Engine, rules: Ruleset, tt_bits: int, net: NetWeights) -
         path=np.zeros(MAX_PLY, dtype=np.uint64),
         rev=np.zeros(MAX_PLY, dtype=np.int32),
         stats=np.zeros(S_LEN, dtype=np.int64),
+        plan=search_plan(search),
         counters=np.zeros(K.G_LEN, dtype=np.int64),
         net=np.zeros((0, 0), dtype=np.int16),
         netv=np.zeros(0, dtype=np.int64),
@@ -947,6 +990,8 @@ class Searcher:
         cpu_clock: the processor time of the searching thread, in seconds; by default
             ``time.thread_time`` with the default clock, else `clock` itself (a fake clock
             then stands for both, as for a process that has its core to itself).
+        search: the search version (:data:`SEARCH_VERSIONS`): how it prunes and reduces.
+            Each version plays the same moves forever; the latest is the strongest.
 
     Under a time limit T the search runs one iteration per compiled call and reads the clock
     between calls. It aims to end RESERVE_SHARE * T + RESERVE_SECONDS before T; each call's
@@ -972,6 +1017,7 @@ class Searcher:
         weights: NetWeights | None = None,
         clock: Callable[[], float] = time.perf_counter,
         cpu_clock: Callable[[], float] | None = None,
+        search: int = LATEST_SEARCH,
     ) -> None:
         if not 4 <= tt_bits <= 30:
             raise ValueError(f"tt_bits must be 4..30, not {tt_bits}")
@@ -986,7 +1032,8 @@ class Searcher:
         if cpu_clock is None:
             cpu_clock = time.thread_time if clock is time.perf_counter else clock
         self.cpu_clock = cpu_clock
-        self.tables = _new_tables(engine, rules, tt_bits, net)
+        self.tables = _new_tables(engine, rules, tt_bits, net, search)
+        self.search_version = search
         # Writes the table's memory now: the first touch of each page is a fault that would
         # otherwise slow the first timed moves (tens of milliseconds in all).
         self.tables.tt.fill(0)
