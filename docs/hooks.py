@@ -1,7 +1,8 @@
 """The site's build steps (``hooks:`` in ``mkdocs.yml``), so that no page can drift from the
 code: the notebooks come from ``notebooks/``, the variant catalogue from ``gen_variants.py``,
 the leaderboard from the package's rating pools and the recipes' saved results
-(``docs/assets/leaderboard/``). The Sphinx roles of docstrings become links in
+(``docs/assets/leaderboard/``). A notebook's table of contents is read from its page's
+headings, so that its links find them. The Sphinx roles of docstrings become links in
 ``sphinx_roles.py``, a griffe extension.
 """
 
@@ -9,12 +10,14 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
 
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
+from mkdocs.structure.toc import get_toc
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Where the rating pools' tables go, in ``docs/agents/leaderboard.md``.
@@ -23,6 +26,8 @@ POOLS_MARKER = "<!-- rating pools -->"
 RECIPES_MARKER = "<!-- recipes leaderboard -->"
 #: The saved results of ``benchmarks/leaderboard.py`` that the page shows.
 RECIPES_RESULTS = ROOT / "docs" / "assets" / "leaderboard"
+#: A heading of a notebook's page as nbconvert writes it: level, id, and its HTML.
+NOTEBOOK_HEADING = re.compile(r'<h([1-6]) id="([^"]+)">(.*?)</h\1>', re.DOTALL)
 
 
 def _on_path() -> None:
@@ -106,3 +111,26 @@ def on_page_markdown(markdown: str, **_: Any) -> str:
     if POOLS_MARKER in markdown:
         markdown = markdown.replace(POOLS_MARKER, pool_tables())
     return markdown
+
+
+def notebook_toc(page_html: str) -> list[dict[str, Any]]:
+    """Returns the table of contents of a notebook's page (as ``toc_tokens``) from the
+    headings it shows, nested by level."""
+    tokens: list[dict[str, Any]] = []
+    open_: list[dict[str, Any]] = []  # the last heading of each level above
+    for level, anchor, inner in NOTEBOOK_HEADING.findall(page_html):
+        name = re.sub(r'<a class="anchor-link".*?</a>|<[^>]+>', "", inner).strip()
+        token = {"level": int(level), "id": anchor, "name": name, "children": []}
+        while open_ and open_[-1]["level"] >= token["level"]:
+            open_.pop()
+        (open_[-1]["children"] if open_ else tokens).append(token)
+        open_.append(token)
+    return tokens
+
+
+def on_page_content(html: str, page: Any, **_: Any) -> str:
+    """Gives a notebook's page the table of contents of its own headings: mkdocs-jupyter
+    names a heading with code in it one way on the page and another in its contents."""
+    if page.file.src_uri.endswith(".ipynb"):
+        page.toc = get_toc(notebook_toc(html))
+    return html

@@ -25,6 +25,7 @@ import tempfile
 import tokenize
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 import pytest
 from helpers import (
@@ -317,6 +318,21 @@ def test_site_links_the_sphinx_roles_of_docstrings(site: Path) -> None:
         if role.search(html.read_text(encoding="utf-8"))
     ]
     assert not left, left
+
+
+@pytest.mark.xdist_group("mkdocs")
+def test_site_links_within_a_page_find_their_place(site: Path) -> None:
+    """Every link to a place on its own page (the table of contents, a heading's anchor)
+    finds it, the notebooks' among them: mkdocs-jupyter names a heading with code in it
+    otherwise in its contents than on the page."""
+    missing = {}
+    for page in sorted(site.rglob("*.html")):
+        text = page.read_text(encoding="utf-8")
+        places = set(re.findall(r'\sid="([^"]+)"', text))
+        links = {unquote(html.unescape(link)) for link in re.findall(r'href="#([^"]+)"', text)}
+        if links - places:
+            missing[page.relative_to(site).as_posix()] = sorted(links - places)
+    assert not missing
 
 
 #: Folders of the machine that builds the site: none of them is any reader's.
