@@ -252,6 +252,10 @@ _PLAIN = 1 + 2 * 4 * 2 * 2  # an empty dark square, no marks
 _PIECE_R, _BODY_R, _RING_R = 0.40, 0.355, 0.48
 _CROWN_R, _CROWN_W, _JEWEL_R = 0.24, 0.065, 0.09
 _TARGET_R, _CROSS_W, _CROSS_R = 0.14, 0.07, 0.30
+# A square's number (SVG) sits in the top left corner, outside the piece's disc (radius
+# _PIECE_R): two digits of a sans-serif font (0.64 em wide each, 0.75 em high at most) end
+# 0.41 of a square from its centre.
+_NUMBER_SIZE, _NUMBER_INSET, _CAP = 0.18, 0.03, 0.75
 _SUPERSAMPLE = 4
 
 
@@ -484,7 +488,7 @@ def _svg_square(
     px: int,
     names: tuple[str, str],
 ) -> list[str]:
-    """Returns the SVG elements of one playable square: fill, number, marks and piece."""
+    """Returns the SVG elements of one playable square: fill, marks, piece and number."""
     x, y = square_centre(sq, geo, px, flip)
     x0, y0 = x - px // 2, y - px // 2
     fill = _hex(COLOURS[_BACKGROUNDS[background]])
@@ -492,9 +496,7 @@ def _svg_square(
     if _has_lines(geo):
         lines = f' stroke="{_hex(COLOURS["grid"])}" stroke-width="{max(1, px // 32) * 2}"'
     out = [
-        f'<rect class="square" x="{x0}" y="{y0}" width="{px}" height="{px}" fill="{fill}"{lines}/>',
-        f'<text x="{x0 + 2}" y="{y0 + px * 0.22:.1f}" font-size="{px * 0.2:.1f}" '
-        f'font-family="sans-serif" fill="{_hex(COLOURS["number"])}">{square_to_pdn(sq)}</text>',
+        f'<rect class="square" x="{x0}" y="{y0}" width="{px}" height="{px}" fill="{fill}"{lines}/>'
     ]
     if sq in hl.targets:
         out.append(
@@ -505,7 +507,18 @@ def _svg_square(
         out.append(_circle(x, y, 0.44 * px, 'class="moving"', stroke))
     if code:
         out += _svg_piece(x, y, code, px, names, captured=background == 3)
-    return out
+    return out + [_svg_number(sq, x0, y0, px)]
+
+
+def _svg_number(sq: int, x0: int, y0: int, px: int) -> str:
+    """Returns a square's PDN number, in the corner its piece leaves free (drawn last, over
+    the moving piece's ring)."""
+    inset, size = _NUMBER_INSET * px, _NUMBER_SIZE * px
+    return (
+        f'<text class="number" x="{x0 + inset:.1f}" y="{y0 + inset + _CAP * size:.1f}" '
+        f'font-size="{size:.1f}" font-family="sans-serif" '
+        f'fill="{_hex(COLOURS["number"])}">{square_to_pdn(sq)}</text>'
+    )
 
 
 def _circle(x: float, y: float, r: float, *attributes: str) -> str:

@@ -366,6 +366,43 @@ def test_svg_turkish_board_has_64_numbered_squares_with_lines() -> None:
     assert not any(r.get("stroke") for r in svg_squares(svg(empty(8), 8)))
 
 
+#: A generous sans-serif digit, in ems: its advance and its height.
+DIGIT_EM, CAP_EM = 0.64, 0.75
+
+
+def _number_box(text: ET.Element) -> tuple[float, float, float, float]:
+    """Returns the box (left, top, right, bottom) a square's number may cover."""
+    x, y, size = (float(text.get(k, 0)) for k in ("x", "y", "font-size"))
+    return x, y - CAP_EM * size, x + len(text.text or "") * DIGIT_EM * size, y
+
+
+def _gap(box: tuple[float, float, float, float], piece: ET.Element) -> float:
+    """Returns how far a box lies outside a piece's disc, its rim included (negative: over)."""
+    cx, cy, r, rim = (float(piece.get(k, 0)) for k in ("cx", "cy", "r", "stroke-width"))
+    dx = max(box[0] - cx, 0.0, cx - box[2])
+    dy = max(box[1] - cy, 0.0, cy - box[3])
+    return float(np.hypot(dx, dy)) - r - rim / 2
+
+
+@pytest.mark.parametrize(
+    ("variant", "px"),
+    [("turkish", 40), ("turkish", 24), ("international", 32), ("spanish", 40), ("canadian", 26)],
+)
+def test_svg_square_numbers_are_not_under_pieces(variant: str, px: int) -> None:
+    """Each square's number lies in its square and clear of every piece, on a board full of
+    men and kings (the Turkish board numbers all 64 squares, and pieces stand on half)."""
+    geo = Position.start(variant).engine.geometry
+    board = np.resize(np.array([1, -2, -1, 2], dtype=np.int8), geo.squares)
+    root = ET.fromstring(svg(board, geo, square_px=px))
+    squares = [r for r in root.iter(f"{SVG}rect") if r.get("class") == "square"]
+    pieces = [c for c in root.iter(f"{SVG}circle") if "piece" in c.get("class", "")]
+    for square, text in zip(squares, root.iter(f"{SVG}text"), strict=True):
+        box = _number_box(text)
+        x0, y0 = float(square.get("x", 0)), float(square.get("y", 0))
+        assert x0 < box[0] and y0 < box[1] and box[2] < x0 + px and box[3] < y0 + px, text.text
+        assert min(_gap(box, piece) for piece in pieces) > 0, text.text
+
+
 @pytest.mark.parametrize("variant", ["italian", "turkish", "frisian"])
 def test_the_env_draws_its_ruleset_layout(variant: str) -> None:
     start = Position.start(variant)
