@@ -21,6 +21,8 @@ machine the default run took 113 s and went from +0.15 before training to +0.78 
 (40 games; an iteration's line plays 20, so its figure is noisy, about +-0.3).
 ``as_agent(algo)`` plays the module's most likely legal hop in the arena or rates it on the
 pool: it turns the arena's channels-first planes into the (N, N, 8) images the module learned.
+``--rate`` prints its Elo after ``--rate-games`` games; ``--save PATH`` keeps the algorithm
+(an RLlib checkpoint folder; ``load_agent(PATH)`` plays it again).
 Longer runs do not beat random by much more on this setup: ``--steps 60000`` took 300 s
 and ended at +0.72, the per-iteration figure between +0.55 and +0.90 after 20,000 hops.
 For a strong player, see ``damas train`` (AlphaZero-style search).
@@ -36,6 +38,7 @@ import argparse
 import logging
 import math
 import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -48,6 +51,7 @@ from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.tune.registry import register_env
 
 from damas_agents.players.base import PolicyAgent
+from damas_agents.rating import available_pools, rate
 from damas_env.integrations.rllib import MaskedPPOTorchRLModule, rllib_env
 
 ENV_NAME = "damas_draughts"
@@ -208,6 +212,13 @@ def as_agent(algo: PPO, name: str = "rllib-ppo") -> PolicyAgent:
     return PolicyAgent(act, name)
 
 
+def load_agent(path: str, name: str = "rllib-ppo") -> PolicyAgent:
+    """Returns an algorithm saved with ``--save`` (a checkpoint folder) as an arena agent."""
+    ray.init(num_cpus=1, include_dashboard=False, ignore_reinit_error=True, log_to_driver=False)
+    register_env(ENV_NAME, lambda config: rllib_env(**config))
+    return as_agent(PPO.from_checkpoint(str(Path(path).resolve())), name)
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=20_000, help="hops to train for")
@@ -219,9 +230,14 @@ if __name__ == "__main__":
     )
     parser.add_argument("--threads", type=int, default=1, help="torch threads")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--save", metavar="PATH", help="save the algorithm (a folder)")
+    parser.add_argument("--rate", action="store_true", help="rate it on the variant's pool")
+    parser.add_argument("--rate-games", type=int, default=40, help="games of --rate (40)")
     args = parser.parse_args()
+    if args.rate and args.variant not in available_pools():
+        parser.error(f"--rate: no rating pool for {args.variant} ({', '.join(available_pools())})")
     torch.set_num_threads(args.threads)
-    _, score = main(
+    algo, score = main(
         args.steps,
         args.variant,
         args.batch,
@@ -233,4 +249,9 @@ if __name__ == "__main__":
         f"RLlib PPO after {args.steps:,} steps: mean reward {score:+.2f} "
         f"vs random over {args.eval_games} games (either side)"
     )
+    if args.save:
+        algo.save_to_path(str(Path(args.save).resolve()))
+        print(f"saved the algorithm to {args.save}")
+    if args.rate:
+        print(rate(as_agent(algo), args.variant, games=args.rate_games, progress=True).summary())
     ray.shutdown()

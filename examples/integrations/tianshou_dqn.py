@@ -15,7 +15,9 @@ policy routes like any other step.
 Tianshou stores the final rewards on the last transition only (the one of the agent that
 ended the game), as in its tic-tac-toe example: a learner that loses on the opponent's
 move never sees the -1. It is a demonstration of the plumbing, not a strong trainer.
-``as_agent(algorithm)`` plays the greedy DQN in the arena or rates it on the pool.
+``as_agent(algorithm)`` plays the greedy DQN in the arena or rates it on the pool: ``--rate``
+prints its Elo after ``--rate-games`` games, ``--save PATH`` keeps the DQN's weights
+(``load_agent(PATH)`` plays them again).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from tianshou.trainer import OffPolicyTrainerParams
 from tianshou.utils.net.common import Net
 
 from damas_agents.players.base import PolicyAgent
+from damas_agents.rating import available_pools, rate
 from damas_env import draughts_v0
 
 AGENTS = ("player_0", "player_1")
@@ -48,6 +51,15 @@ logging.getLogger("tianshou.data.stats").setLevel(logging.ERROR)
 def make_env(variant: str = "english") -> PettingZooEnv:
     """Returns the draughts AEC env as Tianshou's multi-agent env (infos with fixed keys)."""
     return PettingZooEnv(draughts_v0.env(variant))
+
+
+def make_policy(env: PettingZooEnv) -> DiscreteQLearningPolicy:
+    """Returns the DQN's policy: an MLP of Q-values over the planes, masked, epsilon-greedy."""
+    obs_space = env.observation_space["observation"]
+    net = Net(state_shape=obs_space.shape, action_shape=env.action_space.n, hidden_sizes=[256, 256])
+    return DiscreteQLearningPolicy(
+        model=net, action_space=env.action_space, eps_training=0.1, eps_inference=0.0
+    )
 
 
 def main(
@@ -75,13 +87,8 @@ def main(
     np.random.seed(seed)
     torch.manual_seed(seed)
     env = make_env(variant)
-    obs_space = env.observation_space["observation"]
-    net = Net(state_shape=obs_space.shape, action_shape=env.action_space.n, hidden_sizes=[256, 256])
-    policy = DiscreteQLearningPolicy(
-        model=net, action_space=env.action_space, eps_training=0.1, eps_inference=0.0
-    )
     dqn = DQN(
-        policy=policy,
+        policy=make_policy(env),
         optim=AdamOptimizerFactory(lr=1e-4),
         gamma=0.99,
         n_step_return_horizon=3,
@@ -128,8 +135,25 @@ def as_agent(algorithm: MultiAgentOffPolicyAlgorithm, name: str = "tianshou-dqn"
     Tianshou's ``PettingZooEnv`` hands the DQN draughts_v0's planes as they are (the mover's
     side, channels first) and the mask as booleans: the batch below is one such step.
     """
+    return policy_agent(learner_policy(algorithm), name)
+
+
+def learner_policy(algorithm: MultiAgentOffPolicyAlgorithm) -> DiscreteQLearningPolicy:
+    """Returns the trained DQN's policy (what ``--save`` saves)."""
     dqn = next(a for a in map(algorithm.get_algorithm, AGENTS) if isinstance(a, DQN))
-    policy = dqn.policy
+    policy: DiscreteQLearningPolicy = dqn.policy
+    return policy
+
+
+def load_agent(path: str, variant: str = "english", name: str = "tianshou-dqn") -> PolicyAgent:
+    """Returns a DQN saved with ``--save`` as an arena agent (see :func:`as_agent`)."""
+    policy = make_policy(make_env(variant))
+    policy.load_state_dict(torch.load(path, map_location="cpu", weights_only=True))
+    return policy_agent(policy, name)
+
+
+def policy_agent(policy: DiscreteQLearningPolicy, name: str) -> PolicyAgent:
+    """Returns a DQN policy as an arena agent: its greedy masked action."""
 
     def act(planes: np.ndarray, mask: np.ndarray) -> int:
         step = Batch(obs=Batch(obs=planes[None], mask=mask[None].astype(bool)), info=Batch())
@@ -148,7 +172,18 @@ if __name__ == "__main__":
     parser.add_argument(
         "--threads", type=int, default=1, help="torch threads (one keeps a small net fast)"
     )
+    parser.add_argument("--save", metavar="PATH", help="save the DQN's weights (torch)")
+    parser.add_argument("--rate", action="store_true", help="rate it on the variant's pool")
+    parser.add_argument("--rate-games", type=int, default=40, help="games of --rate (40)")
     args = parser.parse_args()
+    if args.rate and args.variant not in available_pools():
+        parser.error(f"--rate: no rating pool for {args.variant} ({', '.join(available_pools())})")
     torch.set_num_threads(args.threads)
-    _, score = main(args.steps, args.variant, args.learner, seed=args.seed)
+    algorithm, score = main(args.steps, args.variant, args.learner, seed=args.seed)
     print(f"Tianshou DQN ({args.learner}) after {args.steps} steps: mean reward {score:+.2f}")
+    if args.save:
+        torch.save(learner_policy(algorithm).state_dict(), args.save)
+        print(f"saved the DQN to {args.save}")
+    if args.rate:
+        agent = as_agent(algorithm)
+        print(rate(agent, args.variant, games=args.rate_games, progress=True).summary())

@@ -11,7 +11,9 @@ wrapper plays the action of the agent to move. PPO learns from the learner's tur
 (``mask`` selects them; a multi-hop capture is several of them in a row).
 The env goes into the wrapper as it is: its infos are ints, which the wrapper turns into
 tensors (``Reason(int(code)).label`` names a reason code). ``as_agent(policy)`` plays the
-learner's most likely legal hop in the arena or rates it on the pool.
+learner's most likely legal hop in the arena or rates it on the pool: ``--rate`` prints its
+Elo after ``--rate-games`` games, ``--save PATH`` keeps the learner's weights
+(``load_agent(PATH)`` plays them again).
 """
 
 from __future__ import annotations
@@ -32,9 +34,11 @@ from torchrl.objectives import ClipPPOLoss
 from torchrl.objectives.value import GAE
 
 from damas_agents.players.base import PolicyAgent
+from damas_agents.rating import available_pools, rate
 from damas_env import draughts_v0
 
 LEARNER, OPPONENT = "player_0", "player_1"
+OBS_KEY = (LEARNER, "observation", "observation")
 
 
 def make_env(variant: str = "english") -> PettingZooWrapper:
@@ -45,6 +49,26 @@ def make_env(variant: str = "english") -> PettingZooWrapper:
 def uniform_logits(action_mask: torch.Tensor) -> torch.Tensor:
     """Returns zero logits: with the mask, a uniform choice among the legal hops."""
     return torch.zeros(action_mask.shape)
+
+
+def mlp(n_inputs: int, n_out: int) -> nn.Module:
+    """Returns the network of the actor (logits) and of the critic (a value): one hidden layer."""
+    return nn.Sequential(nn.Flatten(-3), nn.Linear(n_inputs, 256), nn.Tanh(), nn.Linear(256, n_out))
+
+
+def make_learner(env: PettingZooWrapper) -> ProbabilisticActor:
+    """Returns the learner's actor: a masked categorical over its network's logits."""
+    n_inputs = env.observation_spec[OBS_KEY].shape[-3:].numel()
+    n_actions = env.full_action_spec[LEARNER, "action"].space.n
+    return ProbabilisticActor(
+        TensorDictModule(
+            mlp(n_inputs, n_actions), in_keys=[OBS_KEY], out_keys=[(LEARNER, "logits")]
+        ),
+        in_keys={"logits": (LEARNER, "logits"), "mask": (LEARNER, "action_mask")},
+        out_keys=[(LEARNER, "action")],
+        distribution_class=MaskedCategorical,
+        return_log_prob=True,
+    )
 
 
 def main(
@@ -70,22 +94,8 @@ def main(
     torch.manual_seed(seed)
     env = make_env(variant)
     env.set_seed(seed)
-    obs_key = (LEARNER, "observation", "observation")
-    n_inputs = env.observation_spec[obs_key].shape[-3:].numel()
-    n_actions = env.full_action_spec[LEARNER, "action"].space.n
-
-    def mlp(n_out: int) -> nn.Module:
-        return nn.Sequential(
-            nn.Flatten(-3), nn.Linear(n_inputs, 256), nn.Tanh(), nn.Linear(256, n_out)
-        )
-
-    learner = ProbabilisticActor(
-        TensorDictModule(mlp(n_actions), in_keys=[obs_key], out_keys=[(LEARNER, "logits")]),
-        in_keys={"logits": (LEARNER, "logits"), "mask": (LEARNER, "action_mask")},
-        out_keys=[(LEARNER, "action")],
-        distribution_class=MaskedCategorical,
-        return_log_prob=True,
-    )
+    n_inputs = env.observation_spec[OBS_KEY].shape[-3:].numel()
+    learner = make_learner(env)
     opponent = ProbabilisticActor(
         TensorDictModule(
             uniform_logits, in_keys=[(OPPONENT, "action_mask")], out_keys=[(OPPONENT, "logits")]
@@ -95,7 +105,7 @@ def main(
         distribution_class=MaskedCategorical,
     )
     policy = TensorDictSequential(learner, opponent)
-    critic = ValueOperator(mlp(1), in_keys=[obs_key], out_keys=[(LEARNER, "state_value")])
+    critic = ValueOperator(mlp(n_inputs, 1), in_keys=[OBS_KEY], out_keys=[(LEARNER, "state_value")])
 
     keys = {
         "reward": (LEARNER, "reward"),
@@ -156,7 +166,18 @@ def as_agent(policy: TensorDictSequential, name: str = "torchrl-ppo") -> PolicyA
     The wrapper hands the learner draughts_v0's planes as they are (the mover's side,
     channels first) under its group, one agent per group: the TensorDict below is one step.
     """
-    actor = policy[0]
+    return actor_agent(policy[0], name)
+
+
+def load_agent(path: str, variant: str = "english", name: str = "torchrl-ppo") -> PolicyAgent:
+    """Returns a learner saved with ``--save`` as an arena agent (see :func:`as_agent`)."""
+    actor = make_learner(make_env(variant))
+    actor.load_state_dict(torch.load(path, map_location="cpu", weights_only=True))
+    return actor_agent(actor, name)
+
+
+def actor_agent(actor: ProbabilisticActor, name: str) -> PolicyAgent:
+    """Returns the learner's actor as an arena agent: its deterministic masked action."""
 
     def act(planes: np.ndarray, mask: np.ndarray) -> int:
         step = TensorDict(
@@ -179,6 +200,16 @@ if __name__ == "__main__":
     parser.add_argument("--steps", type=int, default=20_000, help="hops to collect for training")
     parser.add_argument("--variant", default="english")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--save", metavar="PATH", help="save the learner's weights (torch)")
+    parser.add_argument("--rate", action="store_true", help="rate it on the variant's pool")
+    parser.add_argument("--rate-games", type=int, default=40, help="games of --rate (40)")
     args = parser.parse_args()
-    _, score = main(args.steps, args.variant, seed=args.seed)
+    if args.rate and args.variant not in available_pools():
+        parser.error(f"--rate: no rating pool for {args.variant} ({', '.join(available_pools())})")
+    policy, score = main(args.steps, args.variant, seed=args.seed)
     print(f"TorchRL PPO ({LEARNER}) after {args.steps} steps: mean reward {score:+.2f} vs random")
+    if args.save:
+        torch.save(policy[0].state_dict(), args.save)
+        print(f"saved the learner to {args.save}")
+    if args.rate:
+        print(rate(as_agent(policy), args.variant, games=args.rate_games, progress=True).summary())
