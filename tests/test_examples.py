@@ -64,37 +64,103 @@ PROGRESS = re.compile(
 )
 
 
-def test_sb3_maskable_ppo_example() -> None:
+def check_saved_and_rated(lines: list[str], name: str, saved: Path) -> int:
+    """Asserts the run saved its model (``--save``) and printed its rating on the English pool
+    (``--rate --rate-games 2``); returns the index of the line saying where it saved."""
+    assert saved.exists(), lines
+    at = next(i for i, line in enumerate(lines) if line.startswith("saved the "))
+    assert lines[at].endswith(f" to {saved}"), lines[at]
+    assert re.fullmatch(rf"{name} on the english pool v1 \(random = 0\): Elo .+", lines[at + 1])
+    assert lines[at + 2].startswith("2 games, score "), lines
+    return at
+
+
+def test_sb3_maskable_ppo_example(tmp_path: Path) -> None:
     pytest.importorskip("sb3_contrib")
+    saved = tmp_path / "model.zip"
     rc, out, err = run(
-        INTEGRATIONS / "sb3_maskable_ppo.py", "--steps", "1024", "--eval-games", "2", "--every", "0"
+        INTEGRATIONS / "sb3_maskable_ppo.py",
+        *("--steps", "1024", "--eval-games", "2", "--every", "0"),
+        *("--save", str(saved), "--rate", "--rate-games", "2"),
     )
     check_clean(rc, out, err)
     lines = out.splitlines()
     assert sum(bool(PROGRESS.match(line)) for line in lines) >= 2, out  # one per rollout here
+    at = check_saved_and_rated(lines, "sb3-maskable-ppo", saved)
     assert re.fullmatch(
         r"MaskablePPO after 1,024 steps \(\d+ s\): mean reward [+-]\d\.\d\d vs random over 2 games",
-        lines[-1],
+        lines[at - 1],
     ), out
 
 
-def test_sb3_maskable_ppo_batch_example() -> None:
+def test_sb3_maskable_ppo_batch_example(tmp_path: Path) -> None:
     pytest.importorskip("sb3_contrib")
+    saved = tmp_path / "model.zip"
     rc, out, err = run(
         INTEGRATIONS / "sb3_maskable_ppo_batch.py",
         *("--steps", "1024", "--envs", "8", "--eval-games", "8", "--every", "0"),
+        *("--save", str(saved), "--rate", "--rate-games", "2"),
     )
     check_clean(rc, out, err)
     lines = out.splitlines()
     assert sum(bool(PROGRESS.match(line)) for line in lines) >= 4, out  # 256 hops a rollout
+    at = check_saved_and_rated(lines, "sb3-maskable-ppo-batch", saved)
     assert re.fullmatch(
         r"MaskablePPO \(batch\) after 1,024 steps \(\d+ s\): "
         r"mean reward [+-]\d\.\d\d vs random over 8 games",
-        lines[-1],
+        lines[at - 1],
     ), out
 
 
-def test_rllib_ppo_example() -> None:
+def test_tianshou_dqn_example(tmp_path: Path) -> None:
+    pytest.importorskip("tianshou")
+    saved = tmp_path / "dqn.pt"
+    rc, out, err = run(
+        INTEGRATIONS / "tianshou_dqn.py",
+        *("--steps", "300", "--save", str(saved), "--rate", "--rate-games", "2"),
+    )
+    check_clean(rc, out, err)
+    lines = out.splitlines()
+    at = check_saved_and_rated(lines, "tianshou-dqn", saved)
+    assert re.fullmatch(
+        r"Tianshou DQN \(player_0\) after 300 steps: mean reward [+-]\d\.\d\d", lines[at - 1]
+    ), out
+
+
+def test_torchrl_ppo_example(tmp_path: Path) -> None:
+    pytest.importorskip("torchrl")
+    saved = tmp_path / "learner.pt"
+    rc, out, err = run(
+        INTEGRATIONS / "torchrl_ppo.py",
+        *("--steps", "400", "--save", str(saved), "--rate", "--rate-games", "2"),
+    )
+    # Not check_clean: TorchRL's own Collector builds classes it deprecates (its weight
+    # updaters), whatever the caller does, so -W default shows its notices.
+    assert rc == 0 and "Traceback" not in out + err, f"exit {rc}\n{out}\n{err}"
+    lines = out.splitlines()
+    at = check_saved_and_rated(lines, "torchrl-ppo", saved)
+    assert re.fullmatch(
+        r"TorchRL PPO \(player_0\) after 400 steps: mean reward [+-]\d\.\d\d vs random",
+        lines[at - 1],
+    ), out
+
+
+@pytest.mark.parametrize(
+    ("script", "library"),
+    [
+        ("sb3_maskable_ppo.py", "sb3_contrib"),
+        ("tianshou_dqn.py", "tianshou"),
+        ("torchrl_ppo.py", "torchrl"),
+    ],
+)
+def test_rate_refuses_a_variant_without_a_pool_before_training(script: str, library: str) -> None:
+    pytest.importorskip(library)
+    rc, out, err = run(INTEGRATIONS / script, "--variant", "russian", "--rate", timeout=120)
+    assert rc == 2 and out == "", out
+    assert "--rate: no rating pool for russian" in err, err
+
+
+def test_rllib_ppo_example(tmp_path: Path) -> None:
     """About 30 s on a 2-core machine, mostly Ray's start and the algorithm's build."""
     try:
         import ray.rllib  # noqa: F401
@@ -103,6 +169,7 @@ def test_rllib_ppo_example() -> None:
     rc, out, err = run(
         INTEGRATIONS / "rllib_ppo.py",
         *("--steps", "400", "--batch", "200", "--eval-games", "2", "--progress-games", "2"),
+        *("--save", str(tmp_path / "algo"), "--rate", "--rate-games", "2"),
     )
     check_clean(rc, out, err)
     lines = out.splitlines()
@@ -117,10 +184,11 @@ def test_rllib_ppo_example() -> None:
         )
     ]
     assert len(iterations) >= 2, out
+    at = check_saved_and_rated(lines, "rllib-ppo", tmp_path / "algo")
     assert re.fullmatch(
         r"RLlib PPO after 400 steps: mean reward [+-]\d\.\d\d vs random over 2 games "
         r"\(either side\)",
-        lines[-1],
+        lines[at - 1],
     ), out
 
 
