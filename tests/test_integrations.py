@@ -112,6 +112,15 @@ def check_adapter(agent: PolicyAgent, model_action: ModelAction, network: Any) -
     assert match.games == 2 and "illegal_action" not in match.reasons()
 
 
+def check_saved(saved: PolicyAgent, agent: PolicyAgent) -> None:
+    """Asserts a model saved and loaded again (the example's ``load_agent``) plays as the
+    model in memory did, at positions of a random game."""
+    for fen in turn_starts():
+        env = raw_env("english")
+        env.reset(options={"fen": fen})
+        assert play_hop(saved, env) == play_hop(agent, env), fen
+
+
 @pytest.fixture
 def gym_spy(monkeypatch: pytest.MonkeyPatch) -> Spy:
     """Spies on DraughtsGymEnv.step: the learner's actions against action_masks()."""
@@ -174,6 +183,8 @@ def test_sb3_maskable_ppo(gym_spy: Spy, tmp_path: Path, monkeypatch: pytest.Monk
         return int(action)
 
     check_adapter(example.as_agent(model), model_action, model.policy)
+    model.save(tmp_path / "model.zip")
+    check_saved(example.load_agent(str(tmp_path / "model.zip")), example.as_agent(model))
 
 
 def test_sb3_vec_env_adapter() -> None:
@@ -220,10 +231,12 @@ def test_sb3_maskable_ppo_batch(
         return int(action[0])
 
     check_adapter(example.as_agent(model), model_action, model.policy)
+    model.save(tmp_path / "model.zip")
+    check_saved(example.load_agent(str(tmp_path / "model.zip")), example.as_agent(model))
 
 
 @pytest.mark.parametrize("learner", ["player_0", "player_1"])
-def test_tianshou_dqn(aec_spy: Spy, learner: str) -> None:
+def test_tianshou_dqn(aec_spy: Spy, learner: str, tmp_path: Path) -> None:
     pytest.importorskip("tianshou")
     example = load_example("tianshou_dqn")
     algorithm, score = example.main(total_steps=300, learner=learner, n_envs=2, test_games=1)
@@ -241,9 +254,13 @@ def test_tianshou_dqn(aec_spy: Spy, learner: str) -> None:
         return int(algorithm.get_algorithm(learner).policy(step).act[0])
 
     check_adapter(example.as_agent(algorithm), model_action, algorithm)
+    import torch
+
+    torch.save(example.learner_policy(algorithm).state_dict(), tmp_path / "dqn.pt")
+    check_saved(example.load_agent(str(tmp_path / "dqn.pt")), example.as_agent(algorithm))
 
 
-def test_torchrl_ppo(aec_spy: Spy) -> None:
+def test_torchrl_ppo(aec_spy: Spy, tmp_path: Path) -> None:
     pytest.importorskip("torchrl")
     example = load_example("torchrl_ppo")
     policy, score = example.main(total_steps=400, frames_per_batch=200, eval_games=1)
@@ -263,6 +280,10 @@ def test_torchrl_ppo(aec_spy: Spy) -> None:
             return int(policy[0](step)[agent, "action"].item())
 
     check_adapter(example.as_agent(policy), model_action, policy)
+    import torch
+
+    torch.save(policy[0].state_dict(), tmp_path / "learner.pt")
+    check_saved(example.load_agent(str(tmp_path / "learner.pt")), example.as_agent(policy))
 
 
 def test_torchrl_wraps_the_bare_env_and_rolls_out_to_the_end(aec_spy: Spy) -> None:
