@@ -258,3 +258,17 @@ def test_ctrl_c_before_the_first_game_ends_prints_no_rating(
     assert rate_main(["random", "--no-progress"]) == 130
     out, err = capsys.readouterr()
     assert out == "" and err.strip() == "damas rate: interrupted"
+
+
+def test_damas_arena_plays_a_python_agent(
+    agents_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from damas_agents.arena.cli import main as arena_main
+
+    argv = ["--agents", "python:my_agents.py:policy", "random", "--games", "2", "--no-progress"]
+    assert arena_main([*argv, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["agent_a"], data["agent_b"], data["games"]) == ("my_agents.py:policy", "random", 2)
+    assert arena_main(["--agents", "python:my_agents.py:nothing", "random"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("damas arena: error: python:my_agents.py:nothing: my_agents.py has")

@@ -5,7 +5,8 @@
 
 Two agents play a match (W/D/L, score and Elo with 95% intervals, seconds per move); three
 or more a round robin (``--games`` per pair). ``--pdn`` saves the games, ``--json`` prints
-one JSON object. Every agent is built before the first game, so a bad spec stops the
+one JSON object. An agent is a spec or, on this command line only, a Python agent
+(``python:FILE.py:ATTR``). Every agent is built before the first game, so a bad one stops the
 command at once; errors exit with status 2. Limits: ``--games`` 1 to 100000, ``--workers``
 1 to 256, ``--max-plies`` 1 to 100000, ``--seed`` 0 to 2**32 - 1.
 """
@@ -22,7 +23,7 @@ from typing import Any
 
 from damas_agents.arena.match import MAX_GAMES, MAX_PLIES, MAX_SEED, MAX_WORKERS
 from damas_agents.players.external import EngineError
-from damas_agents.players.make import make_agent
+from damas_agents.players.make import PYTHON_USAGE, command_line_agent, make_agent
 from damas_agents.specs import spec_usage
 from damas_env.checks import checked_int, shown
 from damas_env.cli import variant_arg
@@ -36,13 +37,19 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="damas arena",
         description="Plays agents against each other: a match of two, or a round robin.",
-        epilog=f"agent specs: {spec_usage()}",
+        epilog=f"agent specs: {spec_usage()}; or a Python agent, {PYTHON_USAGE} (an agent, "
+        "an agent class or factory, or a policy function policy(planes, mask) -> action), on "
+        "the command line only",
     )
     parser.add_argument(
         "--variant", type=variant_arg, default="english", help="ruleset name or rules YAML path"
     )
     parser.add_argument(
-        "--agents", nargs="+", required=True, metavar="SPEC", help="two or more agent specs"
+        "--agents",
+        nargs="+",
+        required=True,
+        metavar="AGENT",
+        help="two or more agents: specs, or python:MODULE:ATTR or python:FILE.py:ATTR",
     )
     parser.add_argument(
         "--games",
@@ -93,7 +100,8 @@ def run(args: argparse.Namespace) -> None:
     if len(args.agents) < 2:
         raise ValueError(f"--agents needs at least two specs, not {len(args.agents)}")
     rules = get_ruleset(args.variant)
-    for spec in dict.fromkeys(args.agents):
+    agents = [command_line_agent(text, rules, args.workers) for text in args.agents]
+    for spec in dict.fromkeys(a for a in agents if isinstance(a, str)):
         _close(make_agent(spec, rules=rules))  # fail now, before any game: a bad spec, a
         # missing or misconfigured engine (a Hub engine starts and shakes hands when built),
         # or an agent of other rules (a checkpoint, a one-variant engine)
@@ -105,10 +113,10 @@ def run(args: argparse.Namespace) -> None:
         "max_plies": args.max_plies,
         "progress": not args.no_progress,
     }
-    if len(args.agents) == 2:
-        result: Any = play_match(args.agents[0], args.agents[1], **options)
+    if len(agents) == 2:
+        result: Any = play_match(agents[0], agents[1], **options)
     else:
-        result = round_robin(args.agents, **options)
+        result = round_robin(agents, **options)
     if args.pdn:
         args.pdn.write_text(result.pdn())
     data = result.to_dict()
