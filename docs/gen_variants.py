@@ -6,6 +6,8 @@ and their sources from ``tests/data/perft.yaml`` (the tests check the same file)
 from the two tables below, which must cover every ruleset and every switch, so a new variant
 or switch stops the build until it is described. The site's hook (``docs/hooks.py``) calls
 :func:`pages` at each build; ``python docs/gen_variants.py OUT`` writes the files to a folder.
+The catalogue's summary table is also kept in ``docs/variants/index.md``, so that the page
+reads without the site (on GitHub); ``python docs/gen_variants.py --index`` rewrites it there.
 """
 
 from __future__ import annotations
@@ -20,6 +22,12 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 PERFT_FILE = ROOT / "tests" / "data" / "perft.yaml"
+#: The variants page, which keeps a copy of the catalogue's summary table between two marks.
+INDEX_FILE = ROOT / "docs" / "variants" / "index.md"
+INDEX_MARKS = (
+    "<!-- the catalogue's table: python docs/gen_variants.py --index writes it -->",
+    "<!-- end of the catalogue's table -->",
+)
 
 #: Each switch in plain words, with the rulebook articles it comes from.
 SWITCHES: dict[str, str] = {
@@ -413,16 +421,31 @@ def variant_section(name: str) -> list[str]:
     return out
 
 
+def summary_table(link: str | None = "") -> list[str]:
+    """Returns the table of every ruleset: its title, names and summary. Each title links to
+    its section of the catalogue at `link` (``""``: the same page), or to none (None)."""
+    _, cli, _, _, _, rules = _damas()
+    rows = ["| ruleset | names | summary |", "|---|---|---|"]
+    for name in rulesets():
+        title = words(name)[0]
+        if link is not None:
+            title = f"[{title}]({link}#{_anchor(name)})"
+        selectors = ", ".join(f"`{n}`" for n in names_of(name))
+        rows.append(f"| {title} | {selectors} | {cli.ruleset_summary(rules.get_ruleset(name))} |")
+    return rows
+
+
+def index_page(text: str) -> str:
+    """Returns the variants page's text with the catalogue's table between its marks."""
+    start, end = INDEX_MARKS
+    before, rest = text.split(start, 1)
+    after = rest.split(end, 1)[1]
+    return "\n".join([before + start, "", *summary_table(link=None), "", end + after])
+
+
 def catalogue() -> str:
     """Returns the catalogue page: a summary table, then a section per ruleset."""
-    _, cli, _, _, _, rules = _damas()
     names = rulesets()
-    rows = []
-    for name in names:
-        title = words(name)[0]
-        selectors = ", ".join(f"`{n}`" for n in names_of(name))
-        summary = cli.ruleset_summary(rules.get_ruleset(name))
-        rows.append(f"| [{title}](#{_anchor(name)}) | {selectors} | {summary} |")
     sources = [f"- **{key}**: {text}" for key, text in perft_sources().items()]
     return "\n".join(
         [
@@ -433,9 +456,7 @@ def catalogue() -> str:
             "[switches](switches.md) that set them, and perft counts (the number of leaves of "
             "the legal move tree, a whole capture being one move) with their sources.",
             "",
-            "| ruleset | names | summary |",
-            "|---|---|---|",
-            *rows,
+            *summary_table(),
             "",
             *[line for name in names for line in variant_section(name)],
             "## Perft sources",
@@ -499,7 +520,11 @@ def pages() -> dict[str, str]:
 
 
 def main(argv: list[str]) -> int:
-    """Writes the generated files under the folder given (default ``site-gen``)."""
+    """Writes the generated files under the folder given (default ``site-gen``), or with
+    ``--index`` the catalogue's table into ``docs/variants/index.md``."""
+    if argv == ["--index"]:
+        INDEX_FILE.write_text(index_page(INDEX_FILE.read_text(encoding="utf-8")), encoding="utf-8")
+        return 0
     out = Path(argv[0] if argv else "site-gen")
     for path, text in pages().items():
         (out / path).parent.mkdir(parents=True, exist_ok=True)
