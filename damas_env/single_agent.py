@@ -131,6 +131,8 @@ class DraughtsGymEnv(gymnasium.Env[np.ndarray, np.int64]):
         """Plays the learner's hop, then the opponent's move if the learner's is complete.
 
         Raises:
+            TypeError: the action is not an integer (a float, a string, None, a bool);
+                nothing changes, whatever ``illegal_action`` says.
             IllegalActionError: the action is illegal (``illegal_action="raise"``); nothing
                 changes.
             RuntimeError: reset() was never called, or the episode has ended.
@@ -138,7 +140,7 @@ class DraughtsGymEnv(gymnasium.Env[np.ndarray, np.int64]):
         self._require_reset()
         if self._is_over():
             raise RuntimeError("the episode has ended: call reset() before step()")
-        self._aec.step(action)
+        self._aec.step(checked_action_type(action))
         reward = self._aec.rewards[self.learner] + self._play_opponent()
         terminated = bool(self._aec.terminations[self.learner])
         truncated = bool(self._aec.truncations[self.learner])
@@ -214,6 +216,22 @@ class DraughtsGymEnv(gymnasium.Env[np.ndarray, np.int64]):
         info["action_mask"] = obs["action_mask"]
         info["play_as"] = self.learner
         return obs["observation"], info
+
+
+def checked_action_type(action: Any) -> Any:
+    """Returns the learner's action if it is an integer: a Python or numpy int, or a 0-d
+    integer array (what ``action_space.sample()`` gives). Its range and legality are the
+    env's to check.
+
+    Raises:
+        TypeError: the action is of another type (bools included), named with its value.
+    """
+    integer = isinstance(action, int | np.integer) or (
+        isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu"
+    )
+    if not integer or isinstance(action, bool | np.bool_):
+        raise TypeError(f"action must be an int, not {type(action).__name__} {shown(action)}")
+    return action
 
 
 def checked_play_as(play_as: Any) -> str:

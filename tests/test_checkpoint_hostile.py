@@ -289,6 +289,52 @@ def test_a_large_file_is_refused_from_its_end(saved: Saved, tmp_path: Path) -> N
     assert peak[0] < 1 << 20
 
 
+def _end_record(entries: int, directory: int, offset: int) -> bytes:
+    """Returns a zip end record (APPNOTE.TXT 4.3.16) with these counts and no comment."""
+    return struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, entries, entries, directory, offset, 0)
+
+
+def test_an_archive_of_no_records_is_refused_unread(tmp_path: Path) -> None:
+    """64 MiB of nothing that end in an end record listing no records (an empty archive as
+    far as its end says): refused from the end record, never read whole."""
+    path = tmp_path / "empty.pt"
+    size = 64 << 20
+    with path.open("wb") as file:
+        file.truncate(size - 22)
+        file.seek(size - 22)
+        file.write(_end_record(0, 0, size - 22))
+    with peak_memory() as peak:
+        refused(path, "its archive lists 0 records in 0 bytes, not the records of a checkpoint")
+    assert peak[0] < 1 << 20
+
+
+def test_an_archive_padded_between_its_records_is_refused_unread(
+    saved: Saved, tmp_path: Path
+) -> None:
+    """A checkpoint's records moved 64 MiB into the file (its central directory rewritten to
+    match, its zip64 end records dropped): every record and its CRC would read, but the 64 MiB before them belong to no
+    record, which the central directory shows before the file is read whole."""
+    pad = 64 << 20
+    archive = bytearray(saved.raw)
+    end = archive.rindex(b"PK\x05\x06")
+    _, _, _, entries, _, directory, offset, _ = struct.unpack_from("<4s4H2LH", archive, end)
+    at = offset
+    for _ in range(entries):  # each directory entry's local header offset moves by `pad`
+        names = struct.unpack_from("<3H", archive, at + 28)
+        (local,) = struct.unpack_from("<L", archive, at + 42)
+        struct.pack_into("<L", archive, at + 42, local + pad)
+        at += 46 + sum(names)
+    archive[archive.rindex(b"PK\x06\x06") :] = _end_record(entries, directory, offset + pad)
+    path = tmp_path / "padded.pt"
+    with path.open("wb") as file:
+        file.truncate(pad)
+        file.seek(pad)
+        file.write(archive)
+    with peak_memory() as peak:
+        refused(path, f"records do not follow one another (bytes 0 to {pad:,} belong to none)")
+    assert peak[0] < 1 << 20
+
+
 def _zip64_end(raw: bytearray) -> int:
     return raw.rindex(b"PK\x06\x06")
 
@@ -366,13 +412,31 @@ def test_crafted_end_records_are_refused(
         (lambda d: d.update(config=None), "config: None, not a mapping"),
         (lambda d: d.update(trainer=[]), "trainer: [], not a mapping"),
         # Finite but absurd values.
-        (lambda d: d["config"]["train"].update(lr=1e30), "train.lr must be at most 10.0"),
+        (lambda d: d["config"]["train"].update(lr=1e30), "train.lr must be from 1e-10 to 10.0"),
         (lambda d: d["model"]["stem.0.0.weight"].fill_(1e38), "stem.0.0.weight: holds 1e+38"),
         (lambda d: d["model"]["value_mlp.2.bias"].fill_(-2e6), "value_mlp.2.bias: holds 2e+06"),
         (lambda d: d["model"]["stem.0.1.running_var"].fill_(1e30), "running_var: holds 1e+30"),
         (lambda d: d.update(history=[{"loss/total": math.nan}]), "history[0].loss/total: nan"),
         (lambda d: d.update(history=[{"x": 1.0}, {"x": -math.inf}]), "history[1].x: -inf"),
         (lambda d: d.update(history=[{"x": 10**400}]), "history[0].x: 1000"),
+        (lambda d: d.update(history=[{"x": 1e308}]), "history[0].x: 1e+308, beyond +-1e+15"),
+        (lambda d: d["history"][0].update(seconds=-1e300), "history[0].seconds: -1e+300"),
+        (
+            lambda d: d.update(history=d["history"] * 50),
+            "history: 50 entries, more than its 1 iteration (a run logs each iteration at most",
+        ),
+        (
+            lambda d: d.update(iteration=3, history=[{"iteration": 1.0}, {"iteration": 1.0}]),
+            "history[1].iteration: 1.0, not a whole number from 2 to 3 (each logged iteration "
+            "once, in order)",
+        ),
+        (lambda d: d["history"][0].update(iteration=2.0), "history[0].iteration: 2.0"),
+        (lambda d: d["history"][0].update(iteration=0.5), "history[0].iteration: 0.5"),
+        (lambda d: d["history"][0].pop("iteration"), "history[0].iteration: None"),
+        (
+            lambda d: d["config"]["train"].update(lr=1e-320),
+            "train.lr must be from 1e-10 to 10.0, not 1e-320",
+        ),
     ],
 )
 def test_crafted_fields_are_refused_naming_the_field(
@@ -425,6 +489,12 @@ def test_a_snapshot_cannot_be_resumed(saved: Saved, scratch: Path, target: Any) 
         (lambda d: d["optimizer"]["state"][0].pop("exp_avg"), "optimizer.state[0]: keys"),
         (lambda d: d["optimizer"]["state"][0]["exp_avg_sq"].fill_(-1), "exp_avg_sq: negative"),
         (lambda d: d["optimizer"]["state"][0]["step"].fill_(-3), "step: negative"),
+        (
+            lambda d: d["optimizer"]["state"][0]["step"].fill_(1e30),
+            "optimizer.state[0].step: 1e+30, not a whole number of steps from 0 to 2**53",
+        ),
+        (lambda d: d["optimizer"]["state"][0]["step"].fill_(2.5), "step: 2.5, not a whole"),
+        (lambda d: d["optimizer"]["param_groups"][0].update(lr=1e-320), "lr: 1e-320"),
         (lambda d: d["optimizer"]["state"][0].update(exp_avg=torch.zeros(3)), "exp_avg"),
         (lambda d: d["optimizer"]["state"].update({99: {}}), "numbers [99] are not"),
         (lambda d: d["optimizer"]["param_groups"][0].update(betas=(0.9, 1.0)), "betas[1]"),

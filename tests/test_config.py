@@ -210,7 +210,7 @@ def test_missing_file(tmp_path: Path) -> None:
         ("env.rules.kings=1", "unknown key 'env.rules.kings'"),
         ("env.variant=nope", "env.variant: unknown variant 'nope'"),
         ("eval.opponents=[random", "not valid YAML"),
-        ("train.lr=20", "train.lr must be at most 10.0, not 20.0"),  # a checkpoint refuses it
+        ("train.lr=20", "train.lr must be from 1e-10 to 10.0, not 20.0"),  # a checkpoint refuses it
         ("train.weight_decay=1e30", "train.weight_decay must be at most 10.0"),
     ],
 )

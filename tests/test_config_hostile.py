@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+import re
 import typing
 from pathlib import Path
 from typing import Any
@@ -102,6 +103,10 @@ def test_every_float_must_be_finite(path: str, value: float) -> None:
         ("train: {lr: 0}", "train.lr must be > 0, not 0.0"),
         ("train: {weight_decay: -1e-4}", "train.weight_decay must be >= 0"),
         ("train: {lr: 1e400}", "train.lr must be a finite number"),
+        ("train: {lr: 1e-320}", "train.lr must be from 1e-10 to 10.0, not 1e-320"),
+        ("train: {lr: 1e-11}", "train.lr must be from 1e-10 to 10.0, not 1e-11"),
+        ("train: {lr: 11.0}", "train.lr must be from 1e-10 to 10.0, not 11.0"),
+        ("nnue: {tt_bits: 2}", "nnue.tt_bits must be from 4 to 26, not 2"),
         (f"network: {{channels: {MAX_CHANNELS + 1}}}", f"must be at most {MAX_CHANNELS}"),
         ("network: {channels: 200000, blocks: 50}", "network.channels must be at most"),
         (f"network: {{blocks: {MAX_BLOCKS + 1}}}", f"network.blocks must be at most {MAX_BLOCKS}"),
@@ -130,6 +135,14 @@ def test_bad_values_name_the_key(tmp_path: Path, text: str, message: str) -> Non
         load_config(write(tmp_path, text))
     assert message in str(error.value)
     assert len(str(error.value)) < 1000
+
+
+def test_a_denormal_learning_rate_override_is_refused() -> None:
+    """``--set train.lr=1e-320``: a learning rate no step moves a weight with."""
+    message = "--set 'train.lr=1e-320': train.lr must be from 1e-10 to 10.0, not 1e-320"
+    with pytest.raises(ConfigError, match=f"^{re.escape(message)}$"):
+        apply_overrides(load_config("quickstart"), ["train.lr=1e-320"])
+    assert apply_overrides(load_config("quickstart"), ["train.lr=1e-10"]).train.lr == 1e-10
 
 
 @pytest.mark.parametrize("name", ["run", "quickstart", "2024", "ppo.v2", "a_b-c", "X" * 100])

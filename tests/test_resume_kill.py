@@ -322,20 +322,27 @@ def _board(code: int) -> Callable[[dict], None]:
         (lambda d: d["trainer"]["results"].fill_(5.0), "trainer.results"),
         (lambda d: d["history"][0].update(loss=math.nan), "history[0].loss: nan"),
         (lambda d: d["optimizer"]["param_groups"][0].update(lr=1e30), "lr: 1e+30"),
+        (lambda d: d["model"]["w1"].fill_(5e5), "model: the network's first-layer weights are"),
+        (
+            lambda d: d.update(history=d["history"] * 50),
+            "history: 50 entries, more than its 1 iteration",
+        ),
+        (lambda d: d["history"].insert(0, d["history"][0]), "history: 2 entries, more than its 1"),
     ],
 )
 def test_a_refused_resume_changes_nothing(
     nnue_run: Path, tmp_path: Path, change: Callable[[dict], None], field: str
 ) -> None:
     """A checkpoint at iteration 1 of a run logged to iteration 3: a resume would cut the logs
-    back to 1, but every field is checked first, so the run is left as it was."""
+    back to 1, but every field is checked first (that the search can compute with the
+    network in integers included), so the run is left as it was."""
     run = tmp_path / "run"
     shutil.copytree(nnue_run, run)
     latest = run / "checkpoints" / "latest.pt"
     assert iterations_logged(run) == 3 and read_checkpoint(latest)["trainer"]["filled"] > 0
 
     def older_and_bad(data: dict) -> None:
-        data["iteration"] = 1
+        data["iteration"], data["history"] = 1, data["history"][:1]
         change(data)
 
     crafted_checkpoint(latest, latest, older_and_bad)

@@ -237,6 +237,21 @@ def test_illegal_action_raises_and_changes_nothing() -> None:
     assert not np.array_equal(next_obs, obs)
 
 
+@pytest.mark.parametrize("illegal_action", ["raise", "lose"])
+@pytest.mark.parametrize("action", [1.5, "x", None, True, np.float64(3), [3], np.array([3])])
+def test_an_action_of_the_wrong_type_is_a_type_error(illegal_action: str, action: object) -> None:
+    """Not an integer: TypeError naming the action, and nothing changes, whatever the policy
+    for illegal actions (which is for integers that are not a legal hop)."""
+    env = DraughtsGymEnv("english", illegal_action=illegal_action)
+    _, info = env.reset(seed=0)
+    fen = env.aec_env.unwrapped.position.fen()
+    with pytest.raises(TypeError, match=f"^action must be an int, not {type(action).__name__} "):
+        env.step(action)
+    assert env.aec_env.unwrapped.position.fen() == fen
+    legal = np.flatnonzero(info["action_mask"])
+    env.step(np.int64(legal[0]))  # numpy integers, as action_space.sample() gives, are ints
+
+
 def test_illegal_action_loses_with_the_lose_policy() -> None:
     env = DraughtsGymEnv("english", illegal_action="lose")
     _, info = env.reset(seed=0)

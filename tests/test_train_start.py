@@ -161,6 +161,7 @@ def test_a_compile_under_the_progress_bar_gets_a_line_of_its_own(
         return step(self)
 
     monkeypatch.setattr(AlphaZeroTrainer, "step", compiling)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)  # the bar is for a terminal
     config = config_from_dict(tiny_training(train={"iterations": 1}))
     train.run_training(config, run_dir=tmp_path / "r", progress=True, out=io.StringIO())
     err = capsys.readouterr().err

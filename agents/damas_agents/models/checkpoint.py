@@ -49,6 +49,7 @@ __all__ = [
     "FORMAT",
     "MAX_CHECKPOINT_BYTES",
     "MAX_LR",
+    "MAX_METRIC",
     "MAX_WEIGHT",
     "VERSION",
     "CheckpointError",
@@ -215,6 +216,11 @@ _END = struct.Struct("<4s4H2LH")
 _LOCATOR = struct.Struct("<4sLQL")
 _END64 = struct.Struct("<4sQ2H2L4Q")
 _END_SIGNATURE, _DIRECTORY_ENTRY = b"PK\x05\x06", b"PK\x01\x02"
+#: The fixed part of a record's entry in the central directory (APPNOTE.TXT 4.3.12).
+_DIRECTORY_ENTRY_BYTES = 46
+#: The most bytes of a record besides its data: its header (30), name and extra field (at
+#: most 65,535 each) and a zip64 data descriptor (24).
+_MAX_RECORD_OVERHEAD = 30 + 2 * 0xFFFF + 24
 
 
 def _read_archive(path: Path) -> bytes:
@@ -267,11 +273,38 @@ def _end_problem(file: BinaryIO, size: int) -> str | None:
             f"its archive lists {entries:,} records in {directory:,} bytes, more than a "
             f"checkpoint's (at most {MAX_RECORDS:,} in {_MAX_DIRECTORY_BYTES:,})"
         )
+    if entries == 0 or directory < entries * _DIRECTORY_ENTRY_BYTES:
+        return (
+            f"its archive lists {entries:,} records in {directory:,} bytes, not the records "
+            "of a checkpoint"
+        )
     if offset + directory != end:
         return "its archive's central directory is not where its end record says"
     file.seek(offset)
-    if entries and file.read(len(_DIRECTORY_ENTRY)) != _DIRECTORY_ENTRY:
+    if file.read(len(_DIRECTORY_ENTRY)) != _DIRECTORY_ENTRY:
         return "its archive's central directory is not where its end record says"
+    return _layout_problem(file, offset)
+
+
+def _layout_problem(file: BinaryIO, directory: int) -> str | None:
+    """Returns what is wrong with the places of an archive's records, read from its central
+    directory (which starts at `directory`), or None: as torch.save writes them, the records
+    follow one another from the file's start to the directory, each its header, name, data
+    and descriptor, so no stretch of the file is left to no record (a file padded to gigabytes
+    is refused unread)."""
+    try:
+        with zipfile.ZipFile(file) as archive:
+            records = sorted((i.header_offset, i.compress_size) for i in archive.infolist())
+    except Exception as error:  # zipfile raises several kinds for a damaged directory
+        return f"its archive's central directory is damaged ({first_line(error)})"
+    reached = 0  # where the previous record's data ends, up to its descriptor
+    for start, size in [*records, (directory, 0)]:
+        if not 0 <= start - reached <= _MAX_RECORD_OVERHEAD:
+            return (
+                f"its archive's records do not follow one another (bytes {reached:,} to "
+                f"{start:,} belong to none)"
+            )
+        reached = start + size
     return None
 
 
@@ -406,7 +439,7 @@ def _verify(data: Any, budget: int) -> Config:
             f"trainer: {show_value(data['trainer'])}, not a mapping (empty in snapshots)"
         )
     _check_rng(data["rng"])
-    _check_history(data["history"])
+    _check_history(data["history"], data["iteration"])
     return config
 
 
@@ -622,18 +655,54 @@ def set_rng_state(state: dict[str, Any]) -> None:
     random.setstate(_python_state(state["python"]))
 
 
-def _check_history(value: Any) -> None:
+#: Largest magnitude of a logged metric: far above any count, rate or time a run logs, and
+#: far below where sums and plots of the learning curve overflow.
+MAX_METRIC = 1e15
+
+
+def _check_history(value: Any, iteration: int) -> None:
+    """Raises FieldError unless `value` is the learning curve of a run at `iteration`: one
+    mapping of metric names to finite numbers within :data:`MAX_METRIC` per logged
+    iteration, each naming its ``iteration``, increasing, from 1 to `iteration`."""
     if not isinstance(value, list):
         raise FieldError(f"history: {show_value(value)}, not a list of metrics")
     for i, entry in enumerate(value):
-        metrics = entry.items() if isinstance(entry, dict) else [(None, None)]
-        if not all(isinstance(k, str) and is_number(v) for k, v in metrics):
-            raise FieldError(f"history[{i}]: {show_value(entry)}, not metric names and numbers")
-        for name, number in entry.items():
-            if not is_finite(number):
-                raise FieldError(
-                    f"{child_field(f'history[{i}]', name)}: {show_value(number)}, not finite"
-                )
+        _check_metrics(entry, f"history[{i}]")
+    if len(value) > iteration:
+        iterations = f"{iteration} iteration{'' if iteration == 1 else 's'}"
+        raise FieldError(
+            f"history: {len(value):,} entries, more than its {iterations} (a run logs each "
+            "iteration at most once)"
+        )
+    logged = 0
+    for i, entry in enumerate(value):
+        logged = _check_logged_iteration(entry.get("iteration"), f"history[{i}]", logged, iteration)
+
+
+def _check_metrics(entry: Any, where: str) -> None:
+    """Raises FieldError unless `entry` maps metric names to finite numbers within
+    :data:`MAX_METRIC`."""
+    metrics = entry.items() if isinstance(entry, dict) else [(None, None)]
+    if not all(isinstance(k, str) and is_number(v) for k, v in metrics):
+        raise FieldError(f"{where}: {show_value(entry)}, not metric names and numbers")
+    for name, number in entry.items():
+        if not is_finite(number):
+            raise FieldError(f"{child_field(where, name)}: {show_value(number)}, not finite")
+        if abs(number) > MAX_METRIC:
+            raise FieldError(
+                f"{child_field(where, name)}: {show_value(number)}, beyond +-{MAX_METRIC:.0e}"
+            )
+
+
+def _check_logged_iteration(logged: Any, where: str, previous: int, iteration: int) -> int:
+    """Returns the iteration an entry of the history names, once it is a whole number after
+    `previous` (the entry before's) and at most `iteration`."""
+    if not (is_number(logged) and float(logged).is_integer() and previous < logged <= iteration):
+        raise FieldError(
+            f"{where}.iteration: {show_value(logged)}, not a whole number from {previous + 1} "
+            f"to {iteration} (each logged iteration once, in order)"
+        )
+    return int(logged)
 
 
 def load_network(

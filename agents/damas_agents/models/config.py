@@ -24,6 +24,7 @@ from typing import Any, Literal
 import yaml
 
 import damas_agents.configs as _configs
+from damas_agents.files import write_atomically
 from damas_agents.specs import parse_spec
 from damas_env.checks import (
     DuplicateKeyError,
@@ -42,7 +43,9 @@ __all__ = [
     "MAX_BLOCKS",
     "MAX_CHANNELS",
     "MAX_INT",
+    "MAX_LR",
     "MAX_VALUE_HIDDEN",
+    "MIN_LR",
     "Config",
     "ConfigError",
     "DistributedConfig",
@@ -386,6 +389,9 @@ MAX_INT = 2**31 - 1
 #: Largest learning rate (and weight decay): Adam trains at 1e-5 to 1e-2, and a step of 10
 #: throws any network away. A checkpoint holding more is refused as well.
 MAX_LR = 10.0
+#: Smallest learning rate: below it a step moves no float32 weight of a usual size (and a
+#: denormal one is a typo). A checkpoint holding less is refused as well.
+MIN_LR = 1e-10
 
 #: Upper bounds of the fields that size buffers, so that no config allocates terabytes.
 _MAXIMA = {
@@ -413,8 +419,8 @@ _MAXIMA = {
     "train.weight_decay": MAX_LR,
 }
 
-#: Lower bounds above 1, by key path.
-_MINIMA = {"nnue.tt_bits": 4}
+#: Lower bounds other than 0, by key path.
+_MINIMA = {"nnue.tt_bits": 4, "train.lr": MIN_LR}
 
 #: Most positions one PPO rollout holds (``env.num_envs * ppo.rollout_steps``).
 MAX_ROLLOUT_POSITIONS = 2**22
@@ -479,11 +485,11 @@ def _check_range(value: int | float, path: str) -> None:
         raise ConfigError(f"{path} must be in [0, 1], not {shown(value)}")
     if value < 0:
         raise ConfigError(f"{path} must be >= 0, not {shown(value)}")
-    if path in _MINIMA and value < _MINIMA[path]:
-        raise ConfigError(f"{path} must be at least {_MINIMA[path]}, not {shown(value)}")
-    top = _MAXIMA.get(path, MAX_INT)
-    if (isinstance(value, int) or path in _MAXIMA) and value > top:
-        raise ConfigError(f"{path} must be at most {top}, not {shown(value)}")
+    low, top = _MINIMA.get(path), _MAXIMA.get(path, MAX_INT)
+    bounded = isinstance(value, int) or path in _MAXIMA
+    if (low is not None and value < low) or (bounded and value > top):
+        accepted = f"at most {top}" if low is None else f"from {low} to {top}"
+        raise ConfigError(f"{path} must be {accepted}, not {shown(value)}")
 
 
 # --- From plain values ----------------------------------------------------------------------
@@ -697,8 +703,12 @@ def config_to_yaml(config: Config) -> str:
 
 
 def save_config(config: Config, path: str | Path) -> None:
-    """Writes the config as YAML to `path`."""
-    Path(path).write_text(config_to_yaml(config), encoding="utf-8")
+    """Writes the config as YAML to `path`, atomically (a full disk leaves the old file).
+
+    Raises:
+        WriteError: the file could not be written; the message names it.
+    """
+    write_atomically(path, config_to_yaml(config).encode("utf-8"))
 
 
 # --- Overrides ------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ import multiprocessing
 import os
 import threading
 from concurrent.futures import Future, ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -147,6 +147,15 @@ class SelfPlay:
         self.order = np.zeros(self.root.shape[0], np.int64)
         self.scores = np.zeros(self.root.shape[0], np.int64)
         self.out = np.zeros((max(settings.max_plies, 1), rules.squares + 2), np.int32)
+
+    def load_kernels(self, weights: NetWeights) -> None:
+        """Compiles (or loads from numba's cache) the game's kernels for these types by playing
+        a game of no plies: a worker forked afterwards has them, and compiles nothing."""
+        tables = with_network(self.searcher.tables, weights)
+        play_game(
+            self.states, self.tables, self.starts, self.scratch, self.ws, tables, self.root,
+            self.order, self.scores, self.settings.depth, 0, 0, self.out,
+        )  # fmt: skip
 
     def play(self, weights: NetWeights, seed: int, games: int) -> dict[str, Any]:
         """Plays `games` games with the evaluation `weights`; returns the kept positions
@@ -286,8 +295,12 @@ class NNUETrainer:
     def _workers(self, workers: int) -> ProcessPoolExecutor:
         """Returns the worker processes, started on first use: forked where the platform can
         (quick, and a script needs no ``if __name__ == "__main__"`` guard; the workers run
-        only compiled code, no torch), spawned elsewhere."""
+        only compiled code, no torch), spawned elsewhere. The kernels are compiled here
+        first, once: the workers find them compiled (forked) or in numba's cache (spawned),
+        so a first run compiles, and says so, once rather than once per worker."""
         if self._pool is None:
+            small = replace(self.settings, tt_bits=4)  # the same types, a table of 16 entries
+            SelfPlay(small).load_kernels(self.network.weights())
             method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
             context = multiprocessing.get_context(method)
             main = threading.current_thread() is threading.main_thread()

@@ -30,11 +30,12 @@ from damas_agents.models.checkpoint import (
     set_rng_state,
     show_value,
 )
-from damas_agents.models.config import MAX_INT, MAX_LR, Config, fingerprint_mismatches
+from damas_agents.models.config import MAX_INT, MAX_LR, MIN_LR, Config, fingerprint_mismatches
 from damas_agents.search.alphabeta import INF as SCORE_BOUND
+from damas_agents.search.nnue import NetWeights, search_weights
 from damas_agents.training.trainer import Trainer
 
-__all__ = ["check_compatible", "restore_trainer"]
+__all__ = ["check_compatible", "check_searchable", "restore_trainer"]
 
 
 # --- The algorithms' own state --------------------------------------------------------------
@@ -137,6 +138,19 @@ _TRAINER_CHECKS: dict[str, Callable[[Any, Config, dict[str, torch.Tensor]], None
 }
 
 
+def check_searchable(model: dict[str, torch.Tensor], config: Config) -> None:
+    """Raises FieldError unless the compiled search can play the network `model` (a state dict
+    checked against the config's network): an ``nnue`` network must compute in integers
+    without overflow, as the search computes it; other networks need nothing more."""
+    if config.algorithm != "nnue":
+        return
+    arrays = {name: model[name].detach().numpy().astype(np.float32) for name in NetWeights._fields}
+    try:
+        search_weights(NetWeights(**arrays))
+    except ValueError as error:
+        raise FieldError(f"model: {first_line(error)}") from None
+
+
 # --- Loading --------------------------------------------------------------------------------
 
 
@@ -158,7 +172,8 @@ def restore_trainer(trainer: Trainer, checkpoint: dict[str, Any], path: str | Pa
     compatible config (see --resume).
 
     Every part is checked against the trainer's own before any is loaded: the network's
-    tensors, the optimiser's groups and per-parameter state (settings and moments within
+    tensors (and that the search can compute with them: :func:`check_searchable`), the
+    optimiser's groups and per-parameter state (settings and moments within
     bounds), and the algorithm's extra state (the same keys, types and tensor dtypes, numpy
     generator states tried on fresh ones, values within the algorithm's bounds: see
     :func:`_check_trainer_state`).
@@ -172,6 +187,7 @@ def restore_trainer(trainer: Trainer, checkpoint: dict[str, Any], path: str | Pa
     try:
         own_network = trainer.network.state_dict()
         check_model(checkpoint["model"], own_network)
+        check_searchable(checkpoint["model"], trainer.config)
         _check_optimizer(checkpoint["optimizer"], trainer.optimizer)
         _check_trainer_state(checkpoint["trainer"], trainer.config, own_network)
         _check_like(checkpoint["trainer"], own_extra, "trainer")
@@ -212,7 +228,7 @@ def _load(trainer: Trainer, model: Any, optimizer: Any, extra: Any) -> None:
 _SETTING_RANGES: dict[str, Callable[[float], bool]] = {
     "betas": lambda x: x < 1,
     "eps": lambda x: 0 < x <= 1,
-    "lr": lambda x: x <= MAX_LR,
+    "lr": lambda x: MIN_LR <= x <= MAX_LR,
     "weight_decay": lambda x: x <= MAX_LR,
 }
 #: Per-parameter optimiser state that is never negative: step counts, and second moments
@@ -329,8 +345,23 @@ def _check_param_state(
             raise FieldError(f"{at}: {show_value(value)}, for a parameter of shape {tuple(shape)}")
         if name in _NON_NEGATIVE_STATE and not bool((torch.as_tensor(value) >= 0).all()):
             raise FieldError(f"{at}: negative")
+        if name == "step":
+            _check_step_count(value, at)
         if isinstance(value, torch.Tensor) and name != "step":
             check_magnitude(value, at, MAX_WEIGHT**2)
+
+
+#: Most optimiser steps a checkpoint may count (each learns from a minibatch): beyond 2**53
+#: a float no longer counts one by one.
+MAX_STEPS = 2**53
+
+
+def _check_step_count(value: Any, where: str) -> None:
+    """Raises FieldError unless an optimiser's step count is a whole number of steps within
+    :data:`MAX_STEPS`."""
+    step = float(value)
+    if not (step.is_integer() and step <= MAX_STEPS):
+        raise FieldError(f"{where}: {step:.6g}, not a whole number of steps from 0 to 2**53")
 
 
 def _check_like(value: Any, own: Any, where: str) -> None:

@@ -40,7 +40,13 @@ from typing import Any, TextIO
 import yaml
 
 from damas_agents.extras import MissingExtraError, require
-from damas_agents.files import CheckpointError, remove_temporaries, write_atomically
+from damas_agents.files import (
+    CheckpointError,
+    WriteError,
+    append_text,
+    remove_temporaries,
+    write_atomically,
+)
 from damas_agents.models.config import (
     Config,
     ConfigError,
@@ -165,10 +171,13 @@ class _Board:
         if self.writer is None:
             _wait_for_a_later_second(self.log_dir)
             self.writer = self.writer_class(str(self.log_dir), purge_step=self.purge_step)
-        for key, value in metrics.items():
-            if key != "iteration" and math.isfinite(value):
-                self.writer.add_scalar(key, value, step)
-        self.writer.flush()
+        try:
+            for key, value in metrics.items():
+                if key != "iteration" and math.isfinite(value):
+                    self.writer.add_scalar(key, value, step)
+            self.writer.flush()
+        except OSError as error:
+            raise WriteError(self.log_dir, error, "the points written before are kept") from error
 
     def close(self) -> None:
         if self.writer is not None:
@@ -330,7 +339,7 @@ def _cut_metrics(path: Path, iteration: int) -> int:
             kept.append(line)
         else:
             dropped = max(dropped, int(logged))
-    write_atomically(path, "".join(k + "\n" for k in kept).encode("utf-8"))
+    _write_if_changed(path, "".join(k + "\n" for k in kept).encode("utf-8"))
     return dropped
 
 
@@ -355,7 +364,7 @@ def _cut_log(path: Path, iteration: int) -> int:
             kept.append(line)
         else:
             dropped = max(dropped, current)
-    write_atomically(path, "".join(kept).encode("utf-8"))
+    _write_if_changed(path, "".join(kept).encode("utf-8"))
     return dropped
 
 
@@ -577,14 +586,24 @@ def _check_directory(run_dir: Path) -> None:
 
 def _open_run_dir(config: Config, path: Path) -> None:
     """Creates the run directory, removes stale temporary files and writes config.yaml (and
-    rules.yaml when env.rules changes the variant)."""
+    rules.yaml when env.rules changes the variant), each only if its text changes."""
     path.mkdir(parents=True, exist_ok=True)
     for folder in (path, path / "checkpoints", path / "tb"):
         remove_temporaries(folder)
-    write_atomically(path / "config.yaml", config_to_yaml(config).encode("utf-8"))
+    _write_if_changed(path / "config.yaml", config_to_yaml(config).encode("utf-8"))
     if config.env.rules:
-        write_atomically(path / "rules.yaml", _rules_yaml(config).encode("utf-8"))
+        _write_if_changed(path / "rules.yaml", _rules_yaml(config).encode("utf-8"))
     (path / "games").mkdir(exist_ok=True)
+
+
+def _write_if_changed(path: Path, data: bytes) -> None:
+    """Writes `data` to `path` atomically, unless the file holds these bytes already."""
+    try:
+        if path.read_bytes() == data:
+            return
+    except OSError:
+        pass  # no such file yet (or unreadable): write it
+    write_atomically(path, data)
 
 
 def _rules_yaml(config: Config) -> str:
@@ -609,8 +628,9 @@ def _start(
     """Returns (trainer, history): restored from the checkpoint, or fresh (starting from
     `weights` when given) and saved at once.
 
-    A fresh run's config.yaml is on disk already; a resumed run's is rewritten only once the
-    checkpoint has been restored, so that a refused resume changes nothing in the run.
+    A fresh run's config.yaml is on disk already; a resumed run writes nothing here: its
+    files change only once every check has passed (:func:`_settle_resume`), so that a
+    refused resume leaves the run as it was.
     """
     from damas_agents.models.checkpoint import save_checkpoint
     from damas_agents.training.resume import restore_trainer
@@ -624,13 +644,38 @@ def _start(
         save_checkpoint(latest, trainer)  # iteration 0: from now on a kill resumes from here
         return trainer, []
     restore_trainer(trainer, checkpoint, latest)
-    _open_run_dir(config, path)
+    return trainer, [dict(h) for h in checkpoint.get("history", [])]
+
+
+def _settle_resume(config: Config, path: Path, trainer: Any) -> None:
+    """Brings a resumed run's files up to its restored trainer, once every check has passed:
+    config.yaml (left as it is when the run has finished, so it stays the config the run
+    trained with), and the snapshot of its iteration if Ctrl-C cut it short."""
+    from damas_agents.models.checkpoint import save_checkpoint
+
     i = trainer.iteration
+    if i < config.train.iterations:
+        _open_run_dir(config, path)
     if _has_snapshot(config, i) and not _snapshot(path, i).exists():
         # Ctrl-C cut the snapshot short (or an older damas wrote latest.pt first): the
         # trainer is at its iteration now, the only moment it can be written.
         save_checkpoint(_snapshot(path, i), trainer, with_trainer=False)
-    return trainer, [dict(h) for h in checkpoint.get("history", [])]
+
+
+def _begin(
+    config: Config, path: Path, trainer: Any, resumed: bool
+) -> tuple[Callable[[], dict[str, float]], Callable[[], None], int]:
+    """Returns (step, close, the last iteration the logs were cut back from) once the workers
+    have started (Ray's may fail to) and the run's files match the trainer: only then, with
+    every check passed, does a resume change a file of the run."""
+    step, close = _stepper(trainer, config)
+    try:
+        if resumed:
+            _settle_resume(config, path, trainer)
+        return step, close, _cut_records(path, trainer.iteration)
+    except BaseException:
+        close()
+        raise
 
 
 def run_training(
@@ -650,10 +695,13 @@ def run_training(
         run_dir: where the run goes (default ``runs/<name>-<timestamp>``).
         resume: a run directory to continue from its ``checkpoints/latest.pt``; with no
             checkpoint there yet (a kill came first), the run starts there from iteration 0.
-        progress: show a progress bar on stderr (tqdm); False: nothing on stderr but what the
-            library itself says (numba's first compile of a kernel).
+        progress: show a progress bar on stderr (tqdm) when stderr is a terminal: the
+            iterations, or the seconds of `time_budget`; False: nothing on stderr but what
+            the library itself says (numba's first compile of a kernel).
         out: where summary lines go (default stdout); they also go to ``train.log``.
-        time_budget: stop (with an evaluation and a checkpoint) after this many seconds.
+        time_budget: stop (with an evaluation and a checkpoint) after this many seconds of
+            training: the setup before the first iteration and the time spent compiling
+            kernels (numba's first compile) are not counted.
         notes: where the first line, ``damas train: setting up ...``, goes (default stderr
             with `progress`, else nowhere).
         init: start a fresh run from these weights (a fine-tune): a checkpoint file of the
@@ -668,6 +716,8 @@ def run_training(
             config.
         FileExistsError: `run_dir` already holds a run (resume it instead).
         DivergenceError: a loss or a weight became NaN or infinite (nothing NaN is saved).
+        WriteError: a file of the run could not be written (a full disk): an OSError that
+            names the file; the files on disk keep what they held.
         ValueError: `time_budget` is not a finite number of seconds > 0.
     """
     out = out or sys.stdout
@@ -687,30 +737,29 @@ def run_training(
     from damas_agents.models.checkpoint import save_checkpoint
 
     trainer, history = _start(config, path, checkpoint, weights)
+    step, close, dropped = _begin(config, path, trainer, resumed=checkpoint is not None)
     metrics_path, log_path = path / "metrics.jsonl", path / "train.log"
-    dropped = _cut_records(path, trainer.iteration)
     latest = path / "checkpoints" / "latest.pt"
-    step, close = _stepper(trainer, config)
     purge_step = None if resume is None else trainer.iteration + 1
     board = _Board(path / "tb", out, purge_step)
-    log = log_path.open("a", encoding="utf-8")
     total = config.train.iterations
-    bar = _progress(total, trainer.iteration, progress)
+    bar = _progress(total, trainer.iteration, progress, time_budget)
     restore_notes = _notes_above(bar)
-    started = time.perf_counter()
+    clock = _Clock()
     latest_eval = _latest_eval(history)
     games = 0.0  # finished since this start
 
-    emit = functools.partial(_emit, out=out, bar=bar, log=log)
+    emit = functools.partial(_emit, out=out, bar=bar, log=log_path)
     save = functools.partial(_save, latest, trainer, history)
     emit(_opening(config, path, trainer.iteration, resume is not None, dropped, init))
     finished_before = trainer.iteration >= total
     try:
         while trainer.iteration < total:
-            metrics = _timed_step(step, trainer, started)
+            metrics = _timed_step(step, trainer, clock)
             i = trainer.iteration
             games += metrics.get("games", 0.0)
-            out_of_time = time_budget is not None and metrics["elapsed_s"] >= time_budget
+            training = metrics["elapsed_s"] - metrics["compile_s"]
+            out_of_time = time_budget is not None and training >= time_budget
             last = i >= total or out_of_time
             evaluated = bool(config.eval.every) and (i % config.eval.every == 0 or last)
             if evaluated:
@@ -723,23 +772,24 @@ def run_training(
                 # The snapshot first, latest.pt last. A snapshot can only be written from the
                 # state of its own iteration: a kill before latest.pt moves on resumes from
                 # the checkpoint before and writes this snapshot again, so latest.pt at a
-                # snapshot's iteration means the snapshot is there (_start mends Ctrl-C).
+                # snapshot's iteration means the snapshot is there (_settle_resume mends
+                # Ctrl-C).
                 save_checkpoint(_snapshot(path, i), trainer, with_trainer=False)
                 save()
-            if bar is not None:
-                bar.update(1)
+            _advance(bar, i, total, training, time_budget)
             if out_of_time:
                 emit(f"time budget of {time_budget:.0f} s spent at iteration {i}")
                 break
         i = trainer.iteration
-        for line in _last_lines(config, path, latest, i, finished_before, started, latest_eval):
+        lines = _last_lines(config, path, latest, i, finished_before, clock.started, latest_eval)
+        for line in lines:
             emit(line)
     except KeyboardInterrupt:
         save()
         emit(f"interrupted: checkpoint of iteration {trainer.iteration} saved to {latest}")
         raise
     finally:
-        _close_outputs(close, restore_notes, bar, board, log)
+        _close_outputs(close, restore_notes, bar, board, clock)
     return TrainResult(path, latest, history)
 
 
@@ -770,11 +820,10 @@ def _import_torch(threads: int) -> None:
         torch.set_num_threads(threads)
 
 
-def _emit(line: str, out: TextIO, bar: Any, log: TextIO) -> None:
+def _emit(line: str, out: TextIO, bar: Any, log: Path) -> None:
     """Writes a line to `out` (through the progress bar, if any) and to ``train.log``."""
     (bar.write if bar is not None else print)(line, file=out)
-    log.write(line + "\n")
-    log.flush()
+    append_text(log, line + "\n")
 
 
 def _save(latest: Path, trainer: Any, history: list[dict[str, float]]) -> None:
@@ -786,9 +835,10 @@ def _save(latest: Path, trainer: Any, history: list[dict[str, float]]) -> None:
 
 
 def _timed_step(
-    step: Callable[[], dict[str, float]], trainer: Any, started: float
+    step: Callable[[], dict[str, float]], trainer: Any, clock: _Clock
 ) -> dict[str, float]:
-    """Runs one training iteration; returns its metrics with the iteration and the timings."""
+    """Runs one training iteration; returns its metrics with the iteration and the timings
+    (``elapsed_s`` since this start, ``compile_s`` of it spent compiling kernels)."""
     t0 = time.perf_counter()
     metrics = step()
     _check_finite(trainer, metrics)
@@ -797,8 +847,33 @@ def _timed_step(
     metrics["seconds"] = seconds
     metrics["games_per_s"] = metrics.get("games", 0.0) / seconds
     metrics["positions_per_s"] = metrics.get("positions", 0.0) / seconds
-    metrics["elapsed_s"] = time.perf_counter() - started
+    metrics["elapsed_s"] = time.perf_counter() - clock.started
+    metrics["compile_s"] = clock.compiling()
     return metrics
+
+
+class _Clock:
+    """Times a start: when it began, and the seconds this process has spent compiling
+    kernels since (numba's first compile of each, a minute on a busy machine), which a time
+    budget does not count. NNUE's self-play workers are forked once their kernels are
+    compiled here; Ray's workers compile on their own, and their compile is counted."""
+
+    def __init__(self) -> None:
+        from numba.core import event
+
+        self._timer = event.TimingListener()
+        event.register("numba:compile", self._timer)
+        self.started = time.perf_counter()
+
+    def compiling(self) -> float:
+        """Returns the seconds spent compiling kernels since the start."""
+        return float(self._timer.duration) if self._timer.done else 0.0
+
+    def close(self) -> None:
+        """Stops counting the compiles."""
+        from numba.core import event
+
+        event.unregister("numba:compile", self._timer)
 
 
 def _evaluate_into(
@@ -807,7 +882,7 @@ def _evaluate_into(
     """Evaluates the trainer, writes the games to ``games/`` and the scores into `metrics`;
     returns the scores with their iteration."""
     scores, pdn = evaluate(trainer, seed=config.train.seed + iteration)
-    (run_dir / "games" / f"iter_{iteration:06d}.pdn").write_text(pdn, encoding="utf-8")
+    write_atomically(run_dir / "games" / f"iter_{iteration:06d}.pdn", pdn.encode("utf-8"))
     metrics.update(scores)
     return {**scores, "iteration": float(iteration)}
 
@@ -815,8 +890,7 @@ def _evaluate_into(
 def _write_metrics(metrics: dict[str, float], iteration: int, board: _Board, path: Path) -> None:
     """Writes an iteration's metrics to TensorBoard and as a line of ``metrics.jsonl``."""
     board.write(metrics, iteration)
-    with path.open("a", encoding="utf-8") as file:
-        file.write(json.dumps(metrics) + "\n")
+    append_text(path, json.dumps(metrics) + "\n")
 
 
 def _last_lines(
@@ -841,15 +915,16 @@ def _close_outputs(
     restore_notes: Callable[[], None],
     bar: Any,
     board: _Board,
-    log: TextIO,
+    clock: _Clock,
 ) -> None:
-    """Closes what a start opened: the workers, the notes' route, the bar and the logs."""
+    """Closes what a start opened: the workers, the notes' route, the bar, the TensorBoard
+    log and the compile clock."""
     close()
     restore_notes()
     if bar is not None:
         bar.close()
     board.close()
-    log.close()
+    clock.close()
 
 
 def _stepper(trainer: Any, config: Config) -> tuple[Any, Any]:
@@ -931,14 +1006,41 @@ def _notes_above(bar: Any) -> Callable[[], None]:
     return restore
 
 
-def _progress(total: int, done: int, enabled: bool) -> Any:
-    if not enabled:
+def _progress(total: int, done: int, enabled: bool, budget: float | None = None) -> Any:
+    """Returns the progress bar on stderr: iterations `done` of `total`, or with a time
+    `budget` its seconds spent (the iteration beside them). None unless `enabled` and stderr
+    is a terminal: elsewhere (a log file, a pipe) the bar's redraws would be noise, and the
+    summary lines say as much."""
+    if not (enabled and sys.stderr.isatty()):
         return None
     try:
         from tqdm import tqdm
     except ImportError:
         return None
-    return tqdm(total=total, initial=done, unit="iter", dynamic_ncols=True, file=sys.stderr)
+    if budget is None:
+        return tqdm(total=total, initial=done, unit="iter", dynamic_ncols=True, file=sys.stderr)
+    bar = tqdm(
+        total=budget,
+        unit="s",
+        dynamic_ncols=True,
+        file=sys.stderr,
+        bar_format="{l_bar}{bar}| {n:.0f}/{total:.0f} s of training{postfix}",
+    )
+    bar.set_postfix_str(f"iter {done}/{total}")
+    return bar
+
+
+def _advance(bar: Any, iteration: int, total: int, training: float, budget: float | None) -> None:
+    """Moves the progress bar on to `iteration`, or with a time `budget` to the `training`
+    seconds spent."""
+    if bar is None:
+        return
+    if budget is None:
+        bar.update(1)
+        return
+    bar.n = min(training, budget)
+    bar.set_postfix_str(f"iter {iteration}/{total}", refresh=False)
+    bar.refresh()
 
 
 # --- Command line ---------------------------------------------------------------------------
@@ -1012,7 +1114,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--time-budget",
         type=_seconds,
-        help="stop after this many seconds (evaluate, checkpoint)",
+        metavar="SECONDS",
+        help="stop after this many seconds of training (evaluate, checkpoint); the setup and "
+        "the first compile of the kernels are not counted",
     )
     return p
 
