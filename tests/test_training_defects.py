@@ -21,11 +21,12 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+import torch
 from helpers import tiny_training
 from numba.core import event
 
 from damas_agents.files import WriteError, append_text, write_atomically
-from damas_agents.models.checkpoint import read_checkpoint
+from damas_agents.models.checkpoint import CheckpointError, read_checkpoint, save_checkpoint
 from damas_agents.models.config import config_from_dict, save_config
 from damas_agents.training import nnue, train
 from damas_agents.training.alphazero import AlphaZeroTrainer
@@ -255,3 +256,26 @@ def test_resuming_a_finished_run_rewrites_no_file_but_its_log(tmp_path: Path) ->
     assert train_main(argv) == 0
     assert files() == before
     assert "already finished its 1 iteration" in (run / "train.log").read_text()
+
+
+# --- An NNUE network the search cannot compute with -----------------------------------------
+
+
+def test_init_refuses_a_network_too_large_for_integers(tmp_path: Path) -> None:
+    """Weights within the checkpoint's bounds that overflow the search's integers: refused
+    before the run writes anything (a resume refuses them too: tests/test_resume_kill.py)."""
+    config = config_from_dict(
+        tiny_training(algorithm="nnue", nnue={"hidden": 8, "hidden2": 4, "workers": 1})
+    )
+    trainer = NNUETrainer(config)
+    with torch.no_grad():
+        trainer.network.w1.fill_(5e5)
+    source = tmp_path / "large.pt"
+    save_checkpoint(source, trainer)
+    with pytest.raises(CheckpointError) as error:
+        run_training(config, run_dir=tmp_path / "r", progress=False, init=str(source))
+    assert str(error.value) == (
+        f"--init {source}: model: the network's first-layer weights are too large to compute "
+        "in integers"
+    )
+    assert not (tmp_path / "r").exists()

@@ -166,11 +166,13 @@ class FieldError(ValueError):
 def read_checkpoint(path: str | Path) -> dict[str, Any]:
     """Returns a checkpoint's contents, verified in full before anything is built from them.
 
-    The file's size and the records that end its zip archive (in its last 64 KiB) are checked
+    The file's size, the records that end its zip archive (in its last 64 KiB) and its
+    central directory (records that follow one another from the file's start) are checked
     before it is read whole; then every record of the archive is read back against its CRC
     before the pickle is loaded with ``weights_only=True``. Then every field is checked: its
     type and range, finite tensors everywhere (weights and optimiser state included), finite
-    metrics, weights within :data:`MAX_WEIGHT`, a learning rate within :data:`MAX_LR`, random
+    metrics within :data:`MAX_METRIC` (one entry per logged iteration, in order), weights
+    within :data:`MAX_WEIGHT`, a learning rate within :data:`MAX_LR`, random
     states that load (tried on fresh generators), and the weights against the config's
     network, whose shape is
     bounded by the config's checks and then built on the meta device, so nothing is

@@ -494,7 +494,7 @@ def read_initial_weights(source: str, config: Config) -> dict[str, Any]:
     Args:
         source: a checkpoint file, or ``pretrained:NAME`` for an agent shipped in the package.
         config: the run's config: the checkpoint must be of its algorithm and hold the tensors
-            of its network (names, shapes and dtypes).
+            of its network (names, shapes and dtypes), which the search can compute with.
 
     Raises:
         CheckpointError: the checkpoint is unusable, of another algorithm, or holds another
@@ -521,12 +521,18 @@ def read_initial_weights(source: str, config: Config) -> dict[str, Any]:
             f"--init {source}: a {checkpoint['algorithm']} checkpoint; this run trains "
             f"{config.algorithm}"
         )
+    from damas_agents.training.resume import check_searchable
+
     try:
         check_model(checkpoint["model"], network_tensors(config))
     except FieldError as error:
         raise CheckpointError(
             f"--init {source}: its network does not fit this config's ({error})"
         ) from None
+    try:
+        check_searchable(checkpoint["model"], config)
+    except FieldError as error:
+        raise CheckpointError(f"--init {source}: {error}") from None
     return checkpoint["model"]
 
 
