@@ -130,7 +130,7 @@ def test_a_python_file_given_by_its_path_from_another_folder(
     ("target", "message"),
     [
         ("python:nowhere.py:policy", "python:nowhere.py:policy: no such file "),
-        ("python:my_agents.py:polcy", "my_agents.py has no attribute 'polcy' (did you mean"),
+        ("python:my_agents.py:policyy", "my_agents.py has no attribute 'policyy' (did you mean"),
         ("python:my_agents.py:number", "python:my_agents.py:number is an int, not an agent"),
         ("python:my_agents.py:one_argument", "takes (planes): a policy takes (planes, mask)"),
         ("python:my_agents.py:make_nothing", "make_nothing() returned an int, not an agent"),
