@@ -2,11 +2,13 @@
 default run and rated on the English pool (``damas rate``: Elo with ``random`` = 0).
 
     python benchmarks/leaderboard.py --workers 2                 # every row, default runs
+    python benchmarks/leaderboard.py --rows quickstart ppo --seeds 0 1 2  # three seeds each
     python benchmarks/leaderboard.py --rows quickstart alphazero ppo nnue --budget 3600 \
         --set train.iterations=1000000 --curve --workers 2       # each recipe for an hour
     python benchmarks/leaderboard.py --rows sb3 tianshou --parallel 2  # a row per core
     python benchmarks/leaderboard.py --render runs/leaderboard-a/results.json b.json
     python benchmarks/leaderboard.py --complete runs/leaderboard-b/results.json  # default runs
+    python benchmarks/leaderboard.py --add-run ppo runs/ppo-s1 runs/ppo-s2 --out runs/ppo.json
 
 ==========  ===============================================================================
 Row         Training (its default run)
@@ -31,16 +33,24 @@ Each row (``--rows``, default all) runs in a process of its own, ``--parallel N`
 hour) and ``--set KEY=VALUE`` overrides the recipes' configs (``train.iterations=1000000``
 makes the quickstart and ppo train for the whole budget too, not stop at their iterations);
 the examples run ``main()`` with its defaults on ``--threads`` torch threads, as their
-command lines do (``--steps N``: with ``total_steps=N``).
+command lines do (``--steps N``: with ``total_steps=N``). ``--seeds S...`` trains each row
+once per training seed (a recipe with ``--set train.seed=S``, an example with ``main(seed=S)``;
+one whose ``main()`` takes no seed says so), each run in ``RUNS/<row>-seed<S>``.
+``--add-run ROW RUN...`` rates runs of a recipe trained outside the script (the ``--out``
+folders of ``damas train``) as the script rates its own (``--curve`` too), and adds them to
+``--out``, with their seeds and how their configs differ from the recipe's.
 
 ``--curve [N]`` also rates N of each recipe's network snapshots (``checkpoints/iter_*.pt``,
 kept every ``train.checkpoint_every`` iterations), those nearest to evenly spaced training
 times: Elo against the trainer's clock (``elapsed_s`` of ``metrics.jsonl``, from the first
-iteration on: the setup is left out).
+iteration on: the setup is left out) and against environment steps (:func:`env_steps`: the
+moves of the training games; an example's ``total_steps``).
 
 It prints a markdown table under the machine and the command line: each row's Elo after its
-default run (with its 95% interval, or the bound when every game was won or lost; the games;
-the training's wall time, setup included) and after each ``--budget``, and its command. A
+default run, over its training seeds (how many; their mean and spread; each seed's Elo with
+its 95% interval, or the bound when every game was won or lost; the environment steps and
+the training's wall time, setup included, or the trainer's clock for an added run) and after
+each ``--budget``, and its command. A
 run with ``--budget`` or ``--set`` also stands for the default run where it differs from it
 only in length (``train.iterations``, the time budget): the snapshot of the iteration where
 the default run stops is rated (``--complete RESULTS`` does it for a saved file that lacks
@@ -48,7 +58,8 @@ it). The NNUE recipe's default run trained the shipped ``pretrained:english-v1``
 run here stands for it, the pool's own rating of that member does, said as such.
 
 Everything goes to ``--out`` (default ``RUNS/results.json``, rewritten as each row ends; the
-runs, each row's log and JSON go to ``--runs``, default ``runs/leaderboard-<time>``). With
+runs, each row's log and JSON go to ``--runs``, default ``runs/leaderboard-<time>``), its
+paths written relative to the checkout, or to the folder holding it. With
 matplotlib the curves are drawn to ``curve.png`` and ``curve.svg`` beside it. A row whose
 library is missing says "not run here" and why, one that fails says "failed" and why, and
 the other rows go on.
@@ -70,6 +81,7 @@ import json
 import os
 import platform
 import shlex
+import statistics
 import subprocess
 import sys
 import time
@@ -119,7 +131,7 @@ ROWS = (
         "NNUE alpha-beta",
         config="configs/nnue_english.yaml",
         budget=3600.0,
-        shipped="pretrained:english-v1,depth=6",
+        shipped="pretrained:english-v1,depth=6,search=1",
     ),
     Row("sb3", "SB3 MaskablePPO", example="sb3_maskable_ppo", extra="sb3"),
     Row("sb3-batch", "SB3 MaskablePPO, batch env", example="sb3_maskable_ppo_batch", extra="sb3"),
@@ -199,13 +211,16 @@ def _rate(agent: Any, args: argparse.Namespace, workers: int) -> dict[str, Any]:
 
 
 def _run_recipe(row: Row, args: argparse.Namespace, result: dict[str, Any]) -> None:
-    """Runs ``damas train`` on the recipe's config, then rates its latest checkpoint."""
+    """Runs ``damas train`` on the recipe's config (with ``train.seed`` set to the training
+    seed, if one is given), then rates the run."""
     assert row.config is not None
-    out = Path(args.runs) / row.name
+    out = Path(args.runs) / run_name(row, args.train_seed)
     budget = args.budget if args.budget is not None else row.budget
+    overrides = [*args.overrides]
+    overrides += [f"train.seed={args.train_seed}"] if args.train_seed is not None else []
     options = ["--out", str(out), "--no-progress"]
     options += ["--time-budget", f"{budget:g}"] if budget is not None else []
-    options += ["--set", *args.overrides] if args.overrides else []
+    options += ["--set", *overrides] if overrides else []
     result["command"] = shlex.join(["damas", "train", row.config, *options])
     command = [sys.executable, "-m", "damas_agents.command", "train", str(ROOT / row.config)]
     started = time.perf_counter()
@@ -213,16 +228,64 @@ def _run_recipe(row: Row, args: argparse.Namespace, result: dict[str, Any]) -> N
     result["train_seconds"] = time.perf_counter() - started
     if status != 0:
         raise _TrainingError(f"damas train exited with status {status}: {last}")
-    metrics = _metrics(out)
-    result["iterations"] = int(metrics[-1]["iteration"]) if metrics else 0
-    result["train_elapsed_s"] = metrics[-1]["elapsed_s"] if metrics else None
-    latest = out / "checkpoints" / "latest.pt"
-    result["agent"] = f"checkpoint:{latest}"
-    result |= _rate(result["agent"], args, args.workers)
-    if args.curve:
-        result["curve"] = _curve(out, metrics, args, result)
+    metrics = rate_run(out, args, result)
     if args.budget is not None or args.overrides:
         result["default_run"] = default_run(row, out, metrics, args, result)
+
+
+def run_name(row: Row, train_seed: int | None) -> str:
+    """Returns the name of a row's run folder, log and JSON: the row's, and its training seed
+    when ``--seeds`` gave one."""
+    return row.name if train_seed is None else f"{row.name}-seed{train_seed}"
+
+
+def rate_run(run_dir: Path, args: argparse.Namespace, result: dict[str, Any]) -> list[dict]:
+    """Rates a recipe's run (its ``checkpoints/latest.pt``, and its curve with ``--curve``)
+    into `result`, with its training seed, iterations and environment steps; returns the
+    run's metrics."""
+    metrics = _metrics(run_dir)
+    steps = env_steps(run_dir, metrics)
+    result["train_seed"] = _run_config(run_dir).train.seed
+    result["iterations"] = int(metrics[-1]["iteration"]) if metrics else 0
+    result["train_elapsed_s"] = metrics[-1]["elapsed_s"] if metrics else None
+    result["env_steps"] = steps.get(result["iterations"])
+    result["agent"] = f"checkpoint:{run_dir / 'checkpoints' / 'latest.pt'}"
+    result |= _rate(result["agent"], args, args.workers)
+    if args.curve:
+        result["curve"] = _curve(run_dir, metrics, args, result)
+    return metrics
+
+
+def _run_config(run_dir: Path) -> Any:
+    """Returns the config a run trained with (its ``config.yaml``)."""
+    from damas_agents.models.config import load_config
+
+    return load_config(run_dir / "config.yaml")
+
+
+def env_steps(run_dir: Path, metrics: list[dict[str, float]]) -> dict[int, float]:
+    """Returns the environment steps a run had taken by each iteration its ``metrics.jsonl``
+    logged (every one, in the recipes): the moves played in its training games, both sides'.
+
+    AlphaZero counts its searched hops (``positions``; a forced hop is played unsearched);
+    PPO's batch env advances each of its ``env.num_envs`` games ``ppo.rollout_steps`` hops an
+    iteration; NNUE plays ``games`` self-play games of ``game_length`` plies. Empty without
+    the run's ``config.yaml``.
+    """
+    if not (run_dir / "config.yaml").exists():
+        return {}
+    config = _run_config(run_dir)
+    steps, total = {}, 0.0
+    for line in metrics:
+        iteration = int(line["iteration"])
+        if config.algorithm == "ppo":
+            total = float(iteration * config.env.num_envs * config.ppo.rollout_steps)
+        elif config.algorithm == "nnue":
+            total += line["games"] * line.get("game_length", 0.0)
+        else:
+            total += line["positions"]
+        steps[iteration] = total
+    return steps
 
 
 #: The overrides that leave a recipe's default run as it was, for as long as it lasts.
@@ -251,9 +314,11 @@ def default_run(
     stop = min([iterations, *over_time[:1]])
     if stop > final["iterations"]:
         return {"status": "not reached", "reason": f"the run ended before iteration {stop}"}
+    steps = env_steps(run_dir, metrics)
     if stop == final["iterations"]:
         point = {key: final[key] for key in ("rating", "rating_text", "rate_seconds")}
-        return {"status": "ok", "iteration": stop, "elapsed_s": elapsed.get(stop)} | point
+        found = {"iteration": stop, "elapsed_s": elapsed.get(stop), "env_steps": steps.get(stop)}
+        return {"status": "ok"} | found | point
     files = _snapshot_files(run_dir)
     kept = [i for i in files if i <= stop and i in elapsed]
     if not kept:
@@ -261,7 +326,8 @@ def default_run(
     iteration = max(kept)
     rated = _rate(f"checkpoint:{files[iteration]}", args, args.workers)
     print(f"default run: iteration {iteration}  {rated['rating_text']}", flush=True)
-    return {"status": "ok", "iteration": iteration, "elapsed_s": elapsed[iteration]} | rated
+    found = {"iteration": iteration, "elapsed_s": elapsed[iteration]}
+    return {"status": "ok"} | found | {"env_steps": steps.get(iteration)} | rated
 
 
 def _run_teeing_stderr(command: list[str]) -> tuple[int, str]:
@@ -289,11 +355,13 @@ def _curve(
     """Rates the snapshots nearest to `args.curve` evenly spaced training times; the last
     point is the run's final rating (its last snapshot is latest.pt's network)."""
     points = []
+    steps = env_steps(run_dir, metrics)
     snapshots = _snapshots(run_dir, metrics, args.curve)
     for k, (iteration, elapsed, path) in enumerate(snapshots):
         is_last = k == len(snapshots) - 1 and iteration == final["iterations"]
         rated = final if is_last else _rate(f"checkpoint:{path}", args, args.workers)
         points.append({"iteration": iteration, "elapsed_s": elapsed, "checkpoint": str(path)})
+        points[-1]["env_steps"] = steps.get(iteration)
         points[-1] |= {key: rated[key] for key in ("rating", "rating_text", "rate_seconds")}
         text = f"curve: {elapsed / 60:6.1f} min  iteration {iteration}  {rated['rating_text']}"
         print(text, flush=True)
@@ -351,10 +419,16 @@ def _run_example(row: Row, args: argparse.Namespace, result: dict[str, Any]) -> 
         why = _one_line(error) + (f" (cause: {_one_line(cause)})" if cause is not error else "")
         raise _NotRunError(f"{why}; pip install -e '.[{row.extra}]'") from None
     overrides = {"total_steps": args.steps} if args.steps else {}
-    defaults = inspect.signature(example.main).parameters.values()
-    arguments = {p.name: p.default for p in defaults} | overrides
+    parameters = inspect.signature(example.main).parameters
+    if args.train_seed is not None:
+        if "seed" not in parameters:
+            raise _NotRunError(f"{script}: main() takes no seed")
+        overrides["seed"] = args.train_seed
+    arguments = {p.name: p.default for p in parameters.values()} | overrides
     shown = ", ".join(f"{name}={value!r}" for name, value in arguments.items())
     result["command"] = f"{script}: main({shown})"
+    result["train_seed"] = arguments.get("seed")
+    result["env_steps"] = arguments.get("total_steps")
     import torch
 
     torch.set_num_threads(args.threads)
@@ -381,9 +455,11 @@ def _env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in paths if p)}
 
 
-def _child_argv(row: Row, args: argparse.Namespace) -> list[str]:
-    """Returns the command line that runs one row in a process of its own."""
+def _child_argv(row: Row, seed: int | None, args: argparse.Namespace) -> list[str]:
+    """Returns the command line that runs one row (with one training seed) in a process of
+    its own."""
     argv = [sys.executable, str(Path(__file__).resolve()), "--child", row.name]
+    argv += ["--train-seed", str(seed)] if seed is not None else []
     argv += ["--runs", str(args.runs), "--ci", f"{args.ci:g}", "--seed", str(args.seed)]
     argv += ["--rate-games", str(args.rate_games), "--workers", str(args.workers)]
     argv += ["--threads", str(args.threads)]
@@ -395,19 +471,21 @@ def _child_argv(row: Row, args: argparse.Namespace) -> list[str]:
 
 
 def run_rows(rows: list[Row], args: argparse.Namespace, results: dict[str, Any]) -> None:
-    """Runs the rows, `args.parallel` processes at a time, adding each row's results (and
-    writing the results file) as it ends."""
-    runs, waiting = Path(args.runs), list(rows)
+    """Runs the rows, each with each training seed of ``--seeds``, `args.parallel` processes
+    at a time, adding each run's results (and writing the results file) as it ends."""
+    runs = Path(args.runs)
+    waiting = [(row, seed) for row in rows for seed in (args.seeds or [None])]
     running: dict[str, tuple[subprocess.Popen, Any, float]] = {}
     while waiting or running:
         while waiting and len(running) < args.parallel:
-            row = waiting.pop(0)
-            (runs / f"{row.name}.json").unlink(missing_ok=True)  # a row's results are its own
-            log = (runs / f"{row.name}.log").open("w")
-            argv = _child_argv(row, args)
+            row, seed = waiting.pop(0)
+            name = run_name(row, seed)
+            (runs / f"{name}.json").unlink(missing_ok=True)  # a run's results are its own
+            log = (runs / f"{name}.log").open("w")
+            argv = _child_argv(row, seed, args)
             child = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=_env())
-            running[row.name] = (child, log, time.perf_counter())
-            _say(f"{row.name}: started (log {runs / f'{row.name}.log'})")
+            running[name] = (child, log, time.perf_counter())
+            _say(f"{name}: started (log {runs / f'{name}.log'})")
         time.sleep(0.5)
         for name, (child, log, started) in list(running.items()):
             if child.poll() is None:
@@ -416,20 +494,53 @@ def run_rows(rows: list[Row], args: argparse.Namespace, results: dict[str, Any])
             del running[name]
             row_result = _child_result(runs, name, child.returncode)
             results["rows"].append(row_result)
-            write_atomically(args.out, json.dumps(results, indent=2).encode())
+            _write(args.out, results)
             minutes = (time.perf_counter() - started) / 60
             _say(f"{name}: {_status_text(row_result)} ({minutes:.1f} min)")
 
 
 def _child_result(runs: Path, name: str, returncode: int) -> dict[str, Any]:
-    """Returns the results a row's process wrote, or its failure if it wrote none."""
+    """Returns the results a run's process wrote, or its failure if it wrote none."""
     path = runs / f"{name}.json"
     if path.exists():
         return dict(json.loads(path.read_text()))
-    row = next(r for r in ROWS if r.name == name)
+    row = _row(name)
     lines = [line for line in (runs / f"{name}.log").read_text().splitlines() if line.strip()]
     reason = f"its process exited with status {returncode}: {lines[-1] if lines else ''}"
-    return {"row": name, "title": row.title, "status": "failed", "reason": reason}
+    return {"row": row.name, "title": row.title, "status": "failed", "reason": reason}
+
+
+def _write(path: Path, results: dict[str, Any]) -> None:
+    """Writes a results file, its paths shown relative to the checkout (or to the folder
+    holding it)."""
+    write_atomically(path, json.dumps(relative(results), indent=2).encode())
+
+
+def relative(value: Any) -> Any:
+    """Returns JSON-ready `value` with each path of this checkout, or of the folder holding
+    it (``runs/`` beside it), written relative to that folder, so that no results file nor
+    page shows the building machine's paths."""
+    if isinstance(value, dict):
+        return {key: relative(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [relative(item) for item in value]
+    if isinstance(value, str):
+        for folder in (ROOT, ROOT.parent):
+            value = value.replace(f"{folder}{os.sep}", "")
+    return value
+
+
+def _resolved(path: str) -> Path:
+    """Returns a run's path as a results file holds it, made absolute again."""
+    for folder in (ROOT, ROOT.parent):
+        if not Path(path).is_absolute() and (folder / path).exists():
+            return folder / path
+    return Path(path)
+
+
+def _row(name: str) -> Row:
+    """Returns the row of a row's name or of its run's (``ppo-seed1``)."""
+    return next(r for r in ROWS if name == r.name or name.startswith(f"{r.name}-seed"))
 
 
 def _say(text: str) -> None:
@@ -453,13 +564,16 @@ def _duration(seconds: float | None) -> str:
 
 
 def table(results: list[dict[str, Any]]) -> str:
-    """Returns the markdown leaderboard of one or more results files, strongest first, then
-    the rows without a rating.
+    """Returns the markdown leaderboard of one or more results files, strongest first (by
+    the mean over its training seeds), then the rows without a rating.
 
-    Each row shows the Elo after its default run (from a file of default runs; else from a
-    longer run's snapshot where the default run stops; else, for a recipe whose default
-    run trained a pool member, the pool's rating of it), and the Elo after each time budget
-    that a file ran the recipes for (``--budget``). A later file's row replaces an earlier's.
+    Each row gathers its default runs, one a training seed: from a file of default runs (or
+    of runs added with ``--add-run``); else from a longer run's snapshot where the default
+    run stops; else, for a recipe whose default run trained a pool member, the pool's rating
+    of it. It shows how many seeds it has, their mean Elo, its spread (min-max; the standard
+    deviation from three seeds), each seed's Elo, environment steps and training time; then
+    the Elo after each time budget that a file ran the recipes for (``--budget``). A later
+    file's run of a row and seed replaces an earlier's.
     """
     default, budgets, titles = _columns(results)
     first = results[0]
@@ -471,49 +585,114 @@ def table(results: list[dict[str, Any]]) -> str:
     ]
     for result in results:
         lines.append(f"- Machine: {machine_text(result['machine'])}")
-        lines.append(f"- Command: `{result['command']}`")
+        lines.append(f"- Command: `{relative(result['command'])}`")
     spans = sorted(budgets)
-    heads = ["Row", "Elo after its default run", "Games", "Training"]
+    heads = ["Row", "Seeds", "Elo, mean of the seeds", "Spread across seeds"]
+    heads += ["Each seed's Elo", "Environment steps", "Training"]
     heads += [f"Elo after {_span(b)} of training" for b in spans] + ["Command"]
     lines += ["", _table_row(heads), "|" + "---|" * len(heads)]
-    commands = {row["row"]: row.get("command", "") for r in results for row in r["rows"]}
-    names = sorted(titles, key=lambda n: -_strength(default.get(n) or _best(budgets, n)))
+    commands = {
+        row["row"]: row["command"] for r in results for row in r["rows"] if row.get("command")
+    }
+    names = sorted(titles, key=lambda n: -_mean(default.get(n) or _best(budgets, n)))
     for name in names:  # strongest first; those without a rating in the files' order
-        cell = default.get(name, {"text": "not run", "games": "", "seconds": None})
-        cells = [titles[name], cell["text"], cell["games"], _duration(cell["seconds"])]
-        cells += [budgets[b].get(name, {"text": ""})["text"] for b in spans]
-        command = f"`{commands[name]}`" if commands.get(name) else ""
+        cells = [titles[name], *_seed_cells(default.get(name, {}))]
+        cells += [_brief(budgets[b].get(name, {})) for b in spans]
+        command = f"`{relative(commands[name])}`" if commands.get(name) else ""
         lines.append(_table_row([*cells, command]))
     lines += _curve_table(results)
     return "\n".join(lines)
 
 
-def _columns(
-    results: list[dict[str, Any]],
-) -> tuple[dict[str, Any], dict[float, dict[str, Any]], dict[str, str]]:
-    """Returns the cells after the rows' default runs and after each time budget, and the
-    rows' titles, by row name."""
-    default: dict[str, dict[str, Any]] = {}
-    budgets: dict[float, dict[str, dict[str, Any]]] = {}
+#: A row's cells by training seed ("shipped": the pool's rating of the shipped agent).
+Seeds = dict[Any, dict[str, Any]]
+
+
+def _columns(results: list[dict[str, Any]]) -> tuple[dict[str, Seeds], dict[float, dict], dict]:
+    """Returns the cells of the rows' default runs and after each time budget, each by row
+    name and training seed, and the rows' titles by row name."""
+    default: dict[str, Seeds] = {}
+    budgets: dict[float, dict[str, Seeds]] = {}
     titles: dict[str, str] = {}
+    stand_ins: dict[str, Seeds] = {}
     for result in results:
         budget = result["settings"].get("budget")
         changed = _changed(result["settings"])
         for row in result["rows"]:
-            titles[row["row"]] = row["title"]
+            name, seed = row["row"], row.get("train_seed")
+            titles[name] = row["title"]
+            also = ", ".join(c for c in (changed, row.get("changed", "")) if c)
+            seconds = row.get("train_seconds") or row.get("train_elapsed_s")
             if budget is None:
-                default[row["row"]] = _cell(row, row.get("train_seconds"), changed)
+                default.setdefault(name, {})[seed] = _cell(row, seconds, also)
                 continue
-            budgets.setdefault(budget, {})[row["row"]] = _cell(row, None, changed)
-            stand_in = row.get("default_run")
-            if stand_in and row["row"] not in default:
-                default[row["row"]] = _cell(stand_in, stand_in.get("elapsed_s"), snapshot=True)
+            budgets.setdefault(budget, {}).setdefault(name, {})[seed] = _cell(row, None, also)
+            if row.get("default_run"):
+                cell = _cell(row["default_run"], row["default_run"].get("elapsed_s"), True)
+                stand_ins.setdefault(name, {})[seed] = cell
+    for name, cells in stand_ins.items():  # a file of default runs first
+        default[name] = cells | default.get(name, {})
     pool = _pool_ratings(results[0]["variant"])
     for row in ROWS:
-        missing = row.name not in default or default[row.name]["rating"] is None
-        if row.name in titles and missing and row.shipped in pool:
-            default[row.name] = pool[row.shipped]
+        rated = [c for c in default.get(row.name, {}).values() if c["rating"]]
+        if row.name in titles and not rated and row.shipped in pool:
+            default[row.name] = {"shipped": pool[row.shipped]}
     return default, budgets, titles
+
+
+def _seed_cells(seeds: Seeds) -> list[str]:
+    """Returns a row's cells of its default runs: the seeds, the mean Elo, the spread, each
+    seed's Elo, the environment steps and the training time (means over the seeds)."""
+    if not seeds:
+        return ["0", "not run", "", "", "", ""]
+    rated = {seed: cell for seed, cell in seeds.items() if cell["rating"]}
+    if not rated:
+        return ["0", "; ".join(cell["text"] for cell in seeds.values()), "", "", "", ""]
+    elos = [_strength(cell) for cell in rated.values()]
+    mean, low, high = statistics.fmean(elos), min(elos), max(elos)
+    if len(elos) == 1:
+        spread = "one seed: no spread"
+    elif len(elos) == 2:
+        spread = f"{low:.0f} to {high:.0f} (two seeds)"
+    else:
+        spread = f"{low:.0f} to {high:.0f}, sd {statistics.stdev(elos):.0f}"
+    each = "; ".join(_seed_text(seed, cell) for seed, cell in seeds.items())
+    steps = [cell["steps"] for cell in rated.values() if cell.get("steps")]
+    steps_text = _count(statistics.fmean(steps)) if steps else "not recorded"
+    if steps and len(steps) < len(rated):
+        steps_text += f" ({len(steps)} of {len(rated)} seeds recorded)"
+    seconds = [cell["seconds"] for cell in rated.values() if cell["seconds"]]
+    training = _duration(statistics.fmean(seconds)) if seconds else ""
+    bounds = any(cell["rating"]["elo_bound"] for cell in rated.values())
+    mean_text = f"{mean:.0f}" + (" (a bound taken as an Elo)" if bounds else "")
+    return [str(len(rated)), mean_text, spread, each, steps_text, training]
+
+
+def _seed_text(seed: Any, cell: dict[str, Any]) -> str:
+    """Returns one seed's Elo in a row's "each seed" cell."""
+    if seed == "shipped":
+        return f"the shipped agent, in the pool: {cell['short']}"
+    return f"seed {'not recorded' if seed is None else seed}: {cell['short']}"
+
+
+def _brief(seeds: Seeds) -> str:
+    """Returns a time budget's cell: the Elo of its one seed, or the seeds' mean and range."""
+    rated = {seed: cell for seed, cell in seeds.items() if cell["rating"]}
+    if not rated:
+        return "; ".join(cell["text"] for cell in seeds.values())
+    if len(rated) == 1:
+        ((seed, cell),) = rated.items()
+        return _seed_text(seed, cell)
+    elos = [_strength(cell) for cell in rated.values()]
+    mean, low, high = statistics.fmean(elos), min(elos), max(elos)
+    return f"{mean:.0f}, {low:.0f} to {high:.0f} over {len(elos)} seeds"
+
+
+def _count(steps: float) -> str:
+    """Returns a number of environment steps in short: ``2.46 M``, ``40 k``."""
+    if steps >= 1e6:
+        return f"{steps / 1e6:.2f} M"
+    return f"{steps / 1e3:.0f} k" if steps >= 1e3 else f"{steps:.0f}"
 
 
 def _curve_table(results: list[dict[str, Any]]) -> list[str]:
@@ -521,17 +700,15 @@ def _curve_table(results: list[dict[str, Any]]) -> list[str]:
     lines: list[str] = []
     curves = [row for r in results for row in r["rows"] if row.get("curve")]
     if curves:
-        lines += [
-            "",
-            "| Row | Training minutes | Iteration | Elo on the pool |",
-            "|---|---|---|---|",
-        ]
+        heads = ["Row", "Seed", "Training minutes", "Environment steps", "Iteration"]
+        lines += ["", _table_row([*heads, "Elo on the pool"]), "|---|---|---|---|---|---|"]
         for row in curves:
+            seed = row.get("train_seed", "not recorded")
             for point in row["curve"]:
                 minutes = f"{point['elapsed_s'] / 60:.1f}"
-                lines.append(
-                    _table_row([row["title"], minutes, point["iteration"], point["rating_text"]])
-                )
+                steps = _count(point["env_steps"]) if point.get("env_steps") else "not recorded"
+                cells = [row["title"], seed, minutes, steps, point["iteration"]]
+                lines.append(_table_row([*cells, point["rating_text"]]))
     return lines
 
 
@@ -544,19 +721,20 @@ def _changed(settings: dict[str, Any]) -> str:
 
 
 def _cell(
-    row: dict[str, Any], seconds: float | None, changed: str = "", snapshot: bool = False
+    row: dict[str, Any], seconds: float | None, changed: str | bool = "", snapshot: bool = False
 ) -> dict[str, Any]:
-    """Returns a table cell's rating (or why there is none), its games and training time;
-    `changed` says how the run differed from the recipe, `snapshot` that the rating is of a
-    longer run's snapshot where the default run stops."""
+    """Returns a table cell's rating (or why there is none), its text in a row's seeds, its
+    environment steps and training time; `changed` says how the run differed from the
+    recipe, `snapshot` (or `changed` True) that the rating is of a longer run's snapshot
+    where the default run stops."""
+    if changed is True:
+        changed, snapshot = "", True
     if row.get("status") != "ok":
-        return {"text": _status_text(row), "games": "", "seconds": None, "rating": None}
-    text = str(row["rating_text"])
-    text += f" (with {changed})" if changed else ""
-    if snapshot:
-        text += f" (iteration {row['iteration']} of a longer run)"
-    games = row["rating"]["games"]
-    return {"text": text, "games": games, "seconds": seconds, "rating": row["rating"]}
+        return {"text": _status_text(row), "seconds": None, "rating": None}
+    text = str(row["rating_text"]) + (f" (with {changed})" if changed else "")
+    short = text + (f" (iteration {row['iteration']} of a longer run)" if snapshot else "")
+    cell = {"text": text, "short": short, "seconds": seconds, "rating": row["rating"]}
+    return cell | {"steps": row.get("env_steps")}
 
 
 def _pool_ratings(variant: str) -> dict[str, dict[str, Any]]:
@@ -569,10 +747,10 @@ def _pool_ratings(variant: str) -> dict[str, dict[str, Any]]:
     cells = {}
     for member in pool.members:
         low, high = member.ci
-        text = f"Elo {member.elo:.0f} [{low:.0f}, {high:.0f}] (the shipped agent, in the pool)"
         rating = {"elo": member.elo, "elo_ci": [low, high], "elo_bound": None}
-        cells[member.spec] = {"text": text, "games": member.games, "seconds": None}
-        cells[member.spec]["rating"] = rating
+        short = f"Elo {member.elo:.0f} [{low:.0f}, {high:.0f}], {member.games} games"
+        cells[member.spec] = {"text": "", "short": short, "seconds": None}
+        cells[member.spec] |= {"rating": rating, "games": member.games}
     return cells
 
 
@@ -583,8 +761,8 @@ def _span(seconds: float) -> str:
     return f"{seconds / 60:g} min" if seconds % 60 == 0 else f"{seconds:g} s"
 
 
-def _best(budgets: dict[float, dict[str, dict[str, Any]]], name: str) -> dict[str, Any] | None:
-    """Returns a row's cell after the longest budget it ran for, if any."""
+def _best(budgets: dict[float, dict[str, Seeds]], name: str) -> Seeds | None:
+    """Returns a row's cells after the longest budget it ran for, if any."""
     cells = [budgets[b][name] for b in sorted(budgets) if name in budgets[b]]
     return cells[-1] if cells else None
 
@@ -592,6 +770,12 @@ def _best(budgets: dict[float, dict[str, dict[str, Any]]], name: str) -> dict[st
 def _table_row(cells: list[Any]) -> str:
     """Returns one markdown table row (a "|" inside a cell escaped)."""
     return "| " + " | ".join(str(cell).replace("|", "\\|") for cell in cells) + " |"
+
+
+def _mean(seeds: Seeds | None) -> float:
+    """Returns the mean Elo of a row's rated seeds (-inf without one)."""
+    elos = [_strength(cell) for cell in (seeds or {}).values() if cell["rating"]]
+    return statistics.fmean(elos) if elos else -float("inf")
 
 
 def _strength(cell: dict[str, Any] | None) -> float:
@@ -606,11 +790,12 @@ def _strength(cell: dict[str, Any] | None) -> float:
 
 
 def plot(results: list[dict[str, Any]], path: Path) -> list[Path]:
-    """Draws Elo against training minutes, a line per recipe with a curve and a point per
-    other rated row (95% intervals as bars, a bound as a triangle pointing its open way), to
-    `path` as PNG and SVG; returns the files (none without matplotlib or a rating)."""
-    rows = {row["row"]: row for result in results for row in result["rows"]}
-    rated = [row for row in rows.values() if row["status"] == "ok"]
+    """Draws Elo against training minutes and against environment steps, a line per recipe
+    run with a curve and a point per other rated run (95% intervals as bars, a bound as a
+    triangle pointing its open way), to `path` as PNG and SVG; returns the files (none
+    without matplotlib or a rating)."""
+    runs = {(row["row"], row.get("train_seed")): row for r in results for row in r["rows"]}
+    rated = [row for row in runs.values() if row["status"] == "ok"]
     if not rated or importlib.util.find_spec("matplotlib") is None:
         return []
     import matplotlib
@@ -618,18 +803,30 @@ def plot(results: list[dict[str, Any]], path: Path) -> list[Path]:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    figure, axes = plt.subplots(figsize=(8, 5))
-    for row in rated:
-        points = row.get("curve") or [{"elapsed_s": row["train_seconds"], "rating": row["rating"]}]
-        _draw(
-            axes, row["title"], [p["elapsed_s"] / 60 for p in points], [p["rating"] for p in points]
-        )
+    figure, (by_time, by_steps) = plt.subplots(1, 2, figsize=(12, 5), sharey=True)
+    palette = plt.get_cmap("tab10")
+    seen: dict[str, int] = {}
+    for row in rated:  # a colour a row, a line style a seed
+        k = seen[row["row"]] = seen.get(row["row"], -1) + 1
+        seconds = row.get("train_seconds") or row.get("train_elapsed_s")
+        points = row.get("curve") or [row | {"elapsed_s": seconds}]
+        several = sum(r["row"] == row["row"] for r in rated) > 1
+        label = row["title"] + (f", seed {row.get('train_seed')}" if several else "")
+        style = {"color": palette(ROW_NAMES.index(row["row"])), "ls": ("-", "--", ":")[k % 3]}
+        ratings = [p["rating"] for p in points]
+        _draw(by_time, label, [(p["elapsed_s"] or 0) / 60 for p in points], ratings, style)
+        steps = [p.get("env_steps") for p in points]
+        if all(steps):
+            _draw(by_steps, label, steps, ratings, style)
     first = results[0]
-    axes.set_xlabel("training minutes (recipes: the trainer's clock; examples: main()'s wall time)")
-    axes.set_ylabel(f"Elo on the {first['variant']} pool {first['pool']} (random = 0)")
-    axes.set_xlim(left=0)
-    axes.grid(alpha=0.3)
-    axes.legend(fontsize="small", loc="center right")  # clear of the curves at the top
+    by_time.set_xlabel("training minutes (recipes: the trainer's clock; examples: main()'s)")
+    by_time.set_ylabel(f"Elo on the {first['variant']} pool {first['pool']} (random = 0)")
+    by_time.set_xlim(left=0)
+    by_steps.set_xlabel("environment steps (moves played in the training games)")
+    by_steps.set_xscale("log")
+    for axes in (by_time, by_steps):
+        axes.grid(alpha=0.3)
+    by_time.legend(fontsize="small", loc="upper left", bbox_to_anchor=(2.22, 1.0))
     files = [path.with_suffix(".png"), path.with_suffix(".svg")]
     for file in files:
         figure.savefig(file, bbox_inches="tight")
@@ -637,17 +834,19 @@ def plot(results: list[dict[str, Any]], path: Path) -> list[Path]:
     return files
 
 
-def _draw(axes: Any, label: str, minutes: list[float], ratings: list[dict[str, Any]]) -> None:
-    """Draws one row's ratings: a line through them, bars or bound triangles at each."""
+def _draw(
+    axes: Any, label: str, xs: list[float], ratings: list[dict[str, Any]], style: dict
+) -> None:
+    """Draws one run's ratings: a line through them, bars or bound triangles at each."""
     elos = [_strength({"status": "ok", "rating": r}) for r in ratings]
-    (line,) = axes.plot(minutes, elos, label=label)
-    for x, elo, rating in zip(minutes, elos, ratings, strict=True):
+    axes.plot(xs, elos, label=label, **style)
+    for x, elo, rating in zip(xs, elos, ratings, strict=True):
         if rating["elo_bound"] is None:
             low, high = rating["elo_ci"]
-            axes.errorbar([x], [elo], [[elo - low], [high - elo]], fmt="o", color=line.get_color())
+            axes.errorbar([x], [elo], [[elo - low], [high - elo]], fmt="o", color=style["color"])
         else:
             marker = "^" if rating["elo_bound"] == "lower" else "v"
-            axes.plot([x], [elo], marker=marker, color=line.get_color(), fillstyle="none")
+            axes.plot([x], [elo], marker=marker, color=style["color"], fillstyle="none")
 
 
 # --- Command line ---------------------------------------------------------------------------
@@ -669,6 +868,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rate-games", type=int, default=600, help="most games a rating plays")
     p.add_argument("--seed", type=int, default=0, help="seed of the ratings (0)")
     p.add_argument(
+        "--seeds", type=int, nargs="+", metavar="S",
+        help="train each row once per training seed S (default: the row's own seed)",
+    )  # fmt: skip
+    p.add_argument(
         "--curve", type=int, nargs="?", const=6, default=0, metavar="N",
         help="rate N snapshots of each recipe's run (default N: 6)",
     )  # fmt: skip
@@ -681,7 +884,15 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="RESULTS",
         help="rate the default runs a saved file of longer runs lacks, and rewrite it",
     )
+    p.add_argument(
+        "--add-run",
+        nargs="+",
+        metavar=("ROW", "RUN"),
+        help="rate runs of ROW's recipe trained outside the script (damas train --out RUN) "
+        "and add them to --out",
+    )
     p.add_argument("--child", choices=ROW_NAMES, help=argparse.SUPPRESS)
+    p.add_argument("--train-seed", type=int, help=argparse.SUPPRESS)
     return p
 
 
@@ -692,12 +903,15 @@ def main(argv: list[str] | None = None) -> int:
         return _render([json.loads(path.read_text()) for path in args.render], args.render[0])
     if args.complete:
         return _complete(args.complete, args)
+    if args.add_run:
+        return add_runs(args, sys.argv[1:] if argv is None else argv)
     args.runs = args.runs or ROOT / "runs" / f"leaderboard-{time.strftime('%Y%m%d-%H%M%S')}"
     args.runs.mkdir(parents=True, exist_ok=True)
     if args.child:
-        row = next(r for r in ROWS if r.name == args.child)
+        row = _row(args.child)
         result = run_row(row, args)
-        write_atomically(args.runs / f"{row.name}.json", json.dumps(result, indent=2).encode())
+        name = run_name(row, args.train_seed)
+        write_atomically(args.runs / f"{name}.json", json.dumps(result, indent=2).encode())
         return 0
     args.out = args.out or args.runs / "results.json"
     results = _header(args, sys.argv[1:] if argv is None else argv)
@@ -705,7 +919,7 @@ def main(argv: list[str] | None = None) -> int:
     _say(f"{len(rows)} row(s), {args.parallel} at a time, in {args.runs}")
     run_rows(rows, args, results)
     results["rows"].sort(key=lambda row: ROW_NAMES.index(row["row"]))
-    write_atomically(args.out, json.dumps(results, indent=2).encode())
+    _write(args.out, results)
     _say(f"written: {args.out}")
     return _render([results], args.out)
 
@@ -725,10 +939,59 @@ def _complete(path: Path, args: argparse.Namespace) -> int:
             continue
         if args.budget is None and not args.overrides:
             continue  # the row is its default run
-        run_dir = Path(result["agent"].removeprefix("checkpoint:")).parent.parent
+        run_dir = _resolved(result["agent"].removeprefix("checkpoint:")).parent.parent
         result["default_run"] = default_run(row, run_dir, _metrics(run_dir), args, result)
-        write_atomically(path, json.dumps(results, indent=2).encode())
+        _write(path, results)
     return _render([results], path)
+
+
+def add_runs(args: argparse.Namespace, argv: list[str]) -> int:
+    """Rates runs of a recipe trained outside the script (``--add-run ROW RUN...``), as the
+    script rates its own, and adds them to ``--out`` (a new file, or one written before by
+    ``--add-run``: a run of the same row and training seed replaces the earlier); prints the
+    table."""
+    name, *run_dirs = args.add_run
+    row = next((r for r in ROWS if r.name == name and r.config), None)
+    if row is None or not run_dirs or args.out is None:
+        recipes = ", ".join(r.name for r in ROWS if r.config)
+        raise SystemExit(f"--add-run takes a recipe's row ({recipes}), its runs and --out")
+    results = json.loads(args.out.read_text()) if args.out.exists() else _header(args, argv)
+    for run_dir in map(Path, run_dirs):
+        result: dict[str, Any] = {"row": row.name, "title": row.title, "status": "ok"}
+        changes = _config_changes(row, run_dir)
+        options = ["--out", str(run_dir), "--no-progress"]
+        options += ["--set", *changes] if changes else []
+        result |= {"kind": "recipe", "command": shlex.join(["damas", "train", row.config or ""])}
+        result["command"] += " " + shlex.join(options) + " (trained outside the script)"
+        changed = [c for c in changes if not c.startswith(("train.seed=", *_LENGTH_ONLY))]
+        result |= {"changed": ", ".join(changed)} if changed else {}
+        rate_run(run_dir, args, result)
+        same = (row.name, result["train_seed"])
+        results["rows"] = [r for r in results["rows"] if (r["row"], r.get("train_seed")) != same]
+        results["rows"].append(result)
+        _write(args.out, results)
+        _say(f"{row.name}, seed {result['train_seed']}: {result['rating_text']}")
+    return _render([json.loads(args.out.read_text())], args.out)
+
+
+def _config_changes(row: Row, run_dir: Path) -> list[str]:
+    """Returns how a run's config differs from its recipe's, as ``--set`` overrides."""
+    from damas_agents.models.config import config_to_dict, load_config
+
+    recipe = _flat(config_to_dict(load_config(ROOT / str(row.config))))
+    run = _flat(config_to_dict(_run_config(run_dir)))
+    return [f"{key}={json.dumps(value)}" for key, value in run.items() if recipe.get(key) != value]
+
+
+def _flat(tree: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """Returns a nested config's leaves by their dotted keys."""
+    flat: dict[str, Any] = {}
+    for key, value in tree.items():
+        if isinstance(value, dict) and value:
+            flat |= _flat(value, f"{prefix}{key}.")
+        else:
+            flat[f"{prefix}{key}"] = value
+    return flat
 
 
 def _header(args: argparse.Namespace, argv: list[str]) -> dict[str, Any]:
@@ -738,7 +1001,7 @@ def _header(args: argparse.Namespace, argv: list[str]) -> dict[str, Any]:
     settings = {
         key: getattr(args, key)
         for key in ("ci", "rate_games", "seed", "workers", "threads", "steps", "budget", "curve")
-    }
+    } | {"train_seeds": args.seeds}
     return {
         "leaderboard": FORMAT,
         "variant": VARIANT,

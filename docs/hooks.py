@@ -1,7 +1,8 @@
 """The site's build steps (``hooks:`` in ``mkdocs.yml``), so that no page can drift from the
 code: the notebooks come from ``notebooks/``, the variant catalogue from ``gen_variants.py``,
 the leaderboard from the package's rating pools and the recipes' saved results
-(``docs/assets/leaderboard/``). A notebook's table of contents is read from its page's
+(``docs/assets/leaderboard/``; ``python docs/hooks.py`` writes them into its page too, so
+that it reads without the site). A notebook's table of contents is read from its page's
 headings, so that its links find them. The Sphinx roles of docstrings become links in
 ``sphinx_roles.py``, a griffe extension.
 """
@@ -26,6 +27,9 @@ POOLS_MARKER = "<!-- rating pools -->"
 RECIPES_MARKER = "<!-- recipes leaderboard -->"
 #: The saved results of ``benchmarks/leaderboard.py`` that the page shows.
 RECIPES_RESULTS = ROOT / "docs" / "assets" / "leaderboard"
+#: The leaderboard page: its tables are kept in it, each between its marker and the marker's
+#: end (``<!-- end of ... -->``), so that it reads without the site too.
+LEADERBOARD_PAGE = ROOT / "docs" / "agents" / "leaderboard.md"
 #: A heading of a notebook's page as nbconvert writes it: level, id, and its HTML.
 NOTEBOOK_HEADING = re.compile(r'<h([1-6]) id="([^"]+)">(.*?)</h\1>', re.DOTALL)
 
@@ -104,12 +108,26 @@ def pool_tables() -> str:
     return "\n".join(out) if out else "No rating pool ships in this version."
 
 
+def leaderboard_page(markdown: str, markers: bool = True) -> str:
+    """Returns the leaderboard page with the recipes' table and the rating pools' tables
+    rendered afresh, each in place of the text from its marker to the marker's end (or of
+    the marker alone); `markers` False leaves the markers out, as the site does."""
+    for marker, render in ((RECIPES_MARKER, recipes_table), (POOLS_MARKER, pool_tables)):
+        start = markdown.find(marker)
+        if start < 0:
+            continue
+        end = marker.replace("<!-- ", "<!-- end of ")
+        stop = markdown.find(end, start)
+        stop = stop + len(end) if stop >= 0 else start + len(marker)
+        part = f"{marker}\n\n{render()}\n\n{end}" if markers else render()
+        markdown = markdown[:start] + part + markdown[stop:]
+    return markdown
+
+
 def on_page_markdown(markdown: str, **_: Any) -> str:
     """Fills the leaderboard page with the recipes' table and the rating pools' tables."""
-    if RECIPES_MARKER in markdown:
-        markdown = markdown.replace(RECIPES_MARKER, recipes_table())
-    if POOLS_MARKER in markdown:
-        markdown = markdown.replace(POOLS_MARKER, pool_tables())
+    if RECIPES_MARKER in markdown or POOLS_MARKER in markdown:
+        markdown = leaderboard_page(markdown, markers=False)
     return markdown
 
 
@@ -134,3 +152,7 @@ def on_page_content(html: str, page: Any, **_: Any) -> str:
     if page.file.src_uri.endswith(".ipynb"):
         page.toc = get_toc(notebook_toc(html))
     return html
+
+
+if __name__ == "__main__":  # python docs/hooks.py: writes the tables into the page
+    LEADERBOARD_PAGE.write_text(leaderboard_page(LEADERBOARD_PAGE.read_text()))

@@ -1,9 +1,11 @@
 """PolicyAgent, the arena agent of any policy function, and benchmarks/leaderboard.py.
 
 The leaderboard script trains each row and rates it on the pool; here it runs one tiny row
-end to end (one iteration of the quickstart, a few rating games), then re-prints saved
-results with ``--render``. The examples' own adapters (``as_agent``) are tested after their
-tiny trainings in tests/test_integrations.py.
+end to end (one iteration of the quickstart with a training seed, a few rating games), adds
+that run again as one trained outside the script (``--add-run``), then re-prints saved
+results with ``--render``; the table's seeds, the environment steps, and the page that
+keeps the tables are checked on data. The examples' own adapters (``as_agent``) are tested
+after their tiny trainings in tests/test_integrations.py.
 """
 
 from __future__ import annotations
@@ -29,8 +31,10 @@ from damas_env.draughts_v0 import raw_env
 
 ROOT = Path(__file__).parent.parent
 SCRIPT = ROOT / "benchmarks" / "leaderboard.py"
-#: One quickstart iteration of 8 games, no evaluation, rated in two games, with its curve.
+#: One quickstart iteration of 8 games, no evaluation, rated in two games, with its curve,
+#: trained with seed 3.
 TINY = ["--rows", "quickstart", "--budget", "5", "--rate-games", "2", "--curve", "2"]
+TINY += ["--seeds", "3"]
 TINY += ["--set", "train.iterations=2", "train.checkpoint_every=1", "eval.every=0"]
 TINY += ["env.num_envs=8"]
 
@@ -124,24 +128,49 @@ def test_the_leaderboard_trains_rates_and_tables_a_recipe(tiny_results: tuple[Pa
     assert row["row"] == "quickstart" and row["status"] == "ok", row
     assert row["command"].startswith("damas train configs/quickstart.yaml --out ")
     assert "--time-budget 5 --set train.iterations=2" in row["command"]
-    assert row["agent"] == f"checkpoint:{path.parent / 'quickstart/checkpoints/latest.pt'}"
+    assert row["command"].endswith(" env.num_envs=8 train.seed=3") and row["train_seed"] == 3
+    run = path.parent / "quickstart-seed3"
+    assert row["agent"] == f"checkpoint:{run / 'checkpoints/latest.pt'}"
+    assert row["env_steps"] == row["iterations"] * 8 * 8  # 8 games, 8 searched hops each
     assert row["rating"]["games"] == 2 and row["rating"]["pool"] == "v1"
     assert row["rating_text"].startswith("Elo ") and row["train_seconds"] > 0
     assert 1 <= row["iterations"] <= 2
     assert [p["iteration"] for p in row["curve"]] == list(range(1, row["iterations"] + 1))
+    assert [p["env_steps"] for p in row["curve"]] == [64 * p["iteration"] for p in row["curve"]]
     assert row["curve"][-1]["rating"] == row["rating"]  # the last snapshot is the final net
     changed = "train.checkpoint_every=1, eval.every=0, env.num_envs=8"
     assert row["default_run"] == {"status": "differs", "reason": f"the run changed {changed}"}
-    heads = "| Row | Elo after its default run | Games | Training | Elo after 5 s of training |"
-    assert heads + " Command |" in printed
+    heads = "| Row | Seeds | Elo, mean of the seeds | Spread across seeds | Each seed's Elo | "
+    heads += "Environment steps | Training | Elo after 5 s of training | Command |"
+    assert heads in printed
     assert (
-        f"| AlphaZero quickstart | differs: the run changed {changed} |  |  | "
-        f"{row['rating_text']} (with {changed}) | `damas train " in printed
+        f"| AlphaZero quickstart | 0 | differs: the run changed {changed} |  |  |  |  | "
+        f"seed 3: {row['rating_text']} (with {changed}) | `damas train " in printed
     )
     assert f"- Command: `{results['command']}`" in printed
     first = row["curve"][0]
     minutes = f"{first['elapsed_s'] / 60:.1f}"
-    assert f"| AlphaZero quickstart | {minutes} | 1 | {first['rating_text']} |" in printed
+    assert f"| AlphaZero quickstart | 3 | {minutes} | 64 | 1 | {first['rating_text']} |" in printed
+
+
+def test_a_run_trained_outside_the_script_is_added(tiny_results: tuple[Path, str]) -> None:
+    """``--add-run`` rates a run folder of ``damas train`` and adds it to a results file,
+    with its seed, its environment steps and how its config differs from the recipe's; a
+    second run of the same seed replaces the first."""
+    path, _ = tiny_results
+    run, out = path.parent / "quickstart-seed3", path.parent / "added.json"
+    for _ in range(2):
+        printed = run_script(
+            "--add-run", "quickstart", str(run), "--rate-games", "2", "--out", str(out)
+        )
+    (row,) = json.loads(out.read_text())["rows"]
+    assert row["status"] == "ok" and row["train_seed"] == 3 and row["rating"]["games"] == 2
+    assert row["env_steps"] == 64 * row["iterations"] and "curve" not in row
+    assert row["command"].startswith(f"damas train configs/quickstart.yaml --out {run} ")
+    assert row["command"].endswith(" (trained outside the script)")
+    assert "train.seed=3" in row["command"] and "train.seed" not in row["changed"]
+    assert "env.num_envs=8" in row["changed"]
+    assert "| AlphaZero quickstart | 1 | " in printed and "| one seed: no spread | " in printed
 
 
 def test_the_leaderboard_rates_an_example_through_its_adapter(tmp_path: Path) -> None:
@@ -157,7 +186,9 @@ def test_the_leaderboard_rates_an_example_through_its_adapter(tmp_path: Path) ->
     )
     assert row["agent"] == "sb3-maskable-ppo" and row["rating"]["games"] == 2
     assert row["rate_workers"] == 1 and -1 <= row["score_vs_random"] <= 1
-    assert f"| SB3 MaskablePPO | {row['rating_text']} (with total_steps=256) | 2 | " in printed
+    assert row["train_seed"] == 0 and row["env_steps"] == 256
+    assert "| SB3 MaskablePPO | 1 | " in printed
+    assert f" | seed 0: {row['rating_text']} (with total_steps=256) | 256 | " in printed
 
 
 def test_a_row_that_fails_or_cannot_run_says_why(
@@ -210,11 +241,11 @@ def test_render_merges_saved_results(
     row = json.loads(path.read_text())["rows"][0]
     lines = printed.splitlines()
     table = [line for line in lines if line.startswith("| ") and "Training minutes" not in line]
-    assert table[1].startswith("| AlphaZero quickstart | differs: the run changed ")
-    assert f" | {row['rating_text']} (with train.checkpoint_every=1, " in table[1]
+    assert table[1].startswith("| AlphaZero quickstart | 0 | differs: the run changed ")
+    assert f" | seed 3: {row['rating_text']} (with train.checkpoint_every=1, " in table[1]
     assert table[2] == (
-        "| RLlib PPO | not run here: ImportError: No module named 'pyarrow'; pip install -e "
-        "'.[rllib]' |  |  |  | `examples/integrations/rllib_ppo.py: main()` |"
+        "| RLlib PPO | 0 | not run here: ImportError: No module named 'pyarrow'; pip install -e "
+        "'.[rllib]' |  |  |  |  |  | `examples/integrations/rllib_ppo.py: main()` |"
     )
     assert "- Command: `python benchmarks/leaderboard.py --rows rllib`" in lines
     if importlib.util.find_spec("matplotlib") is not None:
@@ -296,45 +327,132 @@ def test_the_default_run_is_the_final_network_or_not_reached(
     assert got == {"status": "not reached", "reason": "the run ended before iteration 20"}
 
 
-def test_the_table_takes_default_runs_from_longer_runs_and_the_pool(
+def test_the_table_shows_each_rows_seeds_with_their_mean_and_spread(
     leaderboard: ModuleType,
 ) -> None:
-    """Default runs come from a file of default runs, else from a longer run's snapshot, else
-    (NNUE) from the pool's rating of the shipped agent; the 1 h column from the longer runs;
-    strongest first."""
+    """A row gathers its default runs by training seed across files: from files of default
+    runs (a later run of a seed replaces the earlier), else from a longer run's snapshot,
+    else (NNUE) the pool's rating of the shipped agent; it shows how many seeds it has, their
+    mean, their spread (never one seed's as a spread), each seed's Elo, the mean environment
+    steps and training time. The 1 h column comes from the longer runs; strongest first."""
     header = {"variant": "english", "pool": "v1", "command": "python benchmarks/leaderboard.py"}
     header["machine"] = {"cpu": "a CPU", "cores": 2, "python": "3.11", "load_at_start": [1.0]}
     settings = {"ci": 50, "rate_games": 600, "budget": None, "overrides": [], "steps": None}
-    quick = {"row": "quickstart", "title": "AlphaZero quickstart", "status": "ok"}
-    quick |= fake_rating(300) | {"train_seconds": 200.0, "command": "damas train q"}
-    defaults = header | {"settings": settings, "rows": [quick]}
-    longer = {"budget": 3600.0, "overrides": ["train.iterations=1000000"]}
-    one_worker = {"overrides": [*longer["overrides"], "nnue.workers=1"]}
-    alphazero = {"row": "alphazero", "title": "AlphaZero", "status": "ok"} | fake_rating(700)
+
+    def run(name: str, title: str, seed: int, elo: float, **more: Any) -> dict[str, Any]:
+        return (
+            {"row": name, "title": title, "status": "ok", "train_seed": seed}
+            | more
+            | (fake_rating(elo))
+        )
+
+    quick = [
+        run("quickstart", "AlphaZero quickstart", s, elo, train_seconds=60.0 * (s + 1))
+        for s, elo in [(0, 100), (1, 300), (2, 380)]
+    ]
+    quick[0] |= {"command": "damas train q", "env_steps": 15360}
+    ppo = {"row": "ppo", "title": "PPO self-play", "status": "ok", "train_seed": 0}
+    ppo |= fake_rating(850) | {"train_seconds": 3600.0}
+    ppo["default_run"] = {"status": "ok", "iteration": 300, "elapsed_s": 2400.0}
+    ppo["default_run"] |= fake_rating(900) | {"env_steps": 2_457_600}
+    added = run("ppo", "PPO self-play", 1, 800, train_elapsed_s=2600.0, env_steps=2_457_600)
+    alphazero = run("alphazero", "AlphaZero", 0, 700)
     alphazero["default_run"] = {"status": "ok", "iteration": 900, "elapsed_s": 3000.0}
     alphazero["default_run"] |= fake_rating(650)
-    nnue = {"row": "nnue", "title": "NNUE alpha-beta", "status": "ok"} | fake_rating(1500)
+    nnue = run("nnue", "NNUE alpha-beta", 0, 1500)
     nnue["default_run"] = {"status": "differs", "reason": "the run changed nnue.workers=1"}
-    hours = [
-        header | {"settings": settings | longer, "rows": [alphazero]},
+    longer = {"budget": 3600.0, "overrides": ["train.iterations=1000000"]}
+    one_worker = {"overrides": [*longer["overrides"], "nnue.workers=1"]}
+    replaced = run("quickstart", "AlphaZero quickstart", 0, 9999)
+    files = [
+        header | {"settings": settings, "rows": [replaced]},
+        header | {"settings": settings, "rows": quick},
+        header | {"settings": settings | longer, "rows": [alphazero, ppo]},
         header | {"settings": settings | longer | one_worker, "rows": [nnue]},
+        header | {"settings": settings, "rows": [added]},
     ]
-    lines = leaderboard.table([defaults, *hours]).splitlines()
+    lines = leaderboard.table(files).splitlines()
     rows = [line for line in lines if line.startswith("| ")]
     assert rows[0] == (
-        "| Row | Elo after its default run | Games | Training | Elo after 1 h of training "
-        "| Command |"
+        "| Row | Seeds | Elo, mean of the seeds | Spread across seeds | Each seed's Elo | "
+        "Environment steps | Training | Elo after 1 h of training | Command |"
     )
     from damas_agents.rating import load_pool
 
-    shipped = next(m for m in load_pool("english").members if m.spec.endswith("v1,depth=6"))
+    shipped = next(m for m in load_pool("english").members if "v1,depth=6," in m.spec)
     low, high = shipped.ci
     assert rows[1].startswith(
-        f"| NNUE alpha-beta | Elo {shipped.elo:.0f} [{low:.0f}, {high:.0f}] (the shipped agent, "
-        f"in the pool) | {shipped.games} |  | Elo 1500 ± 40 (with nnue.workers=1) |"
+        f"| NNUE alpha-beta | 1 | {shipped.elo:.0f} | one seed: no spread | the shipped agent, "
+        f"in the pool: Elo {shipped.elo:.0f} [{low:.0f}, {high:.0f}], {shipped.games} games | "
+        "not recorded |  | seed 0: Elo 1500 ± 40 (with nnue.workers=1) |"
     )
     assert rows[2].startswith(
-        "| AlphaZero | Elo 650 ± 40 (iteration 900 of a longer run) | 100 | 50.0 min "
-        "| Elo 700 ± 40 |"
+        "| PPO self-play | 2 | 850 | 800 to 900 (two seeds) | seed 0: Elo 900 ± 40 (iteration "
+        "300 of a longer run); seed 1: Elo 800 ± 40 | 2.46 M | 41.7 min | seed 0: Elo 850 ± 40 |"
     )
-    assert rows[3] == "| AlphaZero quickstart | Elo 300 ± 40 | 100 | 3.3 min |  | `damas train q` |"
+    assert rows[3].startswith(
+        "| AlphaZero | 1 | 650 | one seed: no spread | seed 0: Elo 650 ± 40 (iteration 900 of "
+        "a longer run) | not recorded | 50.0 min | seed 0: Elo 700 ± 40 |"
+    )
+    assert rows[4] == (
+        "| AlphaZero quickstart | 3 | 260 | 100 to 380, sd 144 | seed 0: Elo 100 ± 40; seed 1: "
+        "Elo 300 ± 40; seed 2: Elo 380 ± 40 | 15 k (1 of 3 seeds recorded) | 2.0 min |  | "
+        "`damas train q` |"
+    )
+
+
+def write_run(run_dir: Path, config: str, metrics: list[dict[str, float]]) -> Path:
+    """Writes a run folder's config (a recipe's, read from configs/) and metrics.jsonl."""
+    run_dir.mkdir()
+    (run_dir / "config.yaml").write_text((ROOT / "configs" / config).read_text())
+    (run_dir / "metrics.jsonl").write_text("".join(json.dumps(m) + "\n" for m in metrics))
+    return run_dir
+
+
+def test_environment_steps_are_the_moves_of_the_training_games(
+    leaderboard: ModuleType, tmp_path: Path
+) -> None:
+    """AlphaZero counts its searched hops, PPO its batch env's hops (every game, both sides),
+    NNUE its self-play plies; a run without its config has none."""
+    lines = [{"iteration": 1, "positions": 512, "games": 4, "game_length": 50.0}]
+    lines += [{"iteration": 2, "positions": 512, "games": 2, "game_length": 80.0}]
+    steps = {
+        name: leaderboard.env_steps(write_run(tmp_path / name, f"{name}.yaml", lines), lines)
+        for name in ("alphazero_english", "ppo_english", "nnue_english")
+    }
+    assert steps["alphazero_english"] == {1: 512, 2: 1024}
+    assert steps["ppo_english"] == {1: 128 * 64, 2: 2 * 128 * 64}
+    assert steps["nnue_english"] == {1: 200, 2: 360}
+    assert leaderboard.env_steps(tmp_path, lines) == {}
+
+
+def test_saved_results_and_commands_show_no_path_of_the_machine(leaderboard: ModuleType) -> None:
+    """Paths of this checkout or of the folder holding it are written relative to it, in the
+    results files and in the table; the saved results hold none."""
+    folder = leaderboard.ROOT.parent
+    results = {"command": f"--runs {folder}/runs/lb --out {leaderboard.ROOT}/runs/a.json"}
+    results["rows"] = [{"agent": f"checkpoint:{folder}/runs/lb/ppo/checkpoints/latest.pt"}]
+    assert leaderboard.relative(results) == {
+        "command": "--runs runs/lb --out runs/a.json",
+        "rows": [{"agent": "checkpoint:runs/lb/ppo/checkpoints/latest.pt"}],
+    }
+    for saved in sorted((ROOT / "docs" / "assets" / "leaderboard").glob("*.json")):
+        text = saved.read_text()
+        assert str(folder) + "/" not in text and '"/' not in text, saved.name
+
+
+def test_the_leaderboard_page_keeps_its_tables_in_step() -> None:
+    """The leaderboard page holds its tables (it reads on GitHub too), each as the site
+    renders it from the saved results and the pools: ``python docs/hooks.py`` rewrites them.
+    It shows no path of the building machine."""
+    hooks = load_script("docs_hooks", ROOT / "docs" / "hooks.py")
+    page = hooks.LEADERBOARD_PAGE.read_text()
+    assert hooks.leaderboard_page(page) == page, "run python docs/hooks.py"
+    for marker in (hooks.RECIPES_MARKER, hooks.POOLS_MARKER):
+        end = marker.replace("<!-- ", "<!-- end of ")
+        assert page.count(marker) == page.count(end) == 1
+    site = hooks.on_page_markdown(page)
+    assert "leaderboard -->" not in site and "pools -->" not in site
+    assert hooks.recipes_table() in site and hooks.pool_tables() in site
+    paths = re.findall(r"(?<![\w./~-])/(?:work|root|home|tmp|Users)/\S*", page)
+    assert not paths and str(ROOT) not in page
