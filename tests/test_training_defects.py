@@ -204,7 +204,7 @@ def test_a_full_disk_names_the_file_and_keeps_the_old_one(
 
 
 @pytest.mark.skipif(NO_PROC, reason="needs /proc to tell the files apart")
-@pytest.mark.parametrize("name", ["latest.pt", "metrics.jsonl", "config.yaml"])
+@pytest.mark.parametrize("name", ["latest.pt", "metrics.jsonl", "train.log", "config.yaml"])
 def test_a_full_disk_during_training_names_the_file(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
@@ -213,7 +213,7 @@ def test_a_full_disk_during_training_names_the_file(
 ) -> None:
     """A run of one iteration, then a resume to two on a disk full for one file: exit status
     1, one line naming the file, and the checkpoint and the metrics of the first iteration
-    intact (a line of metrics.jsonl and config.yaml are written before latest.pt)."""
+    intact (config.yaml, the log's lines and the metrics are written before latest.pt)."""
     run = tmp_path / "run"
     run_training(tiny(), run_dir=run, progress=False, out=io.StringIO())
     latest = run / "checkpoints" / "latest.pt"
@@ -224,7 +224,7 @@ def test_a_full_disk_during_training_names_the_file(
     (path,) = [p for p in run.rglob(name) if p.parent.name in ("run", "checkpoints")]
     err = capsys.readouterr().err.splitlines()
     assert err[-1] == f"damas train: cannot write {path}: No space left on device " + (
-        "(the lines before are kept)" if name == "metrics.jsonl" else
+        "(the lines before are kept)" if name in ("metrics.jsonl", "train.log") else
         "(the file there is as it was)"
     )  # fmt: skip
     assert latest.read_bytes() == kept[latest]  # each of these comes before latest.pt moves on

@@ -757,9 +757,9 @@ def run_training(
 
     emit = functools.partial(_emit, out=out, bar=bar, log=log_path)
     save = functools.partial(_save, latest, trainer, history)
-    emit(_opening(config, path, trainer.iteration, resume is not None, dropped, init))
     finished_before = trainer.iteration >= total
     try:
+        emit(_opening(config, path, trainer.iteration, resume is not None, dropped, init))
         while trainer.iteration < total:
             metrics = _timed_step(step, trainer, clock)
             i = trainer.iteration
