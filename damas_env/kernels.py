@@ -70,7 +70,7 @@ from .geometry import NUM_DIRECTIONS  # 4 diagonals, 4 orthogonals
 
 
 def kernel(
-    inline: bool = False, parallel: bool = False, fastmath: bool = False
+    inline: bool = False, parallel: bool = False, fastmath: bool = False, nogil: bool = False
 ) -> Callable[[Callable[..., Any]], Any]:
     """Returns numba's ``njit`` set up for engine kernels: cached, no reference counting.
 
@@ -79,7 +79,8 @@ def kernel(
     generation 40x slower (and threads would contend for the same counters). ``inline``
     inlines the function at numba IR level; ``parallel`` compiles ``prange`` loops to threads;
     ``fastmath`` lets float sums be reordered (SIMD dot products; results differ in the last
-    bits).
+    bits); ``nogil`` releases Python's global lock while the kernel runs, so that the
+    process's other threads run meanwhile (a long search, while another thread reads input).
 
     Kernels pass constants to other kernels as typed values (``np.int64(0)``,
     ``np.bool_(True)``), and indexes from ``prange`` (uint64) or int32 arrays as
@@ -94,6 +95,8 @@ def kernel(
         options["parallel"] = True
     if fastmath:
         options["fastmath"] = True
+    if nogil:
+        options["nogil"] = True
     return njit(**options)
 
 

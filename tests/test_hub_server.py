@@ -92,6 +92,7 @@ def test_a_capture_is_written_with_its_captured_squares() -> None:
 
 
 def test_ping_is_answered_also_during_a_search_and_stop_is_harmless() -> None:
+    """(tests/test_hub_halt.py: stop and quit end a search that would not end by itself.)"""
     out = serve(["ping", "pos start", "level depth=3", "go think", "ping", "stop", "ponder-hit"])
     assert sorted(commands(out)) == ["done", "pong", "pong"]
     assert out[0] == "pong"
@@ -114,12 +115,55 @@ def test_ping_is_answered_also_during_a_search_and_stop_is_harmless() -> None:
         ("set-param name=hash value=64", "unknown parameter 'hash'"),
         ("set-param value=64", "missing name"),
         ("set-param name=variant value=killer", "unknown variant 'killer'"),
+        ("level depth=3 speed=9", "level has no key 'speed'; it takes depth, nodes"),
+        ("level depth=3 depth=4", "key 'depth' given twice"),
+        ("pos start moves=11-15 moves=22-18", "key 'moves' given twice"),
+        ("pos =x", "a key without a name"),
+        ("pos start moves=11x15", "move '11x15' takes nothing: write it with '-'"),
+        ("pos pos=W" + "e" * 32, "the board has no piece"),
     ],
 )
 def test_a_bad_line_is_one_error_line_and_the_engine_reads_on(line: str, message: str) -> None:
     out = serve([line, "ping", "pos start", "go think"])
     assert commands(out) == ["error", "pong", "done"]
     assert message in parse_hub_line(out[0])[1]["message"]
+
+
+def test_a_refused_line_leaves_the_position_and_the_level_as_they_were() -> None:
+    position = Position.from_fen("B:W18:B15", "english")  # black's only move: 15x22
+    server = HubServer("alphabeta", "english", 0, print)
+    for line in (f"pos pos={hub_position(position)}", "level depth=2"):
+        server.handle(line)
+    out: list[str] = []
+    server._send = out.append
+    for line in ("pos =x", "pos start start", "level depth=3 speed=9", "level nodes=1 nodes=2"):
+        server.handle(line)
+    assert commands(out) == ["error"] * 4
+    assert server.level == {"depth": 2}
+    server.handle("go think")
+    server.wait()
+    assert out[-1] == "done move=15x22x18"
+
+
+def test_a_history_that_passed_a_draw_is_searched_after() -> None:
+    """The kings' moves repeat the position three times (a draw under the game's rules) and
+    go on: the server searches the position they reach."""
+    start = Position.from_fen("W:WK29:BK4", "english")
+    history = "29-25 4-8 25-29 8-4 " * 2 + "29-25"
+    after = start
+    for text in history.split():
+        after = after.play(parse_hub_move(text, after))
+    out = serve([f'pos pos={hub_position(start)} moves="{history}"', "go think"], "alphabeta")
+    assert commands(out) == ["done"], out
+    parse_hub_move(done_move(out), after)
+
+
+def test_the_seed_is_an_integer_in_its_range(capsys: pytest.CaptureFixture[str]) -> None:
+    assert build_parser().parse_args(["--seed", "4294967295", "greedy"]).seed == 2**32 - 1
+    for bad in ("-1", "1e23", "4294967296", "seven"):
+        with pytest.raises(SystemExit):
+            build_parser().parse_args(["--seed", bad, "greedy"])
+        assert "argument --seed: must be an integer from 0 to 4294967295" in capsys.readouterr().err
 
 
 def test_a_failed_pos_leaves_nothing_to_search() -> None:

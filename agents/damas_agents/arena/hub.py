@@ -20,6 +20,7 @@ import contextlib
 import importlib
 import importlib.util
 import os
+import shlex
 import sys
 import threading
 from collections import OrderedDict
@@ -59,8 +60,11 @@ PLACES: dict[str, tuple[str, ...]] = {
     "raw_env": ("damas_env.draughts_v0",),
     "actions_to_move": ("damas_env.encoding",),
     "move_to_actions": ("damas_env.encoding",),
+    "Halt": ("damas_agents.search.alphabeta",),
 }
 _ATTRIBUTES = {"version": "__version__"}  # a name looked up under another attribute
+#: Names an older checkout may lack: None then (without a Halt, ``stop`` ends no search).
+OPTIONAL = frozenset({"Halt"})
 
 # The bounds of a level, those of the spec options it becomes (damas_agents.specs).
 MAX_DEPTH, MAX_NODES, MIN_SECONDS, MAX_SECONDS = 64, 10**9, 0.001, 3600.0
@@ -73,6 +77,8 @@ SCAN_VARIANTS = {
     "losing": "antidraughts",
 }
 LIMITS = ("depth", "nodes", "time", "sims")  # spec options that fix an agent's budget
+LEVEL_KEYS = ("depth", "nodes", "move-time", "moves", "time", "inc", "infinite")
+MAX_SEED = 2**32 - 1  # the largest --seed, as damas arena takes
 _MAX_LINE = 65536  # bytes of an input line; a longer one is an error
 _AGENTS_KEPT = 4  # agents built for levels, kept for the next searches
 
@@ -81,8 +87,8 @@ def library() -> SimpleNamespace:
     """Returns the names of :data:`PLACES`, each from the first module that has it.
 
     Raises:
-        ImportError: a name is in none of its modules (a missing dependency of a module that
-            exists is raised as it is).
+        ImportError: a name (other than those of :data:`OPTIONAL`, then None) is in none of
+            its modules (a missing dependency of a module that exists is raised as it is).
     """
     found: dict[str, Any] = {}
     for name, modules in PLACES.items():
@@ -95,6 +101,9 @@ def library() -> SimpleNamespace:
                 found[name] = getattr(module, attribute)
                 break
         else:
+            if name in OPTIONAL:
+                found[name] = None
+                continue
             raise ImportError(f"damas hub: no {attribute} in {', '.join(modules)}")
     return SimpleNamespace(**found)
 
@@ -127,7 +136,7 @@ def position_from_hub(text: str, rules: Any, lib: SimpleNamespace) -> Any:
 
     Raises:
         ValueError: not a Hub position of the ruleset's board, or not a possible position
-            (a man on its crowning row).
+            (no piece at all, or a man on its crowning row).
     """
     squares = rules.squares
     if (
@@ -139,6 +148,8 @@ def position_from_hub(text: str, rules: Any, lib: SimpleNamespace) -> Any:
             f"bad position {_shown(text)}: {rules.name} needs W or B, then one of w b W B e "
             f"for each of its {squares} squares"
         )
+    if set(text[1:]) == {"e"}:
+        raise ValueError(f"bad position {_shown(text)}: the board has no piece")
     turn = lib.Colour.WHITE if text[0] == "W" else lib.Colour.BLACK
     return lib.Position(rules, [_PIECE_CODES[c] for c in text[1:]], turn)
 
@@ -154,8 +165,12 @@ def level_options(args: dict[str, str]) -> dict[str, int | float]:
     """Returns the spec options a ``level`` line asks for (none for ``infinite``), bounded.
 
     Raises:
-        ValueError: a value that is not a number of its kind, or a negative one.
+        ValueError: a key that is not one of :data:`LEVEL_KEYS`, a value that is not a number
+            of its kind, or a negative one.
     """
+    unknown = [key for key in args if key not in LEVEL_KEYS]
+    if unknown:
+        raise ValueError(f"level has no key {_shown(unknown[0])}; it takes {', '.join(LEVEL_KEYS)}")
     options: dict[str, int | float] = {}
     if "depth" in args:
         options["depth"] = min(max(_number(args, "depth", int), 1), MAX_DEPTH)
@@ -217,15 +232,26 @@ class HubServer:
         level depth=N | nodes=N | move-time=S | [moves=N] time=S [inc=S] | infinite
         go think | ponder | analyze     done move=M, after the agent's search
         ping                            pong, at once (during a search too)
-        stop, ponder-hit                (nothing: a search runs to its own end)
+        stop                            done move=M at once during a search: the best move
+                                        found so far (nothing otherwise)
+        ponder-hit                      (nothing: the search goes on)
         quit                            (the engine exits, even during a search)
 
     ``pos`` and ``go`` forget the level, as in Scan: a GUI sends ``pos``, ``level``, ``go``
-    for every search. A bad line (an unknown command or parameter, a position that is not
-    one of the variant's, an illegal move, a number that is not one) is answered with one
-    ``error message="..."`` line and the server reads on; a ``pos`` that fails leaves no
-    position, so a ``go`` after it is an error too, never a move for another position. At
-    the end of its input the server finishes the search in progress and writes its move.
+    for every search. The moves of ``pos`` are the game's history: the search starts after
+    them even where the game's draw rules would have ended it (a repetition, or too long
+    without progress), without that history then. A bad line (an unknown command, parameter
+    or level key, a key given twice or without a name, a position that is not one of the
+    variant's or has no piece, an illegal move or a quiet move written with ``x``, a number
+    that is not one) is answered with one ``error message="..."`` line and the server reads
+    on, its state unchanged; a ``pos`` that fails leaves no position, so a ``go`` after it
+    is an error too, never a move for another position. At the end of its input the server
+    finishes the search in progress and writes its move.
+
+    Searches run in a thread of their own, so ``ping``, ``stop`` and ``quit`` are answered
+    while they run. ``stop`` ends the alpha-beta searches (``alphabeta``, ``pretrained``),
+    a network's tree search after its current round and a ``hub:`` engine's search (it is
+    sent ``stop``); other agents' moves take the little time they take.
 
     Limits: a spec that fixes its own budget (``depth``, ``nodes``, ``time`` or ``sims``)
     plays it, whatever the GUI's ``level`` says. Otherwise the level is given to the agent as
@@ -269,6 +295,7 @@ class HubServer:
         """The level options the agent's kind takes."""
         self._lock = threading.Lock()  # one line at a time from the two threads
         self._search: threading.Thread | None = None
+        self._halt: Any = None  # the Halt of the search in progress (None: cannot be halted)
         self._quitting = False
         self._agents: OrderedDict[str, Any] = OrderedDict()
         self._envs: dict[Any, Any] = {}
@@ -298,6 +325,7 @@ class HubServer:
             return True
         try:
             command, args = self.lib.parse_hub_line(line)
+            _check_names(line)
         except Exception as exc:  # the client's parser raises its own HubError
             self.error(str(exc))
             return True
@@ -305,11 +333,12 @@ class HubServer:
             if command == "ping":
                 self.write("pong")
                 return True
-            if command in ("stop", "ponder-hit"):
+            if command in ("stop", "quit"):
+                self._quitting = command == "quit"
+                self._halt_search()  # stop: the search writes its move at once
+                return command == "stop"
+            if command == "ponder-hit":
                 return True  # the search ends by its own limit
-            if command == "quit":
-                self._quitting = True
-                return False
             self.wait()  # any other command waits for the search's move
         if command == "quit":
             return False
@@ -341,6 +370,11 @@ class HubServer:
         if self._search is not None:
             self._search.join()
             self._search = None
+
+    def _halt_search(self) -> None:
+        """Ends the search in progress where its agent can be halted (see the class)."""
+        if self._halt is not None:
+            self._halt.set()
 
     def close(self) -> None:
         """Closes the agents that hold a resource (an engine's process)."""
@@ -392,7 +426,8 @@ class HubServer:
     def _init(self, args: dict[str, str]) -> None:
         """Plays one search from the start position (compiling, loading), then ``ready``."""
         try:
-            self._best_move(self._default, self.lib.Position.start(self.rules), [])
+            start = self.lib.Position.start(self.rules)
+            self._best_move(self._default, start, [], start)
             self._reset_agents()
         except Exception as exc:  # a warm-up that fails says so; the searches will too
             print(f"damas hub: the warm-up search failed: {exc}", file=sys.stderr)
@@ -412,6 +447,8 @@ class HubServer:
             moves, position = [], start
             for text in args.get("moves", "").split():
                 move = self.lib.parse_hub_move(text, position)
+                if "x" in text and not move.captures:
+                    raise ValueError(f"move {_shown(text)} takes nothing: write it with '-'")
                 moves.append(move)
                 position = position.play(move)
         except Exception as exc:
@@ -433,17 +470,24 @@ class HubServer:
             raise ValueError(f"no legal move in {position.fen()}: the game is over")
         agent = self._agent(level)
         start, moves = self._position, list(self._moves)
+        self._halt = self.lib.Halt() if self.lib.Halt is not None else None
         self._search = threading.Thread(
-            target=self._think, args=(agent, start, moves), daemon=True, name="hub search"
+            target=self._think,
+            args=(agent, start, moves, position, self._halt),
+            daemon=True,
+            name="hub search",
         )
         self._search.start()
 
     # --- Searching --------------------------------------------------------------------------
 
-    def _think(self, agent: Any, start: Any, moves: list[Any]) -> None:
-        """Writes the agent's move (``done``), or an ``error`` line if it fails."""
+    def _think(self, agent: Any, start: Any, moves: list[Any], final: Any, halt: Any) -> None:
+        """Writes the agent's move (``done``), or an ``error`` line if it fails; a search
+        under `halt` (if any) ends when it is set."""
         try:
-            move = self.lib.hub_move(self._best_move(agent, start, moves))
+            with halt.applied() if halt is not None else contextlib.nullcontext():
+                found = self._best_move(agent, start, moves, final)
+            move = self.lib.hub_move(found)
         except Exception as exc:
             if not self._quitting:
                 self.error(f"the agent failed: {exc}")
@@ -452,18 +496,19 @@ class HubServer:
             with contextlib.suppress(OSError):  # the GUI has gone
                 self.write(f"done move={move}")
 
-    def _best_move(self, agent: Any, start: Any, moves: list[Any]) -> Any:
-        """Returns the agent's move after `moves` from `start`, asked hop by hop in an env
-        that has played them (the history an agent or the draw rules may read)."""
+    def _best_move(self, agent: Any, start: Any, moves: list[Any], final: Any) -> Any:
+        """Returns the agent's move in `final`, the position after `moves` from `start`, asked
+        hop by hop in an env that has played them (the history an agent or the draw rules
+        may read), or in a fresh env at `final` if the draw rules ended the game on the way
+        (a GUI may ask for a move in any position)."""
         env = self._env(start.rules)
         env.reset(options={"fen": start.fen()})
         for move in moves:
+            if _over(env):
+                break
             for action in self.lib.move_to_actions(move, env.position.turn, start.rules):
                 env.step(action)
-        if _over(env):  # the moves ended the game by the draw rules: search without them
-            final = start
-            for move in moves:
-                final = final.play(move)
+        if _over(env):  # policy: the position is searched, without the history that ended it
             env.reset(options={"fen": final.fen()})
         mover, position, hops = env.agent_selection, env.position, []
         while env.agent_selection == mover and not _over(env):
@@ -532,6 +577,17 @@ def _over(env: Any) -> bool:
     return any(env.terminations.values()) or any(env.truncations.values())
 
 
+def _check_names(line: str) -> None:
+    """Raises ValueError if a Hub line (quotes balanced) gives a key twice, or one without a
+    name (``=x``)."""
+    names = [word.partition("=")[0] for word in shlex.split(line)[1:]]
+    if "" in names:
+        raise ValueError(f"a key without a name in {_shown(line)}: write key=value")
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        raise ValueError(f"key {_shown(twice[0])} given twice in {_shown(line)}")
+
+
 # --- The command ----------------------------------------------------------------------------
 
 
@@ -551,8 +607,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="ruleset name or rules YAML path (default international; the GUI's variant "
         "parameter changes it)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="the agent's seed (default 0)")
+    parser.add_argument(
+        "--seed", type=_seed, default=0, help=f"the agent's seed, 0 to {MAX_SEED} (default 0)"
+    )
     return parser
+
+
+def _seed(text: str) -> int:
+    """Returns --seed's value (argparse names the option in the message of an error)."""
+    if text.isascii() and text.isdigit() and len(text) <= 10 and int(text) <= MAX_SEED:
+        return int(text)
+    raise argparse.ArgumentTypeError(f"must be an integer from 0 to {MAX_SEED}, not {text!r}")
 
 
 def _input_lines(stream: BinaryIO) -> Iterator[str | None]:

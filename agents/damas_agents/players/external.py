@@ -11,6 +11,7 @@ proposes moves, and a proposal that is not legal here is an error.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import queue
 import re
@@ -34,6 +35,7 @@ from damas_agents.players.peers import (
     openspiel_decode,
     require_engine,
 )
+from damas_agents.search.alphabeta import Halt
 from damas_agents.specs import KINDS, check_option
 from damas_env import Colour, Move, Position
 from damas_env.checks import shown
@@ -634,6 +636,13 @@ class _HubProcess:
         return False
 
 
+def _stop_quietly(engine: _HubProcess) -> None:
+    """Sends ``stop`` to a searching engine (from a halting thread); a dead engine is the
+    searching thread's to report."""
+    with contextlib.suppress(HubError):
+        engine.send("stop")
+
+
 class _Timeout:
     """The mark of a deadline passed (a type of its own, so that mypy tells it from a line)."""
 
@@ -850,10 +859,15 @@ class HubAgent(MoveAgent):
 
     def _done(self, engine: _HubProcess) -> dict[str, str]:
         """Returns the arguments of the engine's ``done``; a search past its time is sent
-        ``stop``, given two seconds, and reported."""
+        ``stop``, given two seconds, and reported. A set
+        :class:`~damas_agents.search.alphabeta.Halt` sends ``stop`` at once."""
         limit = self.move_time + self.timeout
+        halt = Halt.current()
         try:
-            return engine.expect("done", limit)[0]
+            if halt is None:
+                return engine.expect("done", limit)[0]
+            with halt.watch(functools.partial(_stop_quietly, engine)):
+                return engine.expect("done", limit)[0]
         except _SilentError:
             engine.send("stop")
         try:

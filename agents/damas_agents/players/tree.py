@@ -10,7 +10,9 @@ The search asks an :class:`Evaluator` for priors and values, never a network, or
 random rollouts itself (:class:`RolloutEvaluator`). Nodes are turn states
 (:mod:`damas_env.turn`) and edges single hops; values are backed up by colour. Each round
 evaluates the new leaves of every game in one call. The trees live in compiled flat arrays
-(layout above ``N_LEN``); :attr:`BatchedPUCT.roots` gives read-only views.
+(layout above ``N_LEN``); :attr:`BatchedPUCT.roots` gives read-only views. A round runs
+without Python's global lock, and a set :class:`~damas_agents.search.alphabeta.Halt` ends a
+search after its round.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from damas_agents.players.base import Observation
+from damas_agents.search.alphabeta import Halt
 from damas_env import Colour, Position
 from damas_env import kernels as K
 from damas_env.encoding import action_layout, planes_for
@@ -332,7 +335,7 @@ def _encode_roots(roots, live, obs, masks, t, scratch, ws):
     return WALK_OK
 
 
-@kernel()
+@kernel(nogil=True)
 def _walk_round(tree, roots, work, t, scratch, ws, walks, leaves, obs, masks, params):
     """Walks up to ``batch`` paths per game by the selection rule with virtual loss, from
     ``walks``' cursor.
@@ -727,6 +730,9 @@ class BatchedPUCT:
             turns: the games' turn states, the roots (with the game's counters: a position's
                 king runs go in with ``Turn.reset(board, side, king_runs)``).
             add_noise: mix Dirichlet noise into the root priors.
+
+        Under a :class:`~damas_agents.search.alphabeta.Halt` that is set, the search ends
+        after its current round (at least one) with the visits so far.
         """
         if not turns:
             return []
@@ -741,8 +747,11 @@ class BatchedPUCT:
         counts = tree.nodes[live, N_COUNT]
         walks[live[counts > 0]] = self.simulations
         params = self._params(t)
+        halt = Halt.current()
         while walks[:games].any():
             self._round(t, walks, params)
+            if halt is not None and halt.is_set():
+                break
         out = np.zeros((games, t.num_actions), dtype=np.float32)
         _distributions(tree.nodes, tree.edge_i, tree.edge_f, out)
         return list(out)

@@ -13,7 +13,8 @@ apply); below the root the search knows the pieces only. Arrays (:class:`Tables`
     history  int32[2, S, S]           cut-off counts of quiet moves by side, from, to
     path     uint64[P]                hashes of the positions on the current line
     rev      int32[P]                 plies since the last capture or man move on the line
-    stats    int64[S_LEN]             nodes, budget, abort reason, generation, last score, ProbCut
+    stats    int64[S_LEN]             nodes, budget, abort reason, generation, last score,
+                                      ProbCut, halt (set by another thread: Searcher.halt)
     counters int64[G_LEN]             zeros: the game counters of a position with no history
     net      int16[P + 3 + 5S + 2L, 2A]  the learned evaluation in integers, and the
                                       accumulators of each ply's position (nnue.pack_network;
@@ -22,14 +23,18 @@ apply); below the root the search knows the pieces only. Arrays (:class:`Tables`
     h        int32[L2]                scratch of its second layer
 
 Every search deepens in one compiled loop (:func:`deepen`): NNUE self-play and the
-:class:`Searcher`, which reads the clock between iterations under a time limit.
+:class:`Searcher`, which reads the clock between iterations under a time limit. The loop runs
+without Python's global lock, so another thread can end a search (:class:`Halt`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -73,6 +78,7 @@ from damas_env.rules import Ruleset
 K.name_kernels(__name__, "the alpha-beta search")  # the first-compile note
 
 __all__ = [
+    "Halt",
     "LATEST_SEARCH",
     "MATE",
     "MAX_DEPTH",
@@ -128,9 +134,10 @@ GENERATIONS = 1 << 21
 FLAG_EXACT, FLAG_LOWER, FLAG_UPPER = 1, 2, 3
 
 # Search counters.
-S_NODES, S_STOP, S_ABORT, S_GEN, S_GUESS, S_PROBING = range(6)  # S_PROBING: 1 in ProbCut's search
-S_LEN = 6
-ABORT_NONE, ABORT_BUDGET, ABORT_OVERFLOW = 0, 1, 2
+# S_PROBING: 1 in ProbCut's search; S_HALT: 1 when another thread has halted the search.
+S_NODES, S_STOP, S_ABORT, S_GEN, S_GUESS, S_PROBING, S_HALT = range(7)
+S_LEN = 7
+ABORT_NONE, ABORT_BUDGET, ABORT_OVERFLOW, ABORT_HALT = 0, 1, 2, 3
 
 # Move-ordering scores, written into the M_MARK column of a move list (int16).
 O_TT = 30_000
@@ -508,11 +515,13 @@ def _negamax(board, side, h, depth, ply, alpha, beta, t):
     """Returns the score of the position for `side`, searched `depth` plies (alpha-beta).
 
     At depth <= 0 only captures are searched (quiescence). Sets stats[S_ABORT] and returns 0
-    when the node budget is spent or a move list overflows.
+    when the node budget is spent, the search is halted or a move list overflows.
     """
     stats = t.stats
-    if stats[S_NODES] >= stats[S_STOP]:
-        stats[S_ABORT] = ABORT_BUDGET
+    # One branch for both ends (`|`, not `or`): the halt is read at every node from the
+    # cache line the count is written to, so it costs next to nothing.
+    if (stats[S_NODES] >= stats[S_STOP]) | (stats[S_HALT] != 0):
+        stats[S_ABORT] = ABORT_HALT if stats[S_HALT] != 0 else ABORT_BUDGET
         return 0
     stats[S_NODES] += 1
     over, score = _decided(board, side, ply, t)
@@ -668,7 +677,7 @@ def _sort_best_first(order, scores):
         order[b + 1] = item
 
 
-@kernel()
+@kernel(nogil=True)
 def deepen(board, side, h, first, last, root, order, scores, nodes, t):
     """Iterative deepening, the one loop of every search: depths `first` to `last` over the
     root moves in `order`, within `nodes` nodes in all.
@@ -677,8 +686,9 @@ def deepen(board, side, h, first, last, root, order, scores, nodes, t):
     (:func:`search_root`) and, when complete, sorts `order` best first (stable, so the moves
     scoring the best lead, in the order they were searched). It stops after a forced result
     (a mate score), or when an iteration is cut short: stats[S_ABORT] says why (the budget,
-    or a full move list), `order` stays as that iteration searched it and `scores` holds the
-    moves it completed. stats[S_NODES] counts the last iteration's nodes.
+    a halt, or a full move list), `order` stays as that iteration searched it and `scores`
+    holds the moves it completed. stats[S_NODES] counts the last iteration's nodes. It runs
+    without Python's global lock: another thread may set stats[S_HALT] meanwhile.
 
     Returns (the last complete depth, first - 1 if none; its score; how many moves lead
     `order` with that score; the moves the iteration cut short completed; the nodes visited).
@@ -977,10 +987,73 @@ def _cut_short(depth: int, searched: np.ndarray, scores: np.ndarray) -> _Iterati
     return _Iteration(depth, best, [int(i) for i in searched if scores[i] == best], False)
 
 
+class Halt:
+    """Ends, from another thread, the searches that a thread runs under it.
+
+        halt = Halt()
+        with halt.applied():          # in the searching thread
+            agent.act(observation, position)
+        halt.set()                    # in another: the search returns its move at once
+
+    A :class:`Searcher` that searches under a halt that is set (or is set during the search)
+    stops at its next node and returns the best move found so far (the first legal move if
+    no iteration was complete). Any other search can take part through :meth:`watch`. A halt
+    stays set: use a new one for each search.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._is_set = False
+        self._stops: list[Callable[[], None]] = []
+
+    def is_set(self) -> bool:
+        """Returns whether :meth:`set` has been called."""
+        return self._is_set
+
+    def set(self) -> None:
+        """Ends the searches watching this halt, now and from now on (from any thread)."""
+        with self._lock:
+            self._is_set = True
+            for stop in self._stops:
+                stop()
+
+    @contextlib.contextmanager
+    def applied(self) -> Iterator[Halt]:
+        """Makes this the halt of the searches that the calling thread runs in the block."""
+        token = _HALT.set(self)
+        try:
+            yield self
+        finally:
+            _HALT.reset(token)
+
+    @contextlib.contextmanager
+    def watch(self, stop: Callable[[], None]) -> Iterator[None]:
+        """Calls `stop` (quick, from the halting thread) when the halt is set during the block,
+        or at once if it is set already."""
+        with self._lock:
+            self._stops.append(stop)
+            if self._is_set:
+                stop()
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._stops.remove(stop)
+
+    @staticmethod
+    def current() -> Halt | None:
+        """Returns the halt applied in the calling thread (None: its searches run to their
+        limits)."""
+        return _HALT.get()
+
+
+_HALT: ContextVar[Halt | None] = ContextVar("damas_halt", default=None)
+
+
 class Searcher:
     """The search tables of one ruleset, and iterative deepening over the compiled search.
 
-    Not thread-safe: one Searcher per thread.
+    Not thread-safe: one Searcher per thread, except :meth:`halt`, which another thread calls.
 
     Args:
         rules: the rules searched.
@@ -1049,6 +1122,12 @@ class Searcher:
         """Returns the static evaluation of a position for the side to move."""
         return int(static_score(position.board, int(position.turn), self.tables))
 
+    def halt(self) -> None:
+        """Ends the search in progress at its next node: it returns the best move found so far
+        (the first legal move if no iteration was complete). Thread-safe; a search that starts
+        later runs to its limits (:class:`Halt` halts those too)."""
+        self.tables.stats[S_HALT] = 1
+
     def search(
         self,
         position: Position,
@@ -1060,13 +1139,29 @@ class Searcher:
         """Returns the best move of a position within the limits (at least one is needed).
 
         The root searches the position's legal moves, in the engine's order (see the module
-        docstring).
+        docstring). A :meth:`halt`, or the thread's :class:`Halt`, ends it early.
 
         Raises:
             ValueError: no limit given, or the position has no legal move.
         """
         if depth is None and nodes is None and seconds is None:
             raise ValueError("search needs a limit: depth, nodes or seconds")
+        self.tables.stats[S_HALT] = 0
+        halt = Halt.current()
+        if halt is None:
+            return self._search(position, depth, nodes, seconds, rng)
+        with halt.watch(self.halt):
+            return self._search(position, depth, nodes, seconds, rng)
+
+    def _search(
+        self,
+        position: Position,
+        depth: int | None,
+        nodes: int | None,
+        seconds: float | None,
+        rng: np.random.Generator | None,
+    ) -> SearchResult:
+        """Returns the best move of a position within the limits (see :meth:`search`)."""
         limits = _Limits(nodes, seconds, self.clock())
         if seconds is not None:
             limits.deadline = limits.start + seconds - _reserve(seconds)
