@@ -104,7 +104,7 @@ def test_stop_ends_a_depth_only_search_with_its_move_and_quit_exits(served: Any)
 
 def test_a_rollout_search_answers_ping_and_quit(served: Any) -> None:
     """mcts plays its simulations in one compiled call (seconds, here): ping is answered
-    during it, before its move, and quit too."""
+    during it, and quit exits before its move is written."""
     hub = served("--variant", "english", "mcts:sims=100000")
     hub.send("hub", "init")
     for command in ("id", "param", "wait", "ready"):
@@ -115,6 +115,22 @@ def test_a_rollout_search_answers_ping_and_quit(served: Any) -> None:
     hub.expect("pong")
     hub.send("quit")
     assert hub.process.wait(timeout=ANSWER_SECONDS) == 0
+    assert hub.lines.get(timeout=ANSWER_SECONDS) is None  # the output ends: no move
+
+
+def test_a_rollout_search_lets_other_threads_run() -> None:
+    """The rounds of mcts's compiled search release Python's lock: the thread reading the
+    input runs meanwhile, rather than once the search is over."""
+    start = Position.start("english")
+    agent = make_agent("mcts:sims=100000", seed=0)
+    agent.act({}, start)  # loads the compiled code
+    thread = threading.Thread(target=agent.act, args=({}, start), daemon=True)
+    thread.start()
+    turns = 0
+    while thread.is_alive():
+        time.sleep(0.01)
+        turns += 1
+    assert turns >= 50  # the search takes seconds; holding the lock, about one turn
 
 
 def _search_in_thread(run: Any, halt: Halt) -> tuple[threading.Thread, dict[str, Any]]:

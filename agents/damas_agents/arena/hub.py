@@ -251,7 +251,7 @@ class HubServer:
     Searches run in a thread of their own, so ``ping``, ``stop`` and ``quit`` are answered
     while they run. ``stop`` ends the alpha-beta searches (``alphabeta``, ``pretrained``),
     a network's tree search after its current round and a ``hub:`` engine's search (it is
-    sent ``stop``); other agents' moves take the little time they take.
+    sent ``stop``); other agents (``mcts``, ``greedy``) play their search out.
 
     Limits: a spec that fixes its own budget (``depth``, ``nodes``, ``time`` or ``sims``)
     plays it, whatever the GUI's ``level`` says. Otherwise the level is given to the agent as
@@ -330,15 +330,9 @@ class HubServer:
             self.error(str(exc))
             return True
         if self.searching():
-            if command == "ping":
-                self.write("pong")
-                return True
-            if command in ("stop", "quit"):
-                self._quitting = command == "quit"
-                self._halt_search()  # stop: the search writes its move at once
-                return command == "stop"
-            if command == "ponder-hit":
-                return True  # the search ends by its own limit
+            answered = self._while_searching(command)
+            if answered is not None:
+                return answered
             self.wait()  # any other command waits for the search's move
         if command == "quit":
             return False
@@ -370,6 +364,21 @@ class HubServer:
         if self._search is not None:
             self._search.join()
             self._search = None
+
+    def _while_searching(self, command: str) -> bool | None:
+        """Answers ``ping``, ``stop``, ``ponder-hit`` and ``quit`` during a search and returns
+        what :meth:`handle` returns; None for any other command."""
+        if command == "ping":
+            self.write("pong")
+        elif command == "stop":
+            self._halt_search()  # the search writes its move at once
+        elif command == "quit":
+            self._quitting = True  # the search's move is not written
+            self._halt_search()
+            return False
+        elif command != "ponder-hit":  # ponder-hit: the search ends by its own limit
+            return None
+        return True
 
     def _halt_search(self) -> None:
         """Ends the search in progress where its agent can be halted (see the class)."""
