@@ -2,29 +2,28 @@
 
 Iterative deepening over a principal-variation search (aspiration window, late-move
 reductions, ProbCut, transposition table, quiescence on captures) with a piece-square or
-learned (:mod:`damas_agents.search.nnue`) evaluation, in centi-men. Time limits become node
-budgets (:class:`NodeRate`). The root moves are the position's legal moves (its king runs
-apply); below the root the search knows the pieces only. Arrays (:class:`Tables`), P = MAX_PLY::
+learned (:mod:`damas_agents.search.nnue`) evaluation, in centi-men, pruning as its search
+version says (:data:`SEARCH_VERSIONS`, each frozen once shipped). Time limits become node
+budgets (:class:`NodeRate`). Below the root the search knows the pieces only. Arrays
+(:class:`Tables`), P = MAX_PLY::
 
     buffers  int16[P, M, MOVE_WIDTH]  one move list per ply; M_MARK holds ordering scores
-    tt       int64[2**tt_bits, 2]     a slot: the Zobrist hash of its position (below 2**63,
-                                      as every key is), then its entry packed (T_* fields)
-    killers  int32[P, 2]              quiet moves that cut off at that ply (from*256 + to)
-    history  int32[2, S, S]           cut-off counts of quiet moves by side, from, to
-    path     uint64[P]                hashes of the positions on the current line
-    rev      int32[P]                 plies since the last capture or man move on the line
+    tt       int64[2**tt_bits, 2]     a slot: the Zobrist hash of its position (< 2**63),
+                                      then its entry packed (T_* fields)
+    killers  int32[P, 2]; history int32[2, S, S]  quiet moves that cut off: by ply; by side,
+                                      from, to
+    path     uint64[P]; rev int32[P]  the line's hashes; plies since a capture or man move
     stats    int64[S_LEN]             nodes, budget, abort reason, generation, last score,
                                       ProbCut, halt (set by another thread: Searcher.halt)
+    plan     int64[P_LEN]             the search version's settings (search_plan)
     counters int64[G_LEN]             zeros: the game counters of a position with no history
-    net      int16[P + 3 + 5S + 2L, 2A]  the learned evaluation in integers, and the
-                                      accumulators of each ply's position (nnue.pack_network;
-                                      zero-sized: the table's; float32: the reference, in tests)
-    netv     int64[...]               the rest of it, and the piece-square sum of each ply
-    h        int32[L2]                scratch of its second layer
+    net, netv, h                      the learned evaluation in integers, each ply's
+                                      accumulators and the scratch of its second layer
+                                      (nnue.pack_network; zero-sized: the table's)
 
-Every search deepens in one compiled loop (:func:`deepen`): NNUE self-play and the
-:class:`Searcher`, which reads the clock between iterations under a time limit. The loop runs
-without Python's global lock, so another thread can end a search (:class:`Halt`).
+Every search deepens in one compiled loop (:func:`deepen`) that runs without Python's global
+lock, so another thread can end it (:class:`Halt`); the :class:`Searcher` reads the clock
+between iterations under a time limit.
 """
 
 from __future__ import annotations
