@@ -8,10 +8,8 @@ budgets (:class:`NodeRate`). Below the root the search knows the pieces only. Ar
 (:class:`Tables`), P = MAX_PLY::
 
     buffers  int16[P, M, MOVE_WIDTH]  one move list per ply; M_MARK holds ordering scores
-    tt       int64[2**tt_bits, 2]     a slot: the Zobrist hash of its position (< 2**63),
-                                      then its entry packed (T_* fields)
-    killers  int32[P, 2]; history int32[2, S, S]  quiet moves that cut off: by ply; by side,
-                                      from, to
+    tt       int64[2**tt_bits, 2]     a slot: its position's hash, its entry packed (T_*)
+    killers  int32[P, 2]; history int32[2, S, S]  quiet cut-off moves by ply; side, from, to
     path     uint64[P]; rev int32[P]  the line's hashes; plies since a capture or man move
     stats    int64[S_LEN]             nodes, budget, abort reason, generation, last score,
                                       ProbCut, halt (set by another thread: Searcher.halt)
