@@ -312,8 +312,9 @@ def test_an_archive_padded_between_its_records_is_refused_unread(
     saved: Saved, tmp_path: Path
 ) -> None:
     """A checkpoint's records moved 64 MiB into the file (its central directory rewritten to
-    match, its zip64 end records dropped): every record and its CRC would read, but the 64 MiB before them belong to no
-    record, which the central directory shows before the file is read whole."""
+    match, its zip64 end records dropped): every record and its CRC would read, but the 64 MiB
+    before them belong to no record, which the central directory shows before the file is
+    read whole."""
     pad = 64 << 20
     archive = bytearray(saved.raw)
     end = archive.rindex(b"PK\x05\x06")
