@@ -347,14 +347,10 @@ def test_site_links_within_a_page_find_their_place(site: Path) -> None:
 
 #: Folders of the machine that builds the site: none of them is any reader's.
 MACHINE_FOLDERS = ("/work", "/root", "/home", "/tmp", "/Users", "/private/var")
+
+
 #: Built pages that still show such a folder, each with where its text comes from; each is
 #: checked by an expected failure below, so a fixed page must leave this list.
-MACHINE_PATH_PAGES = {
-    "agents/leaderboard/index.html": "the recipes' commands, rendered by benchmarks/"
-    "leaderboard.py from the saved results in docs/assets/leaderboard/",
-}
-
-
 def machine_paths(page: str) -> list[str]:
     """Returns the paths of the building machine in a page's text: its checkout, home and
     temporary folders, and those of any machine's (``/home/...``, ``/tmp/...``)."""
@@ -379,15 +375,7 @@ def test_site_shows_no_path_of_the_building_machine(site: Path) -> None:
     """No page shows where the site was built (an output's checkpoint, a run folder): a
     reader's paths differ, and the pages show relative ones."""
     found = _pages_with_machine_paths(site)
-    assert not {name: paths for name, paths in found.items() if name not in MACHINE_PATH_PAGES}
-
-
-@pytest.mark.xdist_group("mkdocs")
-@pytest.mark.parametrize("name", sorted(MACHINE_PATH_PAGES))
-def test_site_pages_known_to_show_machine_paths(site: Path, name: str) -> None:
-    if name in _pages_with_machine_paths(site):
-        pytest.xfail(f"{name} shows paths of the building machine: {MACHINE_PATH_PAGES[name]}")
-    pytest.fail(f"{name} no longer shows paths of the building machine: drop it from the list")
+    assert not found
 
 
 @pytest.mark.parametrize(
