@@ -205,7 +205,7 @@ def ladder_svg() -> str:
     anchors = " and ".join(sorted({pool.anchor for pool in pools}))
     style = {"svg.fonttype": "none", "svg.hashsalt": "damas", "font.size": 10}
     with rc_context(style):  # text stays text; ids do not change from one run to the next
-        figure = Figure(figsize=(5 * len(pools), 0.26 * rows + 1.2), layout="constrained")
+        figure = Figure(figsize=(6.5 * len(pools), 0.26 * rows + 1.2), layout="constrained")
         for axes, pool in zip(figure.subplots(1, len(pools), squeeze=False)[0], pools, strict=True):
             _ladder_axes(axes, pool)
         figure.supxlabel(f"Elo ({anchors} = 0), with its 95% interval")
