@@ -155,7 +155,7 @@ def test_torchrl_ppo_example(tmp_path: Path) -> None:
 )
 def test_rate_refuses_a_variant_without_a_pool_before_training(script: str, library: str) -> None:
     pytest.importorskip(library)
-    rc, out, err = run(INTEGRATIONS / script, "--variant", "russian", "--rate", timeout=120)
+    rc, out, err = run(INTEGRATIONS / script, "--variant", "russian", "--rate", timeout=600)
     assert rc == 2 and out == "", out
     assert "--rate: no rating pool for russian" in err, err
 
