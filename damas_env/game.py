@@ -24,6 +24,7 @@ from .engine import Position
 from .kernels import Reason
 from .moves import Colour, IllegalMoveError, Move
 from .notation import NotationError, PdnGame, format_fen, format_move, read_pdn, write_pdn
+from .render import Highlights, board_html, svg
 from .rules import Ruleset, RulesetError, get_ruleset, tuples_for_lists
 from .turn import Turn
 
@@ -140,6 +141,14 @@ class Game:
     def ply(self) -> int:
         """Returns the number of plies played from the start position."""
         return len(self.moves)
+
+    @property
+    def plies_without_progress(self) -> int:
+        """Returns the plies played since the last progress (``Ruleset.progress``): the count
+        the no-progress draw rule (``Ruleset.no_progress_plies``) watches."""
+        if self.rules.progress == "capture_or_man_move":
+            return int(self.counters[K.G_SINCE_MAN_OR_CAPTURE])
+        return int(self.counters[K.G_SINCE_PROMOTION_OR_CAPTURE])
 
     def legal_moves(self) -> list[Move]:
         """Returns the legal moves, or [] once the game is over by a draw rule or limit."""
@@ -261,6 +270,26 @@ class Game:
             except IllegalMoveError as e:
                 raise IllegalMoveError(f"PDN move {i + 1}: {e}") from None  # e quotes it
         return game
+
+    def status(self) -> str:
+        """Returns the game's state in words: the colour to move, or the result and why."""
+        names = self.rules.colour_names
+        outcome = self.outcome()
+        if outcome is None:
+            return f"{self.rules.name}, ply {self.ply}: {names[int(self.turn)]} to move"
+        who = "draw" if outcome.winner is None else f"{names[int(outcome.winner)]} wins"
+        result = outcome.pdn_result(self.rules.board_size)
+        return f"{self.rules.name}, ply {self.ply}: {result}, {who} ({outcome.reason.label})"
+
+    def _repr_svg_(self) -> str:
+        """Returns the board as SVG, the last move highlighted, so a notebook draws it."""
+        last = self.moves[-1] if self.moves else None
+        marks = Highlights(last.squares, last_capture=last.is_capture) if last else Highlights()
+        return svg(self.board, self.engine.geometry, marks, colour_names=self.rules.colour_names)
+
+    def _repr_html_(self) -> str:
+        """Returns the board over a caption saying who is to move or how the game ended."""
+        return board_html(self._repr_svg_(), self.status())
 
     def __repr__(self) -> str:
         return f"Game({self.rules.name!r}, {format_fen(self.board, self.turn)!r}, ply={self.ply})"

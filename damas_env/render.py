@@ -31,6 +31,8 @@ __all__ = [
     "rgb_array",
     "svg",
     "position_svg",
+    "position_html",
+    "board_html",
     "PygameBoard",
     "square_at_pixel",
     "square_centre",
@@ -575,6 +577,25 @@ def position_svg(
     rules = position.rules
     geo = geometry(rules.board_size, rules.board_layout)  # as Engine.for_rules(rules).geometry
     return svg(position.board, geo, highlights, flip, colour_names=rules.colour_names)
+
+
+def board_html(picture: str, caption: str) -> str:
+    """Returns a board picture (SVG text) over an escaped one-line caption, as an HTML
+    figure: what a notebook shows for ``_repr_html_``."""
+    return (
+        '<figure class="damas-board" style="display:inline-block;margin:0">'
+        f"{picture}"
+        f'<figcaption style="font-family:sans-serif;font-size:12px">{escape(caption)}'
+        "</figcaption></figure>"
+    )
+
+
+def position_html(position: Any) -> str:
+    """Returns a Position as an HTML figure: its board and a caption with the ruleset, the
+    colour to move and the FEN (for ``Position._repr_html_``)."""
+    rules = position.rules
+    mover = rules.colour_names[int(position.turn)]
+    return board_html(position_svg(position), f"{rules.name}: {mover} to move, {position.fen()}")
 
 
 # --- Pygame window --------------------------------------------------------------------------

@@ -3,6 +3,7 @@
     damas perft | moves | show | variants    (damas_env.cli: the rules engine)
     damas arena | play | hub | rate | train (damas_agents.arena.cli, arena.play, arena.hub,
                                               rating.rate, training.train)
+    damas web                               (damas_agents.web.cli: the browser board)
 
 Each command's module is imported only when that command runs (``train`` imports torch).
 """
@@ -32,6 +33,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "rate": (
         "an agent's Elo on a variant's reference pool (damas rate --help)",
         "damas_agents.rating.rate:main",
+    ),
+    "web": (
+        "a board in the browser: play, watch and replay games (damas web --help)",
+        "damas_agents.web.cli:main",
     ),
     "train": (
         "train a self-play agent from a config: learned alpha-beta (nnue), AlphaZero-style "

@@ -25,6 +25,9 @@ EXTRAS: dict[str, tuple[str, str]] = {
     "draughts": ("pydraughts", "peers"),
     "pyspiel": ("OpenSpiel", "openspiel"),
     "dame": ("dame-rs", "dame"),
+    "starlette": ("Starlette", "web"),
+    "uvicorn": ("uvicorn", "web"),
+    "PIL": ("Pillow", "web"),
 }
 
 
