@@ -13,14 +13,17 @@ from __future__ import annotations
 import argparse
 import socket
 import sys
-from collections.abc import Sequence
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from damas_agents.extras import require
 from damas_agents.specs import spec_usage
 
-__all__ = ["LOOPBACK", "build_parser", "main"]
+__all__ = ["LOOPBACK", "build_parser", "main", "running"]
 
 #: Hosts that serve this machine only.
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -74,20 +77,58 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
 
-def _serve(app: Any, host: str, port: int) -> int:
-    """Binds the address, prints it and serves the app until Ctrl-C.
+def _bind(host: str, port: int) -> socket.socket:
+    """Returns a socket bound to the address (port 0: a free one).
 
     Raises:
         OSError: the address cannot be bound (in use, not this machine's).
     """
-    import uvicorn
-
     family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
     sock = socket.socket(family, kind, proto)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(address)
-    bound = sock.getsockname()
-    shown = f"[{bound[0]}]" if ":" in bound[0] else bound[0]
-    print(f"damas web: serving on http://{shown}:{bound[1]}/ (Ctrl-C stops)", flush=True)
+    return sock
+
+
+def _address(sock: socket.socket) -> str:
+    host, port = sock.getsockname()[:2]
+    return f"http://{f'[{host}]' if ':' in host else host}:{port}/"
+
+
+def _serve(app: Any, host: str, port: int) -> int:
+    """Binds the address, prints it and serves the app until Ctrl-C."""
+    import uvicorn
+
+    sock = _bind(host, port)
+    print(f"damas web: serving on {_address(sock)} (Ctrl-C stops)", flush=True)
     uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
     return 0
+
+
+@contextmanager
+def running(app: Any, host: str = "127.0.0.1", port: int = 0) -> Iterator[str]:
+    """Serves an app in a background thread while the block runs; yields its address.
+
+        with running(create_app()) as url:
+            urllib.request.urlopen(url + "api/meta")
+
+    Raises:
+        OSError: the address cannot be bound.
+        RuntimeError: the server stopped before it started.
+    """
+    import uvicorn
+
+    sock = _bind(host, port)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    while not server.started:
+        if not thread.is_alive():
+            raise RuntimeError("damas web: the server stopped before it started")
+        time.sleep(0.02)
+    try:
+        yield _address(sock)
+    finally:
+        server.should_exit = True
+        thread.join()
+        sock.close()

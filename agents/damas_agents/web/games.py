@@ -145,13 +145,14 @@ class LiveGame:
     seconds: float | None = None
     increment: float = 0.0
     clock: Callable[[], float] = time.monotonic
+    fen: str | None = None
     game: Game = field(init=False)
     frames: list[dict[str, Any]] = field(init=False)
     lock: threading.Lock = field(init=False, default_factory=threading.Lock)
     time_loss: Colour | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
-        self.game = Game(self.rules)
+        self.game = Game(self.rules, self.fen)
         self.frames = [frame(self.game)]
         self.env = self._new_env()
         for agent in self.players.values():
@@ -163,8 +164,8 @@ class LiveGame:
         env: Any = raw_env(self.rules)
         if self.seconds is not None:
             env = TimeControl(env, self.seconds, self.increment, clock=self.clock)
-        env.reset()
-        replay = Game(self.rules)
+        env.reset(options={"fen": self.game.start_fen} if self.game.start_fen else None)
+        replay = Game(self.rules, self.game.start_fen)
         for move in self.game.moves:
             for action in move_to_actions(move, replay.turn, self.rules):
                 env.step(action)

@@ -211,7 +211,8 @@ def _new_game(state: _State, data: dict[str, Any]) -> str:
     seed = _field(data, "seed", (int,), secrets.randbelow(2**31))
     players = {c: _player(state, s, rules, seed + int(c)) for c, s in specs.items()}
     names = {c: "you" if players[c] is None else players[c].name for c in players}
-    live = LiveGame(rules, players, names, seconds, float(increment), state.clock)
+    fen = _field(data, "fen", (str, type(None)), None)
+    live = LiveGame(rules, players, names, seconds, float(increment), state.clock, fen)
     return state.games.add(live)
 
 

@@ -135,6 +135,7 @@ async function newGame() {
     increment: Number($("increment").value || 0),
   };
   if (minutes !== "") body.seconds = Number(minutes) * 60;
+  if ($("fen").value.trim()) body.fen = $("fen").value.trim();
   $("status").textContent = "starting the game (an agent may load a network first)...";
   await attempt(async () => showGame(await api("/api/games", body)));
 }
@@ -176,8 +177,11 @@ async function pump() {
     if (S.view === view) showGame(data);
   });
   S.busy = false;
-  if (!played) S.paused = true, $("pause").textContent = "Go on";
-  if (S.view === view) draw();
+  if (!played) {
+    S.paused = true; // an agent that failed is not asked again until Go on
+    $("pause").textContent = "Go on";
+  }
+  draw();
   pump();
 }
 
@@ -278,6 +282,11 @@ function press(event) {
     return;
   }
   if (S.pick && targets().includes(square)) return hop(square);
+  if (S.pick && square === S.pick.path.at(-1)) { // the picked piece: drag it on
+    Object.assign(S.pick, {dragging: true, x, y});
+    $("board").setPointerCapture(event.pointerId);
+    return draw();
+  }
   if (S.pick && S.pick.path.length > 1) {
     showError(`finish the capture: the piece on ${square0(S.pick.path.at(-1))} must jump on (Escape starts the move again)`);
     return;
