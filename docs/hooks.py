@@ -2,7 +2,8 @@
 code: the notebooks come from ``notebooks/``, the variant catalogue from ``gen_variants.py``,
 the leaderboard from the package's rating pools and the recipes' saved results
 (``docs/assets/leaderboard/``; ``python docs/hooks.py`` writes them into its page too, so
-that it reads without the site). A notebook's table of contents is read from its page's
+that it reads without the site), the ``damas web`` screenshot from headless chromium
+(``gen_screenshot.py``, in the site only). A notebook's table of contents is read from its page's
 headings, so that its links find them. The Sphinx roles of docstrings become links in
 ``sphinx_roles.py``, a griffe extension.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import logging
 import re
 import sys
 from pathlib import Path
@@ -21,6 +23,7 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.toc import get_toc
 
 ROOT = Path(__file__).resolve().parent.parent
+log = logging.getLogger("mkdocs.hooks")
 #: Where the rating pools' tables go, in ``docs/agents/leaderboard.md``.
 POOLS_MARKER = "<!-- rating pools -->"
 #: Where the recipes' leaderboard goes, on the same page.
@@ -30,6 +33,8 @@ RECIPES_RESULTS = ROOT / "docs" / "assets" / "leaderboard"
 #: The leaderboard page: its tables are kept in it, each between its marker and the marker's
 #: end (``<!-- end of ... -->``), so that it reads without the site too.
 LEADERBOARD_PAGE = ROOT / "docs" / "agents" / "leaderboard.md"
+#: The screenshot of ``damas web`` (``gen_screenshot.py``), made at each build, in the site only.
+WEB_PICTURE = "assets/web-board.png"
 #: A heading of a notebook's page as nbconvert writes it: level, id, and its HTML.
 NOTEBOOK_HEADING = re.compile(r'<h([1-6]) id="([^"]+)">(.*?)</h\1>', re.DOTALL)
 
@@ -77,6 +82,10 @@ def on_files(files: Files, config: Any) -> Files:
         files.append(File(uri, str(ROOT), config.site_dir, config.use_directory_urls))
     for path, text in _gen_variants().pages().items():
         files.append(File.generated(config, path, content=text))
+    picture, problem = _module("gen_screenshot", ROOT / "docs" / "gen_screenshot.py").page_picture()
+    if problem:
+        log.warning(problem)
+    files.append(File.generated(config, WEB_PICTURE, content=picture))
     return files
 
 

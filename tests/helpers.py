@@ -274,10 +274,17 @@ def parse_damas_command(command: str) -> None:
     from damas_agents.models.config import apply_overrides, load_config
     from damas_agents.rating.rate import build_parser as rate_parser
     from damas_agents.training.train import _parser as train_parser
+    from damas_agents.web.cli import build_parser as web_parser
     from damas_env.cli import _parser as damas_parser
 
     argv = command_argv(command)[1:]
-    parsers = {"arena": arena_parser, "play": play_parser, "hub": hub_parser, "rate": rate_parser}
+    parsers = {
+        "arena": arena_parser,
+        "play": play_parser,
+        "hub": hub_parser,
+        "rate": rate_parser,
+        "web": web_parser,
+    }
     if argv[0] == "train":
         args = train_parser().parse_args(argv[1:])
         if args.config:

@@ -11,6 +11,8 @@ import http.client
 import io
 import json
 import re
+import subprocess
+import sys
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -40,6 +42,8 @@ class FakeClock:
 
 
 CLOCK = FakeClock()
+#: Seconds a subprocess may take to stop: a hang guard, not a speed claim.
+HANG = 600
 
 
 @pytest.fixture(scope="module")
@@ -374,3 +378,19 @@ def test_the_command_refuses_bad_arguments(capsys: pytest.CaptureFixture[str]) -
     assert damas(["web", "--port", "70000"]) == 2
     assert damas(["web", "--rules", str(Path("no/such/rules.yaml"))]) == 2
     assert "cannot read rules file" in capsys.readouterr().err
+
+
+def test_the_command_serves_this_machine_only_by_default() -> None:
+    """``damas web --port 0`` binds 127.0.0.1 on a free port, says where, and serves."""
+    command = [sys.executable, "-m", "damas_agents.command", "web", "--port", "0"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        address = re.search(r"serving on (http://\S+/)", line)
+        assert address and address[1].startswith("http://127.0.0.1:"), line
+        code, meta = call(address[1], "api/meta")
+        assert code == 200 and "english" in meta["variants"]
+    finally:
+        process.terminate()
+        process.wait(timeout=HANG)

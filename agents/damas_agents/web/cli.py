@@ -78,7 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _bind(host: str, port: int) -> socket.socket:
-    """Returns a socket bound to the address (port 0: a free one).
+    """Returns a socket bound to the address (port 0: a free one) and listening.
 
     Raises:
         OSError: the address cannot be bound (in use, not this machine's).
@@ -87,6 +87,7 @@ def _bind(host: str, port: int) -> socket.socket:
     sock = socket.socket(family, kind, proto)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(address)
+    sock.listen(128)  # connections wait from now on, before the server starts
     return sock
 
 

@@ -57,7 +57,7 @@ MAX_JSON_BYTES = 64 * 1024
 #: The largest PDN text read (a match of a few thousand games).
 MAX_PDN_BYTES = 8 * 1024 * 1024
 #: How many live games, PDN files and uploaded rulesets are kept, each (the oldest goes).
-MAX_KEPT = 32
+MAX_KEPT = 16
 #: The word that seats a person instead of an agent.
 HUMAN = "human"
 #: The agents the page offers in its list (any other spec may be typed).

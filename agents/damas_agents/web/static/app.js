@@ -386,7 +386,7 @@ function draw() {
   svg.textContent = "";
   element("rect", {class: "light", width: side, height: side}, svg);
   const {board, captured} = shownBoard(frame);
-  const last = S.pick ? S.pick.path : frame.squares;
+  const last = [...frame.squares, ...(S.pick ? S.pick.path : [])];
   const picked = S.pick ? S.pick.path.at(-1) : -1;
   const aims = targets();
   data.cells.forEach((_, sq) => {
