@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from damas_agents.command import main as damas
-from damas_agents.web import server
+from damas_agents.web import games, server
 from damas_agents.web.cli import running
 from damas_agents.web.server import create_app
 from damas_env import Position
@@ -394,3 +394,21 @@ def test_the_command_serves_this_machine_only_by_default() -> None:
     finally:
         process.terminate()
         process.wait(timeout=HANG)
+
+
+def test_an_offered_spec_that_names_a_file_passes_the_gate(tmp_path: Path) -> None:
+    spec = f"checkpoint:{tmp_path / 'missing.pt'}"
+    with running(create_app(agents=[spec])) as address:
+        code, meta = call(address, "api/meta")
+        assert spec in meta["agents"]
+        code, answer = call(address, "api/games", {"black": spec})
+        assert code == 400 and "names a file" not in answer["error"], answer
+        assert "missing.pt" in answer["error"]
+        refused(call(address, "api/games", {"black": spec + ",sims=2"}), 400, "names a file")
+
+
+def test_a_long_pdn_game_replays_its_first_plies(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(games, "MAX_REPLAY_PLIES", 3)
+    code, opened = call(url, "api/pdn", {"text": arena_pdn()})
+    code, view = call(url, f"api/pdn/{opened['id']}/0")
+    assert len(view["frames"]) == 4 and "the first 3 are shown" in view["error"]

@@ -27,6 +27,8 @@ from damas_agents.web.cli import running
 from damas_agents.web.server import create_app
 from damas_env.game import Game
 
+pytestmark = pytest.mark.xdist_group("browser")  # one chromium per test run (--dist loadgroup)
+
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 #: Seconds before a wait gives up: a hang guard on a busy machine, not a speed claim.
