@@ -10,6 +10,7 @@ not a speed claim).
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import urllib.request
 from collections.abc import Iterator
@@ -216,3 +217,15 @@ def test_replay_a_pdn_file_and_survive_a_bad_one(
     page.find_element(By.ID, "first").click()
     assert board.get_attribute("data-frame") == "0"
     assert count(page, "circle.piece") == 40
+
+
+def test_watch_two_agents_with_their_scores_and_pvs(page: webdriver.Chrome, url: str) -> None:
+    start_game(page, url, "international", "random", "alphabeta:depth=2")
+    wait(page, lambda d: len(moves(d)) >= 4, "four moves of the agents")
+    page.find_element(By.ID, "pause").click()
+    notes = page.execute_script(
+        "return [...document.querySelectorAll('#moves li')].map(li => li.children.length)"
+    )
+    assert notes[:4] == [0, 1, 0, 1]  # alpha-beta (the second mover here) notes its search
+    note = page.find_element(By.CSS_SELECTOR, "#moves li:nth-child(2) .note").text
+    assert re.fullmatch(r"[+-]\d+\.\d\d \(depth 2\) pv( \d+[-x]\d+)+", note), note
