@@ -412,3 +412,10 @@ def test_a_long_pdn_game_replays_its_first_plies(url: str, monkeypatch: pytest.M
     code, opened = call(url, "api/pdn", {"text": arena_pdn()})
     code, view = call(url, f"api/pdn/{opened['id']}/0")
     assert len(view["frames"]) == 4 and "the first 3 are shown" in view["error"]
+
+
+def test_the_oldest_game_goes_when_more_are_kept(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(server, "MAX_KEPT", 2)
+    keys = [new(url, white="human", black="human")["id"] for _ in range(3)]
+    refused(call(url, f"api/games/{keys[0]}"), 404, "keeps the last 2")
+    assert all(call(url, f"api/games/{key}")[0] == 200 for key in keys[1:])

@@ -213,6 +213,13 @@ class LiveGame:
             raw.end_game(winner, Reason.TIME)
         self.time_loss = colour
 
+    def copy(self) -> Game:
+        """Returns a copy of the game record (its moves replayed), for exports."""
+        copy = Game(self.rules, self.game.start_fen)
+        for move in self.game.moves:
+            copy.push(move)
+        return copy
+
     def pdn(self) -> str:
         """Returns the game as PDN, the players' names in the White and Black tags."""
         outcome = self.outcome()

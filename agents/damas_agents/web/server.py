@@ -18,11 +18,12 @@ import json
 import re
 import secrets
 import tempfile
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -37,7 +38,7 @@ from starlette.staticfiles import StaticFiles
 from damas_agents.players.make import make_agent
 from damas_agents.specs import KINDS, parse_spec
 from damas_agents.web.games import LiveGame, Replay, replay_pdn_game, routes
-from damas_env import Colour, Position, Ruleset, get_ruleset, ruleset_names
+from damas_env import Colour, Engine, Position, Ruleset, get_ruleset, ruleset_names
 from damas_env.animation import game_gif, game_svg
 from damas_env.notation import PdnGame, read_pdn
 from damas_env.rules import MAX_RULES_FILE_BYTES, RulesetError, load_ruleset_file
@@ -72,16 +73,22 @@ SUGGESTED_AGENTS = (
     "pretrained:international",
 )
 _ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+T = TypeVar("T")
 
 
 class _Store(OrderedDict):  # type: ignore[type-arg]
     """Up to MAX_KEPT entries by id, the oldest dropped (and closed, if it closes)."""
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.lock = threading.Lock()  # games are added from worker threads
+
     def add(self, value: Any) -> str:
         key = secrets.token_urlsafe(12)
-        self[key] = value
-        while len(self) > MAX_KEPT:
-            _, old = self.popitem(last=False)
+        with self.lock:
+            self[key] = value
+            dropped = [self.popitem(last=False)[1] for _ in range(len(self) - MAX_KEPT)]
+        for old in dropped:
             close = getattr(old, "close", None)
             if callable(close):
                 close()
@@ -241,9 +248,7 @@ def _game_json(key: str, live: LiveGame) -> dict[str, Any]:
 
 
 def _rules_json(rules: Ruleset) -> dict[str, Any]:
-    """Returns a ruleset's name, colour names and the board's squares (row, column, PDN)."""
-    from damas_env import Engine
-
+    """Returns a ruleset's name, colour names and the board's squares (row, column)."""
     geo = Engine.for_rules(rules).geometry
     return {
         "variant": rules.name,
@@ -282,14 +287,23 @@ def _error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": line}, status_code=status)
 
 
-async def _locked(live: LiveGame, work: Callable[[], None]) -> None:
-    """Runs a game's blocking work in a worker thread, one request per game at a time."""
+async def _answer(key: str, live: LiveGame, work: Callable[[], None] | None = None) -> Response:
+    """Runs a game's blocking work, then reads its state, in a worker thread holding the
+    game's lock: one request changes or reads a game at a time."""
 
-    def run() -> None:
+    def run() -> dict[str, Any]:
         with live.lock:
-            work()
+            if work is not None:
+                work()
+            return _game_json(key, live)
 
-    await run_in_threadpool(run)
+    return _json(await run_in_threadpool(run))
+
+
+def _holding(live: LiveGame, read: Callable[[], T]) -> T:
+    """Returns what `read` returns, holding the game's lock (call it in a worker thread)."""
+    with live.lock:
+        return read()
 
 
 def _listing(games: list[PdnGame]) -> list[dict[str, Any]]:
@@ -326,7 +340,7 @@ class _Api:
     async def new_game(self, request: Request) -> Response:
         data = await _body(request, MAX_JSON_BYTES)
         key = await run_in_threadpool(_new_game, self.state, data)
-        return _json(_game_json(key, self.state.games[key]))
+        return await _answer(key, self.state.games[key])
 
     def _game(self, request: Request) -> tuple[str, LiveGame]:
         key = request.path_params["key"]
@@ -334,8 +348,7 @@ class _Api:
 
     async def show(self, request: Request) -> Response:
         key, live = self._game(request)
-        await _locked(live, live.check_flag)
-        return _json(_game_json(key, live))
+        return await _answer(key, live)
 
     async def move(self, request: Request) -> Response:
         key, live = self._game(request)
@@ -343,26 +356,24 @@ class _Api:
         squares = _field(data, "squares", (list,))
         if not squares or len(squares) > 64 or not all(type(s) is int for s in squares):
             raise HTTPException(400, "field 'squares' must list 1 to 64 square indices")
-        await _locked(live, lambda: live.play_squares(squares))
-        return _json(_game_json(key, live))
+        return await _answer(key, live, lambda: live.play_squares(squares))
 
     async def agent(self, request: Request) -> Response:
         key, live = self._game(request)
-        await _locked(live, live.play_agent)
-        return _json(_game_json(key, live))
+        return await _answer(key, live, live.play_agent)
 
     async def undo(self, request: Request) -> Response:
         key, live = self._game(request)
-        await _locked(live, live.undo)
-        return _json(_game_json(key, live))
+        return await _answer(key, live, live.undo)
 
     async def pdn(self, request: Request) -> Response:
         _, live = self._game(request)
-        return PlainTextResponse(live.pdn(), headers=_download("game.pdn"))
+        text = await run_in_threadpool(_holding, live, live.pdn)
+        return PlainTextResponse(text, headers=_download("game.pdn"))
 
     async def export(self, request: Request) -> Response:
         _, live = self._game(request)
-        return await _export(request, live.game)
+        return await _export(request, await run_in_threadpool(_holding, live, live.copy))
 
     async def open_pdn(self, request: Request) -> Response:
         data = await _body(request, MAX_PDN_BYTES + MAX_JSON_BYTES)
