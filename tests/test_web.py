@@ -20,14 +20,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from damas_agents.command import main as damas
 from damas_agents.web import games, server
 from damas_agents.web.cli import running
-from damas_agents.web.server import create_app
+from damas_agents.web.server import create_app, pdn_games_bound
 from damas_env import Position
 from damas_env.animation import game_frames, game_gif, game_svg
 from damas_env.game import Game
+from damas_env.notation import NotationError, read_pdn
 from damas_env.render import position_html
 
 
@@ -419,3 +422,36 @@ def test_the_oldest_game_goes_when_more_are_kept(url: str, monkeypatch: pytest.M
     keys = [new(url, white="human", black="human")["id"] for _ in range(3)]
     refused(call(url, f"api/games/{keys[0]}"), 404, "keeps the last 2")
     assert all(call(url, f"api/games/{key}")[0] == 200 for key in keys[1:])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "* " * 30_000,  # a game per two characters
+        "1-2* " * 30_000,
+        '[Event "x"]\n1. 11-15\n' * 11_000,
+        "1. 11-15 1-0 " * 30_000,
+    ],
+)
+def test_a_pdn_text_of_too_many_games_is_refused_before_it_is_read(url: str, text: str) -> None:
+    refused(call(url, "api/pdn", {"text": text}), 413, f"more than {server.MAX_PDN_GAMES} games")
+
+
+PDN_PIECES = ["1.", "11-15", "x", "*", "1-0", "1/2-1/2", "0-0", "2-0", "!", " ", "\n", "\t"]
+PDN_PIECES += ['[Event "x"]\n', '[Result "*"]', "{c}", "{", "}", "(", ")", ";", "$1"]
+
+
+@given(st.lists(st.sampled_from(PDN_PIECES), max_size=40).map("".join))
+def test_the_bound_of_games_holds_for_any_pdn_text(text: str) -> None:
+    try:
+        found = len(read_pdn(text))
+    except NotationError:
+        return
+    assert found <= pdn_games_bound(text)
+
+
+@pytest.mark.parametrize("games", [1, 50])
+def test_the_bound_of_games_is_an_upper_bound(games: int) -> None:
+    text = arena_pdn() * games + '1. 11-15 * 9-13 1. 22-18 1/2-1/2\n[Event "x"]\n1. 11-15\n'
+    found = len(read_pdn(text))
+    assert found <= pdn_games_bound(text) <= 3 * found + 1

@@ -48,8 +48,10 @@ __all__ = [
     "MAX_JSON_BYTES",
     "MAX_KEPT",
     "MAX_PDN_BYTES",
+    "MAX_PDN_GAMES",
     "SUGGESTED_AGENTS",
     "create_app",
+    "pdn_games_bound",
 ]
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -57,6 +59,8 @@ STATIC = Path(__file__).resolve().parent / "static"
 MAX_JSON_BYTES = 64 * 1024
 #: The largest PDN text read (a match of a few thousand games).
 MAX_PDN_BYTES = 8 * 1024 * 1024
+#: The most games read from one PDN text (counted from above before they are parsed).
+MAX_PDN_GAMES = 20_000
 #: How many live games, PDN files and uploaded rulesets are kept, each (the oldest goes).
 MAX_KEPT = 16
 #: The word that seats a person instead of an agent.
@@ -306,6 +310,24 @@ def _holding(live: LiveGame, read: Callable[[], T]) -> T:
         return read()
 
 
+# Where a PDN game may end or begin (read_pdn's grammar): a result token (ended as its token
+# is; a numeric one never follows a move's characters, which the move token would have taken)
+# or a tag line.
+_RESULTS = re.compile(r"(?:(?<![0-9x:/-])(?:2-0|0-2|1-1|1-0|0-1|1/2-1/2|0-0)|\*)(?![^\s(){;])")
+_TAG_LINES = re.compile(r"^[ \t\r\x0b\x0c]*\[[^\n]*", re.MULTILINE)
+
+
+def pdn_games_bound(text: str) -> int:
+    """Returns an upper bound of the games in a PDN text, without parsing it: a game ends at
+    a result token, or at the end of the movetext after a run of tag lines."""
+    results = sum(1 for _ in _RESULTS.finditer(text))
+    runs, end = 0, -2
+    for line in _TAG_LINES.finditer(text):
+        runs += line.start() != end + 1  # not the line after the last tag line: a new run
+        end = line.end()
+    return results + 2 * runs + 1
+
+
 def _listing(games: list[PdnGame]) -> list[dict[str, Any]]:
     """Returns the page's list of a PDN file's games: players, event, result, plies."""
     return [
@@ -380,6 +402,8 @@ class _Api:
         text = _field(data, "text", (str,))
         if len(text) > MAX_PDN_BYTES:
             raise HTTPException(413, f"the PDN text is longer than {MAX_PDN_BYTES} characters")
+        if pdn_games_bound(text) > MAX_PDN_GAMES:
+            raise HTTPException(413, f"the PDN text holds more than {MAX_PDN_GAMES} games")
         games = await run_in_threadpool(read_pdn, text)
         if not games:
             raise HTTPException(400, "no game found in the PDN text")
