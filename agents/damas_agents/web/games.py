@@ -270,10 +270,15 @@ class LiveGame:
             return
         raw, hops = self.env.unwrapped, []
         mover, start = raw.agent_selection, raw.position
-        while raw.agent_selection == mover and not self._env_over():
-            action = play_hop(agent, self.env)
-            self.env.step(action)
-            hops.append(action)
+        try:
+            while raw.agent_selection == mover and not self._env_over():
+                action = play_hop(agent, self.env)
+                self.env.step(action)
+                hops.append(action)
+        except Exception:
+            if hops:  # a failure in the middle of a capture: the env follows the game again
+                self.env = self._new_env()
+            raise
         if self._ended_on_time():
             return
         self.frames.append(push_frame(self.game, actions_to_move(hops, start)))
