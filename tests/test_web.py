@@ -27,7 +27,7 @@ from damas_agents.command import main as damas
 from damas_agents.web import games, server
 from damas_agents.web.cli import running
 from damas_agents.web.server import create_app, pdn_games_bound
-from damas_env import Position
+from damas_env import Engine, Position, get_ruleset, ruleset_names
 from damas_env.animation import game_frames, game_gif, game_svg
 from damas_env.game import Game
 from damas_env.notation import NotationError, read_pdn
@@ -455,3 +455,12 @@ def test_the_bound_of_games_is_an_upper_bound(games: int) -> None:
     text = arena_pdn() * games + '1. 11-15 * 9-13 1. 22-18 1/2-1/2\n[Event "x"]\n1. 11-15\n'
     found = len(read_pdn(text))
     assert found <= pdn_games_bound(text) <= 3 * found + 1
+
+
+@pytest.mark.parametrize("variant", ruleset_names())
+def test_every_ruleset_is_played_from_the_page(url: str, variant: str) -> None:
+    game = new(url, variant=variant, white="human", black="human")
+    assert len(game["cells"]) == Engine.for_rules(get_ruleset(variant)).geometry.squares
+    route = game["routes"][-1]
+    code, game = call(url, f"api/games/{game['id']}/move", {"squares": route["squares"]})
+    assert code == 200 and game["frames"][-1]["squares"] == route["squares"], game

@@ -389,10 +389,12 @@ function draw() {
   const last = [...frame.squares, ...(S.pick ? S.pick.path : [])];
   const picked = S.pick ? S.pick.path.at(-1) : -1;
   const aims = targets();
+  const grid = data.cells.length === data.size * data.size ? " grid" : ""; // all squares played
   data.cells.forEach((_, sq) => {
     const [x, y] = cellXY(sq);
     const mark = sq === picked ? " selected" : last.includes(sq) ? " last" : "";
-    element("rect", {class: `square${mark}`, x, y, width: PX, height: PX, "data-square": sq}, svg);
+    const attributes = {class: `square${mark}${grid}`, x, y, width: PX, height: PX, "data-square": sq};
+    element("rect", attributes, svg);
     element("text", {class: "number", x: x + 3, y: y + 12}, svg).textContent = sq + 1;
   });
   data.cells.forEach((_, sq) => {
