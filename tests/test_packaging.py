@@ -259,3 +259,11 @@ def test_the_rating_pools_load_from_the_wheel(install: Install) -> None:
     anchor, members, elo = about.split()
     assert anchor == "random" and int(members) >= 10 and float(elo) == 0.0
     assert Path(module).is_relative_to(install.venv)
+
+
+def test_the_web_page_ships_in_the_wheel(install: Install) -> None:
+    """The browser board's page files are package data, served from the installed wheel."""
+    code = "from damas_agents.web.server import STATIC; print(STATIC)"
+    static = Path(install.python(code).strip())
+    assert static.is_relative_to(install.venv)
+    assert {p.name for p in static.iterdir()} >= {"index.html", "app.js", "style.css"}
