@@ -23,6 +23,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from damas_agents.arena import play_match
 from damas_agents.command import main as damas
 from damas_agents.web import games, server
 from damas_agents.web.cli import running
@@ -464,3 +465,13 @@ def test_every_ruleset_is_played_from_the_page(url: str, variant: str) -> None:
     route = game["routes"][-1]
     code, game = call(url, f"api/games/{game['id']}/move", {"squares": route["squares"]})
     assert code == 200 and game["frames"][-1]["squares"] == route["squares"], game
+
+
+def test_the_arena_s_pdn_replays_move_for_move(url: str) -> None:
+    match = play_match("random", "greedy", "website_checkers", games=2, seed=4, progress=False)
+    code, opened = call(url, "api/pdn", {"text": match.pdn()})
+    assert [g["plies"] for g in opened["games"]] == [r.plies for r in match.records]
+    for i, record in enumerate(match.records):
+        code, view = call(url, f"api/pdn/{opened['id']}/{i}")
+        assert view["error"] == "" and view["variant"] == "website_checkers"
+        assert len(view["frames"]) == record.plies + 1
