@@ -161,7 +161,10 @@ def test_an_illegal_drop_is_refused(page: webdriver.Chrome, url: str) -> None:
     key = start_game(page, url, "english", "human", "human")
     before = state(url, key)
     origin = before["routes"][0]["squares"][0]
-    drag(page, origin, origin - 4 if origin >= 4 else origin + 8)  # straight on: no diagonal
+    targets = {r["squares"][1] for r in before["routes"] if r["squares"][0] == origin}
+    board = before["frames"][0]["board"]
+    empty = next(sq for sq, code in enumerate(board) if code == 0 and sq not in targets)
+    drag(page, origin, empty)  # an empty square the piece cannot reach
     wait(page, lambda d: "illegal drop" in text(d, "error"), "the refusal")
     assert state(url, key)["frames"] == before["frames"] and moves(page) == []
 
