@@ -232,3 +232,22 @@ def test_watch_two_agents_with_their_scores_and_pvs(page: webdriver.Chrome, url:
     assert notes[:4] == [0, 1, 0, 1]  # alpha-beta (the second mover here) notes its search
     note = page.find_element(By.CSS_SELECTOR, "#moves li:nth-child(2) .note").text
     assert re.fullmatch(r"[+-]\d+\.\d\d \(depth 2\) pv( \d+[-x]\d+)+", note), note
+
+
+def test_a_rules_file_and_a_clock_from_the_form(
+    page: webdriver.Chrome, url: str, tmp_path: Path
+) -> None:
+    rules = tmp_path / "quick.yaml"
+    rules.write_text("base: english\nply_limit: 20\ncolour_names: [white, red]\n")
+    page.get(url)
+    wait(page, lambda d: d.find_elements(By.CSS_SELECTOR, "#variant option"), "the page")
+    page.find_element(By.ID, "rules-file").send_keys(str(rules))
+    wait(page, lambda d: "rules quick read" in text(d, "status"), "the rules read")
+    assert "(uploaded)" in Select(page.find_element(By.ID, "variant")).first_selected_option.text
+    assert text(page, "black-label") == "red (moves first)"
+    page.find_element(By.ID, "minutes").send_keys("3")
+    page.find_element(By.ID, "start").click()
+    wait(page, lambda d: "quick:" in text(d, "players"), "the game of the uploaded rules")
+    assert "ply 0/20" in text(page, "limits")
+    clocks = [span.text for span in page.find_elements(By.CSS_SELECTOR, "#clocks span")]
+    assert clocks[0] == "white 3:00" and clocks[1].startswith("red ")
