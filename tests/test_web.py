@@ -387,8 +387,9 @@ def test_the_command_refuses_bad_arguments(capsys: pytest.CaptureFixture[str]) -
 def test_the_command_serves_this_machine_only_by_default() -> None:
     """``damas web --port 0`` binds 127.0.0.1 on a free port, says where, and serves."""
     command = [sys.executable, "-m", "damas_agents.command", "web", "--port", "0"]
-    pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.DEVNULL}
-    process = subprocess.Popen(command, text=True, **pipes)
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+    )
     try:
         assert process.stdout is not None
         line = process.stdout.readline()
