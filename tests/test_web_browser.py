@@ -251,3 +251,10 @@ def test_a_rules_file_and_a_clock_from_the_form(
     assert "ply 0/20" in text(page, "limits")
     clocks = [span.text for span in page.find_elements(By.CSS_SELECTOR, "#clocks span")]
     assert clocks[0] == "white 3:00" and clocks[1].startswith("red ")
+
+
+def test_the_person_s_side_is_at_the_bottom(page: webdriver.Chrome, url: str) -> None:
+    start_game(page, url, "international", "greedy", "human")
+    assert centre(page, 0)[1] > centre(page, 49)[1]  # Black's side, squares 1-20, below
+    start_game(page, url, "international", "human", "greedy")
+    assert centre(page, 0)[1] < centre(page, 49)[1]

@@ -154,6 +154,7 @@ async function uploadRules() {
 // --- Games and replays ---------------------------------------------------------------------
 
 function showGame(data) {
+  if (!S.view || S.view.id !== data.id) S.flip = data.people[1] && !data.people[0]; // yours below
   S.view = {kind: "game", data, id: data.id};
   S.at = data.frames.length - 1;
   S.pick = null;
