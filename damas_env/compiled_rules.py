@@ -21,6 +21,7 @@ Slots of the rules array::
     R_NO_PROGRESS     no_progress_plies           R_ENDGAME         fmjd_endgame or
     R_PROGRESS        progress                                      frisian_endgame
     R_PLY_LIMIT       ply_limit                   R_LIMIT_MATERIAL  ply_limit_result
+Then the board as bit sets (R_WORD to R_SQ, :data:`BLOCKS`; see their comments).
 """
 
 from __future__ import annotations
@@ -49,7 +50,12 @@ R_RANKED, R_KING_WEIGHT, R_TIEBREAK = 20, 21, 22  # R_TIEBREAK..+2: TB_* codes i
 R_MEN_TAKE_KINGS, R_REVERSE, R_FIRST_KING, R_KING_LIMIT = 25, 26, 27, 28
 R_DIRS = 29  # directions of the action layout: 4 or 8 (damas_env.encoding)
 R_MAN_DIRS = 30  # bit 8 * side + d: a man of side may go along ray slot d (kernels._switches)
-R_LEN = 31
+R_WORD = 31  # 1: the board as bit sets in one word (blocks below); 0: 12x12, squares only
+R_LSH, R_RSH, R_SRC = 32, 40, 48  # +slot: a step along a ray slot on a bit set
+R_BIT, R_SQ = 56, 120  # +square: its bit; +bit: its square, -1 a ghost
+R_LEN = 184
+#: The slots that open a block, with its length.
+BLOCKS = {"R_TIEBREAK": 3, "R_LSH": 8, "R_RSH": 8, "R_SRC": 8, "R_BIT": 64, "R_SQ": 64}
 
 # --- Codes of the switches ------------------------------------------------------------------
 
@@ -126,6 +132,7 @@ def rules_array(rules: Ruleset) -> np.ndarray:
     r[R_FIRST_KING] = rules.first_king_wins
     r[R_KING_LIMIT] = rules.king_move_limit
     _write_directions(r, rules)
+    _write_bits(r, rules)
     return r
 
 
@@ -153,6 +160,23 @@ def _write_directions(r: np.ndarray, rules: Ruleset) -> None:
         if d in allowed
     )
     r[R_DIRS] = rules.directions
+
+
+def _write_bits(r: np.ndarray, rules: Ruleset) -> None:
+    """Writes the bit-set slots where the board fits a word (R_WORD; the rest stay 0)."""
+    geo = geometry(rules.board_size, rules.board_layout)
+    r[R_SQ : R_SQ + 64] = -1
+    if not geo.word:
+        return
+    r[R_WORD] = 1
+    r[R_BIT : R_BIT + geo.squares] = geo.bit
+    r[R_SQ + geo.bit.astype(np.int64)] = np.arange(geo.squares)
+    for slot, d in enumerate(ray_slots(rules)):
+        shift = geo.shift[d]
+        assert shift is not None  # geo.word
+        r[R_LSH + slot], r[R_RSH + slot] = max(shift, 0), max(-shift, 0)
+        src = sum(1 << int(geo.bit[s]) for s in range(geo.squares) if geo.ray[s, d, 0] >= 0)
+        r[R_SRC + slot] = np.array(src, dtype=np.uint64).view(np.int64)
 
 
 #: The absolute directions (damas_env.geometry) of each kind of line.

@@ -18,6 +18,11 @@ dark squares: Italian rules art. 2, Spanish, Portuguese) and ``"all"`` (Turkish)
 An orthogonal step goes to the next playable square of its line: two cells away on the dark
 layouts (Frisian rules art. 7). ``ray[sq, d, k]`` is the square k+1 steps from ``sq`` in
 direction ``d``, or -1 off the board.
+
+Bit sets: ``bit[sq]`` places each square in a 64-bit word so that a step in one direction is
+one shift, the same everywhere (``shift[d]``): rows in pairs of ``size + 1`` bits on the dark
+layouts, one a ghost square that no piece stands on (Scan's 10x10 layout), ``size`` bits
+a row on "all". A 12x12 dark board needs 77 bits: ``word`` is False there.
 """
 
 from __future__ import annotations
@@ -57,6 +62,10 @@ class Geometry:
         self.index = -np.ones((size, size), dtype=np.int16)
         self.index[self.row, self.col] = np.arange(self.squares, dtype=np.int16)
         self.ray = self._rays()
+        self.bit = self._bits()
+        self.shift = self._shifts()
+        #: the squares fit one 64-bit word with a constant shift for each direction
+        self.word = int(self.bit.max()) < 64 and all(k is not None for k in self.shift)
 
     def _col(self, s: int) -> int:
         """Returns the column of square s (0 = left)."""
@@ -77,6 +86,28 @@ class Geometry:
                     ray[s, d, k] = self.index[r, c]
                     r, c, k = r + dr, c + dc, k + 1
         return ray
+
+    def _bits(self) -> np.ndarray:
+        """Returns the int16 bit of each square (see the module docstring)."""
+        row, i = self.row.astype(np.int64), np.arange(self.squares) % self.per_row
+        if self.layout == "all":
+            return (row * self.size + i).astype(np.int16)
+        # The ghost ends a row pair where its first row starts on a light cell ("dark"), and
+        # sits between its rows where that row starts on a dark cell ("mirrored").
+        second = self.per_row if self.layout == "dark" else self.per_row + 1
+        return ((row // 2) * (self.size + 1) + (row % 2) * second + i).astype(np.int16)
+
+    def _shifts(self) -> tuple[int | None, ...]:
+        """Returns the bit offset of one step in each direction (None: it varies)."""
+        shifts: list[int | None] = []
+        for d in range(NUM_DIRECTIONS):
+            offsets = {
+                int(self.bit[self.ray[s, d, 0]]) - int(self.bit[s])
+                for s in range(self.squares)
+                if self.ray[s, d, 0] >= 0
+            }
+            shifts.append(offsets.pop() if len(offsets) == 1 else None)
+        return tuple(shifts)
 
     def square_at(self, row: int, col: int) -> int:
         """Returns the square index at (row, col), or -1 for a square not played on."""

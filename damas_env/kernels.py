@@ -24,8 +24,9 @@ from enum import IntEnum
 from typing import Any
 
 import numpy as np
-from numba import njit, typeof
+from numba import njit, typeof, types
 from numba.core import event
+from numba.extending import intrinsic, overload
 
 from . import kernel_cache  # noqa: F401 - before any kernel: their cache covers every source
 from .compiled_rules import (  # the rules array's slots and codes, constants to numba
@@ -35,6 +36,7 @@ from .compiled_rules import (  # the rules array's slots and codes, constants to
     PROGRESS_MAN_MOVE,
     PROMO_CROWN,
     PROMO_ENDS,
+    R_BIT,
     R_CAP_HI,
     R_CAP_LO,
     R_ENDGAME,
@@ -45,6 +47,7 @@ from .compiled_rules import (  # the rules array's slots and codes, constants to
     R_KING_WEIGHT,
     R_LANDING,
     R_LIMIT_MATERIAL,
+    R_LSH,
     R_MAJORITY,
     R_MAN_DIRS,
     R_MEN_BACK,
@@ -58,9 +61,13 @@ from .compiled_rules import (  # the rules array's slots and codes, constants to
     R_REPETITION,
     R_REVERSE,
     R_ROW,
+    R_RSH,
+    R_SQ,
     R_SQUARES,
+    R_SRC,
     R_TIEBREAK,
     R_TURKISH,
+    R_WORD,
     TB_EARLIEST_KING,
     TB_MOST_KINGS,
     TB_NONE,
@@ -302,6 +309,133 @@ def workspace_shape(size: int) -> tuple[int, int]:
     """Returns the shape of the workspace of a size x size board: a capture's landings, or
     every square, fit in a row."""
     return WS_ROWS, max(W_LAND + size, size * size)
+
+
+# --- Bit sets -------------------------------------------------------------------------------
+#
+# Where the board fits a 64-bit word (rules[R_WORD]), the move generator tests all the pieces
+# of a side at once: a set of squares is a uint64, one bit a square (geometry.Geometry.bit),
+# and a step along a ray slot is one shift of the whole set (step_bits). Squares and bits run
+# in the same order, so listing a set's squares lowest bit first lists them as the square
+# loops do: the same moves in the same order.
+
+
+def popcount(x):
+    """Returns how many bits of the uint64 x are set (compiled: one instruction)."""
+    return bin(int(x)).count("1")
+
+
+def lowest_bit(x):
+    """Returns the index of the lowest set bit of the uint64 x, which is not 0 (compiled: one
+    instruction)."""
+    x = int(x)
+    return (x & -x).bit_length() - 1
+
+
+@intrinsic
+def _ctpop(typingctx, x):
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+
+    return types.uint64(types.uint64), codegen
+
+
+@intrinsic
+def _cttz(typingctx, x):
+    def codegen(context, builder, signature, args):
+        return builder.cttz(args[0], context.get_constant(types.boolean, True))
+
+    return types.uint64(types.uint64), codegen
+
+
+@overload(popcount, inline="always")
+def _popcount_compiled(x):
+    return lambda x: np.int64(_ctpop(np.uint64(x)))
+
+
+@overload(lowest_bit, inline="always")
+def _lowest_bit_compiled(x):
+    return lambda x: np.int64(_cttz(np.uint64(x)))
+
+
+@kernel(inline=True)
+def step_bits(x, d, rules):
+    """Returns the squares one step along ray slot d from the squares of the set x (those
+    with no square there left out)."""
+    x &= np.uint64(rules[R_SRC + d])
+    return (x << np.uint64(rules[R_LSH + d])) >> np.uint64(rules[R_RSH + d])
+
+
+@kernel(inline=True)
+def bit_sets(board, sgn, rules):
+    """Returns the board as bit sets for the side of sign `sgn`: (its men, its kings, the
+    other side's men, their kings, the empty squares); a marked piece is in none."""
+    own_m, own_k = np.uint64(0), np.uint64(0)
+    opp_m, opp_k, empty = np.uint64(0), np.uint64(0), np.uint64(0)
+    zero = np.uint64(0)
+    for s in range(rules[R_SQUARES]):
+        b = np.uint64(1) << np.uint64(rules[R_BIT + s])
+        q = board[s] * sgn
+        own_m |= b if q == 1 else zero
+        own_k |= b if q == 2 else zero
+        opp_m |= b if q == -1 else zero
+        opp_k |= b if q == -2 else zero
+        empty |= b if q == 0 else zero
+    return own_m, own_k, opp_m, opp_k, empty
+
+
+@kernel(inline=True)
+def _capturers(own_m, own_k, opp_m, opp_k, empty, rules, sw):
+    """Returns the set of the pieces of own_m and own_k that can capture (no piece marked)."""
+    opp = opp_m | opp_k
+    men_take = opp if sw[S_TAKE_KINGS] == 1 else opp_m
+    zero = np.uint64(0)
+    short_k = own_k if sw[S_FLYING] == 0 else zero
+    found = zero
+    for d in range(sw[S_CAP_LO], sw[S_CAP_HI]):
+        back = _opposite(d)
+        jumpable = step_bits(empty, back, rules)  # pieces with an empty square behind
+        men = own_m if (sw[S_MAN_CAP] >> d) & 1 == 1 else zero
+        found |= men & step_bits(jumpable & men_take, back, rules)
+        found |= short_k & step_bits(jumpable & opp, back, rules)
+    if sw[S_FLYING] == 1 and own_k != zero:
+        found |= _flying_capturers(own_k, opp, empty, rules, sw)
+    return found
+
+
+@kernel()
+def _flying_capturers(kings, opp, empty, rules, sw):
+    """Returns the set of the flying kings of `kings` that can capture."""
+    found = np.uint64(0)
+    while kings != 0:
+        king = kings & (~kings + np.uint64(1))
+        kings ^= king
+        for d in range(sw[S_CAP_LO], sw[S_CAP_HI]):
+            x = step_bits(king, d, rules)
+            while x & empty != 0:
+                x = step_bits(x, d, rules)
+            if x & opp != 0 and step_bits(x, d, rules) & empty != 0:
+                found |= king
+                break
+    return found
+
+
+@kernel(inline=True)
+def _count_steps(own_m, own_k, empty, rules, sw):
+    """Returns the number of non-capturing moves of the pieces of own_m and own_k."""
+    n = np.int64(0)
+    zero = np.uint64(0)
+    for d in range(sw[S_MOVE_LO], sw[S_MOVE_LO] + 4):
+        men = own_m if (sw[S_MAN_STEP] >> d) & 1 == 1 else zero
+        n += popcount(step_bits(men, d, rules) & empty)
+        if sw[S_FLYING] == 0:
+            n += popcount(step_bits(own_k, d, rules) & empty)
+        else:
+            x = step_bits(own_k, d, rules) & empty
+            while x != 0:  # every king one square farther each round
+                n += popcount(x)
+                x = step_bits(x, d, rules) & empty
+    return n
 
 
 # --- Small predicates -----------------------------------------------------------------------
@@ -681,12 +815,10 @@ def can_capture(board, side, ray, rules, ws):
     is not quiet); `ws`: a workspace, its piece list overwritten."""
     sw = _switches(rules, side)
     sgn = 1 - 2 * side
-    pieces = ws[WS_PIECES]
-    for j in range(list_pieces(board, sgn, board.shape[0], pieces)):
-        s = pieces[j]
-        if _can_capture(board, s, board[s] * sgn == 2, sgn, ray, sw, -1):
-            return True
-    return False
+    if rules[R_WORD] == 1:
+        own_m, own_k, opp_m, opp_k, empty = bit_sets(board, sgn, rules)
+        return _capturers(own_m, own_k, opp_m, opp_k, empty, rules, sw) != 0
+    return _list_capturers(board, sgn, ray, sw, ws[WS_PIECES]) > 0
 
 
 @kernel()
@@ -699,6 +831,10 @@ def generate_moves(board, side, ray, rules, mv, merge, ws):
 
     A result larger than ``mv.shape[0]`` means the list overflowed: the rows are incomplete
     and the caller must list again into a larger buffer (the board is unchanged).
+
+    The pieces that can capture are found all at once on bit sets (a 12x12 board, which
+    needs more than a word, tests them square by square); each one's captures, and then
+    each piece's steps, are listed lowest square first.
     """
     sw = _switches(rules, side)
     sgn = 1 - 2 * side
@@ -706,13 +842,18 @@ def generate_moves(board, side, ray, rules, mv, merge, ws):
     best = np.int64(-1)
     immediate = sw[S_LANDING] == LANDING_IMMEDIATE
     pieces = ws[WS_PIECES]
-    count = list_pieces(board, sgn, sw[S_SQUARES], pieces)
-    for j in range(count):
+    word = rules[R_WORD] == 1
+    own = np.uint64(0)
+    if word:
+        own_m, own_k, opp_m, opp_k, empty = bit_sets(board, sgn, rules)
+        own = own_m | own_k
+        takers = list_bits(_capturers(own_m, own_k, opp_m, opp_k, empty, rules, sw), rules, pieces)
+    else:
+        takers = _list_capturers(board, sgn, ray, sw, pieces)
+    for j in range(takers):
         s = pieces[j]
-        q = board[s] * sgn
-        if _can_capture(board, s, q == 2, sgn, ray, sw, -1):
-            keep_routes = merge and not immediate
-            n, best = _captures_from(board, side, s, ray, rules, sw, mv, n, best, keep_routes, ws)
+        keep_routes = merge and not immediate
+        n, best = _captures_from(board, side, s, ray, rules, sw, mv, n, best, keep_routes, ws)
     if n > mv.shape[0]:
         return n
     if n > 0 and immediate:
@@ -721,6 +862,10 @@ def generate_moves(board, side, ray, rules, mv, merge, ws):
             n = _merge_routes(mv, n)
     if n > 0:
         return n
+    if word:
+        count = list_bits(own, rules, pieces)
+    else:
+        count = list_pieces(board, sgn, sw[S_SQUARES], pieces)
     for j in range(count):
         s = pieces[j]
         q = board[s] * sgn
@@ -731,6 +876,44 @@ def generate_moves(board, side, ray, rules, mv, merge, ws):
         elif q == 2:  # flying kings apart, in a call: the steps inlined stay small
             n = _flying_king_steps(board, np.int64(side), np.int64(s), ray, sw, mv, n)
     return n
+
+
+@kernel()
+def _list_capturers(board, sgn, ray, sw, pieces):
+    """Writes the squares of the pieces of sign `sgn` that can capture into `pieces`, square
+    by square (a board beyond a word); returns how many."""
+    count = list_pieces(board, sgn, sw[S_SQUARES], pieces)
+    m = np.int64(0)
+    for j in range(count):
+        s = pieces[j]
+        if _can_capture(board, s, board[s] * sgn == 2, sgn, ray, sw, -1):
+            pieces[m] = s
+            m += 1
+    return m
+
+
+@kernel(inline=True)
+def list_bits(x, rules, out):
+    """Writes the squares of the set x into `out`, lowest first; returns how many."""
+    n = np.int64(0)
+    while x != 0:
+        out[n] = rules[R_SQ + lowest_bit(x)]
+        n += 1
+        x &= x - np.uint64(1)
+    return n
+
+
+@kernel()
+def count_moves(board, side, ray, rules, mv, ws):
+    """Returns how many legal moves `side` has, as generate_moves with ``merge`` counts them
+    (-1: more than `mv` holds), counting steps on bit sets without listing them."""
+    if rules[R_WORD] == 1:
+        sw = _switches(rules, side)
+        own_m, own_k, opp_m, opp_k, empty = bit_sets(board, 1 - 2 * side, rules)
+        if _capturers(own_m, own_k, opp_m, opp_k, empty, rules, sw) == 0:
+            return _count_steps(own_m, own_k, empty, rules, sw)
+    n = generate_moves(board, side, ray, rules, mv, np.bool_(True), ws)
+    return n if n <= mv.shape[0] else -1
 
 
 @kernel()
@@ -847,11 +1030,21 @@ def _has_move_but(board, side, ray, rules, tired):
     capturing.
 
     A piece that can step, or one that can capture, gives a legal move (a step, or the
-    compulsory capture): the steps, a square's test each, are tried first, the captures only
-    where no piece can step.
+    compulsory capture): the steps are tried first, the captures only where no piece can
+    step.
     """
     sw = _switches(rules, side)
     sgn = 1 - 2 * side
+    if rules[R_WORD] == 1:
+        own_m, own_k, opp_m, opp_k, empty = bit_sets(board, sgn, rules)
+        steppers = own_k
+        if tired >= 0:
+            steppers &= ~(np.uint64(1) << np.uint64(rules[R_BIT + tired]))
+        for d in range(sw[S_MOVE_LO], sw[S_MOVE_LO] + 4):
+            men = own_m if (sw[S_MAN_STEP] >> d) & 1 == 1 else np.uint64(0)
+            if step_bits(men | steppers, d, rules) & empty != 0:
+                return True
+        return _capturers(own_m, own_k, opp_m, opp_k, empty, rules, sw) != 0
     for s in range(sw[S_SQUARES]):
         q = board[s] * sgn
         if q > 0 and s != tired:
@@ -1181,11 +1374,11 @@ def perft(board, side, depth, ray, rules, buffers, ws):
     if depth == 0:
         return 1
     mv = buffers[depth]
+    if depth == 1:  # the leaves counted, not listed, where no piece can capture
+        return count_moves(board, side, ray, rules, mv, ws)
     n = generate_moves(board, side, ray, rules, mv, np.bool_(True), ws)
     if n > mv.shape[0]:
         return -1
-    if depth == 1:
-        return n
     total = 0
     for i in range(n):
         apply_move(board, mv, i)
