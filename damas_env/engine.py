@@ -38,7 +38,7 @@ from .moves import (
     move_to_row,
 )
 from .notation import NotationError, board_text, format_fen, format_move, parse_fen, parse_move
-from .render import position_svg
+from .render import position_html, position_svg
 from .rules import Ruleset, get_ruleset
 
 __all__ = [
@@ -519,6 +519,10 @@ class Position:
     def _repr_svg_(self) -> str:
         """Returns the board as SVG, so a notebook draws the position by itself."""
         return position_svg(self)
+
+    def _repr_html_(self) -> str:
+        """Returns the board as HTML (Jupyter shows it inline)."""
+        return position_html(self)
 
 
 def checked_king_runs(runs: object, rules: Ruleset) -> KingRuns:
