@@ -16,11 +16,12 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
 import pytest
 
 from damas_agents.players.external import parse_hub_line, parse_hub_move
 from damas_agents.players.make import make_agent
-from damas_agents.players.tree import BatchedPUCT, UniformEvaluator
+from damas_agents.players.tree import BatchedPUCT, RolloutEvaluator, UniformEvaluator
 from damas_agents.search.alphabeta import Halt, Searcher
 from damas_env import Position
 from damas_env.turn import Turn
@@ -103,8 +104,8 @@ def test_stop_ends_a_depth_only_search_with_its_move_and_quit_exits(served: Any)
 
 
 def test_a_rollout_search_answers_ping_and_quit(served: Any) -> None:
-    """mcts plays its simulations in one compiled call (seconds, here): ping is answered
-    during it, and quit exits before its move is written."""
+    """mcts plays its simulations in compiled calls (seconds, here): ping is answered
+    during them, and quit exits before its move is written."""
     hub = served("--variant", "english", "mcts:sims=100000")
     hub.send("hub", "init")
     for command in ("id", "param", "wait", "ready"):
@@ -116,6 +117,52 @@ def test_a_rollout_search_answers_ping_and_quit(served: Any) -> None:
     hub.send("quit")
     assert hub.process.wait(timeout=ANSWER_SECONDS) == 0
     assert hub.lines.get(timeout=ANSWER_SECONDS) is None  # the output ends: no move
+
+
+def test_a_halt_ends_a_rollout_search_between_slices() -> None:
+    """mcts walks in slices of compiled calls: a halt set a moment into a search of 100,000
+    simulations (seconds) ends it with fewer, and the search plays a hop it visited."""
+    start = Position.start("english")
+    agent = make_agent("mcts:sims=100000", seed=0)
+    agent.act({}, start)  # loads the compiled code
+    halt = Halt()
+    thread, out = _search_in_thread(lambda: agent.search(start), halt)
+    time.sleep(0.3)
+    halt.set()
+    thread.join(ANSWER_SECONDS)
+    assert not thread.is_alive()
+    visits = out["result"].visits
+    assert 0 < visits.sum() < 100_000
+
+
+def test_stop_ends_a_rollout_search_with_a_legal_move(served: Any) -> None:
+    hub = served("--variant", "english", "mcts:sims=100000")
+    hub.send("hub", "init")
+    for command in ("id", "param", "wait", "ready"):
+        hub.expect(command, timeout=600)
+    hub.send("pos start", "go think")
+    time.sleep(0.5)
+    hub.send("stop")
+    parse_hub_move(hub.expect("done")["move"], Position.start("english"))
+    hub.send("quit")
+    assert hub.process.wait(timeout=ANSWER_SECONDS) == 0
+
+
+def test_slices_of_walks_change_no_search() -> None:
+    """The walks of a round are the same however the compiled calls slice them: two games
+    of rollouts (one stream for both) give the same visits in slices of 7 and of 256."""
+    start = Position.start("english")
+    turns = [Turn(start.rules) for _ in range(2)]
+    for turn in turns:
+        turn.reset(start.board, start.turn, start.king_runs)
+    turns[1].play(turns[1].legal_actions()[0])
+    visits = []
+    for slice_walks in (7, 256):
+        search = BatchedPUCT(RolloutEvaluator(), simulations=300, seed=5, selection="uct")
+        search.SLICE_WALKS = slice_walks
+        search.search(turns, add_noise=False)
+        visits.append(np.concatenate([root.visits for root in search.roots]))
+    assert visits[0].sum() == 600 and np.array_equal(visits[0], visits[1])
 
 
 def test_a_rollout_search_lets_other_threads_run() -> None:

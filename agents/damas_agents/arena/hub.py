@@ -250,8 +250,8 @@ class HubServer:
 
     Searches run in a thread of their own, so ``ping``, ``stop`` and ``quit`` are answered
     while they run. ``stop`` ends the alpha-beta searches (``alphabeta``, ``pretrained``),
-    a network's tree search after its current round and a ``hub:`` engine's search (it is
-    sent ``stop``); other agents (``mcts``, ``greedy``) play their search out.
+    the tree searches (``mcts``, a network's) after their slice of walks in progress and a
+    ``hub:`` engine's search (it is sent ``stop``); ``greedy`` and ``random`` answer at once.
 
     Limits: a spec that fixes its own budget (``depth``, ``nodes``, ``time`` or ``sims``)
     plays it, whatever the GUI's ``level`` says. Otherwise the level is given to the agent as

@@ -11,8 +11,8 @@ random rollouts itself (:class:`RolloutEvaluator`). Nodes are turn states
 (:mod:`damas_env.turn`) and edges single hops; values are backed up by colour. Each round
 evaluates the new leaves of every game in one call. The trees live in compiled flat arrays
 (layout above ``N_LEN``); :attr:`BatchedPUCT.roots` gives read-only views. A round runs
-without Python's global lock, and a set :class:`~damas_agents.search.alphabeta.Halt` ends a
-search after its round.
+without Python's global lock in slices of walks, and a set
+:class:`~damas_agents.search.alphabeta.Halt` ends a search after its slice in progress.
 """
 
 from __future__ import annotations
@@ -143,6 +143,7 @@ EF_LEN = 3
 #: this round, expanded (its hops listed with their priors).
 NEW, PENDING, EXPANDED = 0, 1, 2
 WALK_OK = 0  # _walk_round finished the round (else HOP_OVERFLOW, EDGES_FULL or HOP_ILLEGAL)
+WALK_SLICED = 1  # _walk_round walked its slice of the round: call it again to go on
 EDGES_FULL = -3  # a leaf expanded in the walk needs more edges than the arrays hold
 #: Selection rules (BatchedPUCT's ``selection``).
 PUCT, UCT = 0, 1
@@ -349,23 +350,30 @@ def _walk_round(tree, roots, work, t, scratch, ws, walks, leaves, obs, masks, pa
 
     walks: int64[games + 3]: the simulations left per game, then the cursor (game, walks done
         in it this round, leaves written) where the round goes on.
-    params: float64[5]: the exploration constant, virtual loss, walks per game and round,
+    params: float64[6]: the exploration constant, virtual loss, walks per game and round,
         the selection rule (PUCT or UCT), the rollout plies (-1: leaves wait for the
-        evaluator).
+        evaluator), the walks of one call (its slice of the round).
 
-    Returns WALK_OK at the end of the round, HOP_OVERFLOW or EDGES_FULL (the scratch route
+    Returns WALK_OK at the end of the round, WALK_SLICED when the call has walked its slice
+    (the cursor stays where the round goes on: call again, or stop the round and evaluate
+    the leaves written so far), HOP_OVERFLOW or EDGES_FULL (the scratch route
     list or the edge arrays were too small: the walk in progress is undone, its random draws
     included, and the cursor stays on it, so grow them and call again) or HOP_ILLEGAL (a hop
     of the tree was refused: a bug).
     """
     nodes, edge_i, edge_f, used = tree
     c, vl, batch = params[0], params[1], np.int64(params[2])
-    uct, plies = params[3] == UCT, np.int64(params[4])
+    uct, plies, slice_walks = params[3] == UCT, np.int64(params[4]), np.int64(params[5])
     games = walks.shape[0] - 3
     g, j, k = walks[games], walks[games + 1], walks[games + 2]
+    walked = 0
     while g < games:
         collided = False
         while j < batch and walks[g] > 0 and not collided:
+            if walked == slice_walks:  # the slice is walked: the caller may stop the round
+                walks[games], walks[games + 1], walks[games + 2] = g, j, k
+                return WALK_SLICED
+            walked += 1
             stream = work.rng[0]  # restored if the walk is undone
             copy_game(roots, g, work, np.int64(0))
             node = g  # the root
@@ -688,6 +696,9 @@ class BatchedPUCT:
 
     #: Edges reserved per node at the start of a search (the arrays grow if needed).
     EDGES_PER_NODE = 8
+    #: Walks per compiled call: a halt is seen between calls (a slice of rollouts takes
+    #: milliseconds), and the walks are the same however they are sliced.
+    SLICE_WALKS = 256
 
     def __init__(
         self,
@@ -732,7 +743,7 @@ class BatchedPUCT:
             add_noise: mix Dirichlet noise into the root priors.
 
         Under a :class:`~damas_agents.search.alphabeta.Halt` that is set, the search ends
-        after its current round (at least one) with the visits so far.
+        after the slice of walks in progress (at least one walk) with the visits so far.
         """
         if not turns:
             return []
@@ -749,7 +760,7 @@ class BatchedPUCT:
         params = self._params(t)
         halt = Halt.current()
         while walks[:games].any():
-            self._round(t, walks, params)
+            self._round(t, walks, params, halt)
             if halt is not None and halt.is_set():
                 break
         out = np.zeros((games, t.num_actions), dtype=np.float32)
@@ -765,7 +776,10 @@ class BatchedPUCT:
             plies, batch = evaluator.max_plies, self.simulations  # one round, no evaluator call
         if plies >= 0 or selection == UCT:
             t.work.rng[0] = np.uint64(self.rng.integers(1, 2**63))
-        return np.array([self.c_puct, self.virtual_loss, batch, selection, plies], np.float64)
+        slice_walks = self.SLICE_WALKS
+        return np.array(
+            [self.c_puct, self.virtual_loss, batch, selection, plies, slice_walks], np.float64
+        )
 
     def _evaluate(self, obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Returns the evaluator's priors and values for leaves; with rollouts (asked only for
@@ -776,9 +790,10 @@ class BatchedPUCT:
 
     # --- Rounds -----------------------------------------------------------------------------
 
-    def _round(self, t: _Tables, walks: np.ndarray, params: np.ndarray) -> None:
+    def _round(self, t: _Tables, walks: np.ndarray, params: np.ndarray, halt: Halt | None) -> None:
         """Walks up to batch_leaves paths per game, evaluates the new leaves, backs up (with
-        rollouts: walks them all, evaluated and backed up on the way)."""
+        rollouts: walks them all, evaluated and backed up on the way). The walks go in
+        slices of SLICE_WALKS; a set `halt` ends the round after the slice in progress."""
         games = walks.shape[0] - 3
         walks[games:] = 0  # the cursor: from the first game
         while True:
@@ -790,7 +805,7 @@ class BatchedPUCT:
                 t.grow_scratch()
             elif status == EDGES_FULL:
                 self._tree.grow_edges(0)
-            else:
+            elif status != WALK_SLICED or (halt is not None and halt.is_set()):
                 break
         if status == HOP_ILLEGAL:  # pragma: no cover - the tree lists legal hops only
             raise RuntimeError("the search played an illegal hop")
