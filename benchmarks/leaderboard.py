@@ -50,12 +50,13 @@ It prints a markdown table under the machine and the command line: each row's El
 default run, over its training seeds (how many; their mean and spread; each seed's Elo with
 its 95% interval, or the bound when every game was won or lost; the environment steps and
 the training's wall time, setup included, or the trainer's clock for an added run) and after
-each ``--budget``, and its command. A
-run with ``--budget`` or ``--set`` also stands for the default run where it differs from it
-only in length (``train.iterations``, the time budget): the snapshot of the iteration where
-the default run stops is rated (``--complete RESULTS`` does it for a saved file that lacks
-it). The NNUE recipe's default run trained the shipped ``pretrained:english-v1``: where no
-run here stands for it, the pool's own rating of that member does, said as such.
+each ``--budget``, and its command. A run with ``--budget`` or ``--set`` also stands for the
+default run where it differs from it only in length (``train.iterations``, the time budget):
+the snapshot of the iteration where the default run stops is rated (``--complete RESULTS``
+does it for a saved file that lacks it); a run with the recipe's own time budget that the
+budget ended is a default run, its other changes said, as for an added run. The NNUE
+recipe's default run trained the shipped ``pretrained:english-v1``: where no run here stands
+for it, the pool's own rating of that member does, said as such.
 
 Everything goes to ``--out`` (default ``RUNS/results.json``, rewritten as each row ends; the
 runs, each row's log and JSON go to ``--runs``, default ``runs/leaderboard-<time>``), its
@@ -627,8 +628,11 @@ def _columns(results: list[dict[str, Any]]) -> tuple[dict[str, Seeds], dict[floa
                 default.setdefault(name, {})[seed] = _cell(row, seconds, also)
                 continue
             budgets.setdefault(budget, {}).setdefault(name, {})[seed] = _cell(row, None, also)
-            if row.get("default_run"):
-                cell = _cell(row["default_run"], row["default_run"].get("elapsed_s"), True)
+            stand_in = row.get("default_run") or {}
+            if stand_in.get("status") != "ok" and _ended_as_default(name, budget, row):
+                stand_ins.setdefault(name, {})[seed] = _cell(row, seconds, also)
+            elif stand_in:
+                cell = _cell(stand_in, stand_in.get("elapsed_s"), True)
                 stand_ins.setdefault(name, {})[seed] = cell
     for name, cells in stand_ins.items():  # a file of default runs first
         default[name] = cells | default.get(name, {})
@@ -638,6 +642,18 @@ def _columns(results: list[dict[str, Any]]) -> tuple[dict[str, Seeds], dict[floa
         if row.name in titles and not rated and row.shipped in pool:
             default[row.name] = {"shipped": pool[row.shipped]}
     return default, budgets, titles
+
+
+def _ended_as_default(name: str, budget: float, row: dict[str, Any]) -> bool:
+    """Whether a run with a time budget ended as the recipe's default run would have: the
+    recipe's own budget ended it before the recipe's iterations (its other changes are said
+    in its cell, as for an added run)."""
+    from damas_agents.models.config import load_config
+
+    recipe = _row(name)
+    if recipe.config is None or budget != recipe.budget or "iterations" not in row:
+        return False
+    return int(row["iterations"]) < load_config(ROOT / recipe.config).train.iterations
 
 
 def _seed_cells(seeds: Seeds) -> list[str]:

@@ -401,6 +401,33 @@ def test_the_table_shows_each_rows_seeds_with_their_mean_and_spread(
     )
 
 
+def test_a_run_the_recipes_own_budget_ended_is_one_of_its_seeds(leaderboard: ModuleType) -> None:
+    """A run with the recipe's own time budget that stopped before the recipe's iterations
+    ended as its default run would have: it counts among the row's seeds, its other changes
+    said (a run stopped by its iterations, or with another budget, does not)."""
+    header = {"variant": "english", "pool": "v1", "command": "python benchmarks/leaderboard.py"}
+    header["machine"] = {"cpu": "a CPU", "cores": 2, "python": "3.11", "load_at_start": [1.0]}
+    settings = {"ci": 50, "rate_games": 600, "steps": None, "budget": 3600.0}
+    settings["overrides"] = ["train.iterations=1000000", "nnue.workers=1"]
+    nnue = {"row": "nnue", "title": "NNUE alpha-beta", "status": "ok", "train_seed": 0}
+    nnue |= fake_rating(1500) | {"iterations": 2796, "train_elapsed_s": 3600.0}
+    added = {"row": "nnue", "title": "NNUE alpha-beta", "status": "ok", "train_seed": 1}
+    added |= fake_rating(1600) | {"train_elapsed_s": 3600.0}
+    files = [header | {"settings": settings, "rows": [nnue]}]
+    files += [header | {"settings": settings | {"budget": None, "overrides": []}, "rows": [added]}]
+    rows = [line for line in leaderboard.table(files).splitlines() if line.startswith("| NNUE")]
+    assert rows[0].startswith(
+        "| NNUE alpha-beta | 2 | 1550 | 1500 to 1600 (two seeds) | seed 0: Elo 1500 ± 40 (with "
+        "nnue.workers=1); seed 1: Elo 1600 ± 40 | "
+    )
+    for changed in ({"iterations": 100000}, {"budget": 1800.0}):
+        run = nnue | {k: v for k, v in changed.items() if k == "iterations"}
+        other = settings | {k: v for k, v in changed.items() if k == "budget"}
+        again = [header | {"settings": other, "rows": [run]}, files[1]]
+        lines = leaderboard.table(again).splitlines()
+        assert any(line.startswith("| NNUE alpha-beta | 1 | 1600 | ") for line in lines), changed
+
+
 def write_run(run_dir: Path, config: str, metrics: list[dict[str, float]]) -> Path:
     """Writes a run folder's config (a recipe's, read from configs/) and metrics.jsonl."""
     run_dir.mkdir()
