@@ -21,7 +21,7 @@ Slots of the rules array::
     R_NO_PROGRESS     no_progress_plies           R_ENDGAME         fmjd_endgame or
     R_PROGRESS        progress                                      frisian_endgame
     R_PLY_LIMIT       ply_limit                   R_LIMIT_MATERIAL  ply_limit_result
-Then the board as bit sets (R_WORD to R_SQ, :data:`BLOCKS`; see their comments).
+Then the board as bit sets (R_WORD to R_CROWN, :data:`BLOCKS`; see their comments).
 """
 
 from __future__ import annotations
@@ -53,9 +53,11 @@ R_MAN_DIRS = 30  # bit 8 * side + d: a man of side may go along ray slot d (kern
 R_WORD = 31  # 1: the board as bit sets in one word (blocks below); 0: 12x12, squares only
 R_LSH, R_RSH, R_SRC = 32, 40, 48  # +slot: a step along a ray slot on a bit set
 R_BIT, R_SQ = 56, 120  # +square: its bit; +bit: its square, -1 a ghost
-R_LEN = 184
+R_CROWN = 184  # +side: the set of the squares where that side's men are crowned
+R_LEN = 186
 #: The slots that open a block, with its length.
 BLOCKS = {"R_TIEBREAK": 3, "R_LSH": 8, "R_RSH": 8, "R_SRC": 8, "R_BIT": 64, "R_SQ": 64}
+BLOCKS |= {"R_CROWN": 2}
 
 # --- Codes of the switches ------------------------------------------------------------------
 
@@ -177,6 +179,10 @@ def _write_bits(r: np.ndarray, rules: Ruleset) -> None:
         r[R_LSH + slot], r[R_RSH + slot] = max(shift, 0), max(-shift, 0)
         src = sum(1 << int(geo.bit[s]) for s in range(geo.squares) if geo.ray[s, d, 0] >= 0)
         r[R_SRC + slot] = np.array(src, dtype=np.uint64).view(np.int64)
+    row = rules.squares_per_row  # as kernels._on_last_row
+    for side, squares in enumerate((range(row), range(geo.squares - row, geo.squares))):
+        crown = sum(1 << int(geo.bit[s]) for s in squares)
+        r[R_CROWN + side] = np.array(crown, dtype=np.uint64).view(np.int64)
 
 
 #: The absolute directions (damas_env.geometry) of each kind of line.

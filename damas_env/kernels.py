@@ -8,6 +8,8 @@ The only place where the rules are executed: everything else calls these functio
                      MARK (3), inside kernels only: a piece taken in the capture being
                      searched (Turkish strike: it still blocks, and cannot be taken twice)
     side   0 = White, 1 = Black (sgn = 1 - 2 * side)
+    bits   uint64 bit sets (white men, white kings, black men, black kings, every square)
+           where the board fits a word: board_bits; bits_after keeps them move by move
     rules  int64[R_LEN] from compiled_rules.rules_array (slots and codes are that module's);
            ray[sq, slot, k] over the ruleset's lines (compiled_rules.ray_slots): direction
            numbers in the kernels are these slots
@@ -39,6 +41,7 @@ from .compiled_rules import (  # the rules array's slots and codes, constants to
     R_BIT,
     R_CAP_HI,
     R_CAP_LO,
+    R_CROWN,
     R_ENDGAME,
     R_FIRST_KING,
     R_FLYING,
@@ -367,21 +370,78 @@ def step_bits(x, d, rules):
 
 
 @kernel(inline=True)
-def bit_sets(board, sgn, rules):
-    """Returns the board as bit sets for the side of sign `sgn`: (its men, its kings, the
-    other side's men, their kings, the empty squares); a marked piece is in none."""
-    own_m, own_k = np.uint64(0), np.uint64(0)
-    opp_m, opp_k, empty = np.uint64(0), np.uint64(0), np.uint64(0)
+def board_bits(board, rules):
+    """Returns the board as its bit-set bundle: (white men, white kings, black men, black
+    kings, every square of the board); a marked piece is in none. A 12x12 board (no word)
+    gives zeros: its generator works square by square."""
     zero = np.uint64(0)
+    wm, wk, bm, bk, squares = zero, zero, zero, zero, zero
+    if rules[R_WORD] == 0:
+        return wm, wk, bm, bk, squares
     for s in range(rules[R_SQUARES]):
         b = np.uint64(1) << np.uint64(rules[R_BIT + s])
-        q = board[s] * sgn
-        own_m |= b if q == 1 else zero
-        own_k |= b if q == 2 else zero
-        opp_m |= b if q == -1 else zero
-        opp_k |= b if q == -2 else zero
-        empty |= b if q == 0 else zero
-    return own_m, own_k, opp_m, opp_k, empty
+        q = board[s]
+        wm |= b if q == 1 else zero
+        wk |= b if q == 2 else zero
+        bm |= b if q == -1 else zero
+        bk |= b if q == -2 else zero
+        squares |= b
+    return wm, wk, bm, bk, squares
+
+
+@kernel(inline=True)
+def side_sets(bits, side):
+    """Returns a bundle's sets for `side` to move: (its men, its kings, the other side's men,
+    their kings, the empty squares)."""
+    wm, wk, bm, bk, squares = bits
+    empty = squares & ~(wm | wk | bm | bk)
+    if side == WHITE:
+        return wm, wk, bm, bk, empty
+    return bm, bk, wm, wk, empty
+
+
+@kernel(inline=True)
+def bit_sets(board, sgn, rules):
+    """Returns the board as bit sets for the side of sign `sgn` (see side_sets)."""
+    return side_sets(board_bits(board, rules), (1 - sgn) // 2)
+
+
+@kernel(inline=True)
+def bits_after(bits, mv, i, rules):
+    """Returns the bundle after move row i of mv (the bundle of the board it was listed on):
+    the mover's bit from its origin to its destination (a king if crowned), the taken ones
+    cleared. The board's own update is apply_move; the bundle needs no undo."""
+    wm, wk, bm, bk, squares = bits
+    one = np.uint64(1)
+    f = one << np.uint64(rules[R_BIT + mv[i, M_FROM]])
+    t = one << np.uint64(rules[R_BIT + mv[i, M_TO]])
+    taken = np.uint64(0)
+    for k in range(mv[i, M_NCAP]):
+        taken |= one << np.uint64(rules[R_BIT + mv[i, M_CAPS + k]])
+    crown = mv[i, M_CROWN] == 1
+    if (wm | wk) & f != 0:
+        if wm & f != 0:
+            wm ^= f
+            if crown:
+                wk |= t
+            else:
+                wm |= t
+        else:
+            wk = (wk ^ f) | t
+        bm &= ~taken
+        bk &= ~taken
+    else:
+        if bm & f != 0:
+            bm ^= f
+            if crown:
+                bk |= t
+            else:
+                bm |= t
+        else:
+            bk = (bk ^ f) | t
+        wm &= ~taken
+        wk &= ~taken
+    return wm, wk, bm, bk, squares
 
 
 @kernel(inline=True)
@@ -823,7 +883,14 @@ def can_capture(board, side, ray, rules, ws):
 
 @kernel()
 def generate_moves(board, side, ray, rules, mv, merge, ws):
-    """Fills mv with every legal move of `side`; returns how many.
+    """Fills mv with every legal move of `side`; returns how many (see generate_moves_on)."""
+    return generate_moves_on(board, board_bits(board, rules), side, ray, rules, mv, merge, ws)
+
+
+@kernel()
+def generate_moves_on(board, bits, side, ray, rules, mv, merge, ws):
+    """Fills mv with every legal move of `side`, the board's bundle given (board_bits, kept
+    by bits_after); returns how many.
 
     Captures are compulsory (FMJD art. 4; EDA; every seed): steps are listed only if no piece can
     capture. With ``merge`` two routes with the same origin, destination and captured set
@@ -845,7 +912,7 @@ def generate_moves(board, side, ray, rules, mv, merge, ws):
     word = rules[R_WORD] == 1
     own = np.uint64(0)
     if word:
-        own_m, own_k, opp_m, opp_k, empty = bit_sets(board, sgn, rules)
+        own_m, own_k, opp_m, opp_k, empty = side_sets(bits, side)
         own = own_m | own_k
         takers = list_bits(_capturers(own_m, own_k, opp_m, opp_k, empty, rules, sw), rules, pieces)
     else:
@@ -904,15 +971,18 @@ def list_bits(x, rules, out):
 
 
 @kernel()
-def count_moves(board, side, ray, rules, mv, ws):
+def count_moves(board, bits, side, ray, rules, mv, ws):
     """Returns how many legal moves `side` has, as generate_moves with ``merge`` counts them
-    (-1: more than `mv` holds), counting steps on bit sets without listing them."""
+    (-1: more than `mv` holds), counting steps on the bundle `bits` without listing them."""
     if rules[R_WORD] == 1:
         sw = _switches(rules, side)
-        own_m, own_k, opp_m, opp_k, empty = bit_sets(board, 1 - 2 * side, rules)
-        if _capturers(own_m, own_k, opp_m, opp_k, empty, rules, sw) == 0:
+        own_m, own_k, opp_m, opp_k, empty = side_sets(bits, side)
+        takers = _capturers(own_m, own_k, opp_m, opp_k, empty, rules, sw)
+        if takers == 0:
             return _count_steps(own_m, own_k, empty, rules, sw)
-    n = generate_moves(board, side, ray, rules, mv, np.bool_(True), ws)
+        if _counts_captures_on_bits(own_k, rules):
+            return _count_captures(bits, side, takers, rules, mv)
+    n = generate_moves_on(board, bits, side, ray, rules, mv, np.bool_(True), ws)
     return n if n <= mv.shape[0] else -1
 
 
@@ -1373,18 +1443,237 @@ def perft(board, side, depth, ray, rules, buffers, ws):
     """
     if depth == 0:
         return 1
+    return _perft(board, board_bits(board, rules), side, depth, ray, rules, buffers, ws)
+
+
+@kernel()
+def _perft(board, bits, side, depth, ray, rules, buffers, ws):
+    """perft below a node of depth >= 1, the board's bundle given and kept along."""
     mv = buffers[depth]
     if depth == 1:  # the leaves counted, not listed, where no piece can capture
-        return count_moves(board, side, ray, rules, mv, ws)
-    n = generate_moves(board, side, ray, rules, mv, np.bool_(True), ws)
+        return count_moves(board, bits, side, ray, rules, mv, ws)
+    if depth == 2 and rules[R_WORD] == 1:
+        sw = _switches(rules, side)
+        own_m, own_k, opp_m, opp_k, empty = side_sets(bits, side)
+        if _capturers(own_m, own_k, opp_m, opp_k, empty, rules, sw) == 0:
+            return _perft_steps_2(board, bits, side, ray, rules, buffers[1], ws)
+    n = generate_moves_on(board, bits, side, ray, rules, mv, np.bool_(True), ws)
     if n > mv.shape[0]:
         return -1
     total = 0
+    word = rules[R_WORD] == 1
     for i in range(n):
+        after = bits_after(bits, mv, i, rules) if word else bits
         apply_move(board, mv, i)
-        below = perft(board, 1 - side, depth - 1, ray, rules, buffers, ws)
+        below = _perft(board, after, 1 - side, depth - 1, ray, rules, buffers, ws)
         undo_move(board, mv, i)
         if below < 0:
             return -1
         total += below
     return total
+
+
+@kernel()
+def _perft_steps_2(board, bits, side, ray, rules, mv, ws):
+    """perft(2) of a node where no piece can capture: its steps walked on the bundle (men by
+    their targets, a direction at once; kings one by one), not listed, and the moves after
+    each counted. -1 as perft."""
+    sw = _switches(rules, side)
+    own_m, own_k, opp_m, opp_k, empty = side_sets(bits, side)
+    promo = np.uint64(rules[R_CROWN + side])
+    zero = np.uint64(0)
+    total = np.int64(0)
+    for d in range(sw[S_MOVE_LO], sw[S_MOVE_LO] + 4):
+        back = _opposite(d)
+        men = own_m if (sw[S_MAN_STEP] >> d) & 1 == 1 else zero
+        x = step_bits(men, d, rules) & empty
+        while x != 0:
+            t = x & (~x + np.uint64(1))
+            x ^= t
+            f = step_bits(t, back, rules)
+            crown = t & promo != 0
+            below = _moves_after_step(board, bits, side, f, t, False, crown, ray, rules, mv, ws)
+            if below < 0:
+                return -1
+            total += below
+        kings = own_k
+        while kings != 0:
+            f = kings & (~kings + np.uint64(1))
+            kings ^= f
+            t = step_bits(f, d, rules) & empty
+            while t != 0:
+                below = _moves_after_step(board, bits, side, f, t, True, False, ray, rules, mv, ws)
+                if below < 0:
+                    return -1
+                total += below
+                if sw[S_FLYING] == 0:
+                    break
+                t = step_bits(t, d, rules) & empty
+    return total
+
+
+@kernel(inline=True)
+def _moves_after_step(board, bits, side, f, t, king, crown, ray, rules, mv, ws):
+    """Returns how many moves the other side has after the step of `side` from bit f to bit
+    t (a man crowned if `crown`), counted on the bundle where no piece can capture, else
+    listed on the board, played for it (-1: more than `mv` holds)."""
+    wm, wk, bm, bk, squares = bits
+    if side == WHITE:
+        if king:
+            wk ^= f | t
+        elif crown:
+            wm ^= f
+            wk |= t
+        else:
+            wm ^= f | t
+    else:
+        if king:
+            bk ^= f | t
+        elif crown:
+            bm ^= f
+            bk |= t
+        else:
+            bm ^= f | t
+    after = (wm, wk, bm, bk, squares)
+    other = 1 - side
+    sw = _switches(rules, other)
+    own_m, own_k, opp_m, opp_k, empty = side_sets(after, other)
+    takers = _capturers(own_m, own_k, opp_m, opp_k, empty, rules, sw)
+    if takers == 0:
+        return _count_steps(own_m, own_k, empty, rules, sw)
+    if _counts_captures_on_bits(own_k, rules):
+        return _count_captures(after, other, takers, rules, mv)
+    origin, dest = rules[R_SQ + lowest_bit(f)], rules[R_SQ + lowest_bit(t)]
+    piece = board[origin]
+    board[origin] = 0
+    board[dest] = 2 * piece if crown else piece
+    n = generate_moves_on(board, after, other, ray, rules, mv, np.bool_(True), ws)
+    board[dest] = 0
+    board[origin] = piece
+    return n if n <= mv.shape[0] else -1
+
+
+# --- Counting captures on bit sets ------------------------------------------------------------
+#
+# perft's last ply counts the moves of a position without listing them: the steps by popcount
+# (_count_steps), the captures by a walk of the jumps on bit sets (_count_captures), where no
+# flying king takes part. The counts are generate_moves's with ``merge`` (tests compare them
+# position by position in every variant).
+
+
+@kernel(inline=True)
+def _counts_captures_on_bits(own_k, rules):
+    """Whether _count_captures can count this side's captures: no flying king can take part
+    (none on the board, and a man is not crowned in the middle of a capture)."""
+    if rules[R_FLYING] == 0:
+        return True
+    return own_k == 0 and rules[R_PROMO] != PROMO_CROWN
+
+
+@kernel()
+def _count_captures(bits, side, takers, rules, mv):
+    """Returns how many captures `side` has, its pieces `takers` able to capture, as
+    generate_moves with ``merge`` lists them: the routes of the greatest rank, one per
+    origin, destination and taken set (-1: more than `mv` holds). Only where
+    _counts_captures_on_bits; the rows of `mv` are scratch."""
+    sw = _switches(rules, side)
+    own_m, own_k, opp_m, opp_k, empty = side_sets(bits, side)
+    n, best = np.int64(0), np.int64(-1)
+    while takers != 0:
+        o = takers & (~takers + np.uint64(1))
+        takers ^= o
+        king = own_k & o != 0
+        n, best = _jumps(
+            o, o, king, king, np.uint64(0), np.int64(0), np.int64(0), empty | o,
+            opp_m, opp_k, side, rules, sw, mv, n, best,
+        )  # fmt: skip
+        if n > mv.shape[0]:
+            return -1
+    return n
+
+
+@kernel()
+def _jumps(origin, at, king, was_king, taken, hops, order, empty, opp_m, opp_k, side, rules,
+           sw, mv, n, best):  # fmt: skip
+    """Adds the captures of the piece lifted from `origin`, at `at` after `hops` hops that
+    took `taken` (`order`: bit 31 - k set where hop k took a king), to the rows of mv;
+    returns (rows, best rank). `empty` holds the squares it may land on."""
+    found = False
+    turkish = sw[S_TURKISH] == 1
+    crowns = np.uint64(rules[R_CROWN + side])
+    for d in range(sw[S_CAP_LO], sw[S_CAP_HI]):
+        if not king and (sw[S_MAN_CAP] >> d) & 1 == 0:
+            continue
+        prey = opp_m | opp_k if king or sw[S_TAKE_KINGS] == 1 else opp_m
+        x = step_bits(at, d, rules) & prey & ~taken
+        t = step_bits(x, d, rules) & empty
+        if t == 0:
+            continue
+        found = True
+        now_taken = taken | x
+        now_order = order | (np.int64(1) << (31 - hops) if x & opp_k != 0 else np.int64(0))
+        now_empty = empty if turkish else empty | x  # the piece taken stays until the end
+        last = t & crowns != 0
+        if not king and last and sw[S_PROMO] == PROMO_ENDS:
+            n, best = _count_capture(origin, t, was_king, now_taken, hops + 1, now_order,
+                                     opp_k, rules, mv, n, best)  # fmt: skip
+        else:
+            now_king = king or (last and sw[S_PROMO] == PROMO_CROWN)
+            n, best = _jumps(origin, t, now_king, was_king, now_taken, hops + 1, now_order,
+                             now_empty, opp_m, opp_k, side, rules, sw, mv, n, best)  # fmt: skip
+        if n > mv.shape[0]:
+            return n, best
+    if not found and hops > 0:
+        n, best = _count_capture(origin, at, was_king, taken, hops, order, opp_k, rules, mv, n,
+                                 best)  # fmt: skip
+    return n, best
+
+
+@kernel(inline=True)
+def _count_capture(origin, dest, was_king, taken, hops, order, opp_k, rules, mv, n, best):
+    """Adds a capture to the rows of mv unless one of a greater rank, or the same move, is
+    there (the rank as _capture_rank's); returns (rows, best rank)."""
+    if rules[R_RANKED] == 1:
+        kings = popcount(taken & opp_k)
+        rank = np.int64(0)
+        if rules[R_MAJORITY] == 1:
+            rank = (hops - kings) * 100 + kings * rules[R_KING_WEIGHT]
+        for i in range(3):
+            tb = rules[R_TIEBREAK + i]
+            if tb == TB_WITH_KING:
+                rank = rank * 64 + (1 if was_king else 0)
+            elif tb == TB_MOST_KINGS:
+                rank = rank * 64 + kings
+            elif tb == TB_EARLIEST_KING:
+                rank = (rank << MAX_CAPTURES) + order
+        if rank < best:
+            return n, best
+        if rank > best:
+            n, best = np.int64(0), rank
+    o, t = np.int16(lowest_bit(origin)), np.int16(lowest_bit(dest))
+    parts = (
+        _int16_part(taken, 0), _int16_part(taken, 1), _int16_part(taken, 2),
+        _int16_part(taken, 3),
+    )  # fmt: skip
+    for j in range(min(n, mv.shape[0])):
+        if (
+            mv[j, M_FROM] == o
+            and mv[j, M_TO] == t
+            and mv[j, M_CAPS] == parts[0]
+            and mv[j, M_CAPS + 1] == parts[1]
+            and mv[j, M_CAPS + 2] == parts[2]
+            and mv[j, M_CAPS + 3] == parts[3]
+        ):
+            return n, best
+    if n < mv.shape[0]:
+        mv[n, M_FROM], mv[n, M_TO] = o, t
+        mv[n, M_CAPS], mv[n, M_CAPS + 1] = parts[0], parts[1]
+        mv[n, M_CAPS + 2], mv[n, M_CAPS + 3] = parts[2], parts[3]
+    return n + 1, best
+
+
+@kernel(inline=True)
+def _int16_part(x, k):
+    """Returns the 16 bits k of the uint64 x as an int16 (a move row's field)."""
+    v = np.int64((x >> np.uint64(16 * k)) & np.uint64(0xFFFF))
+    return np.int16(v - 65536 if v >= 32768 else v)

@@ -1,0 +1,78 @@
+"""perft's shortcuts on bit sets give the generator's counts, position by position, in every
+variant: the bundle kept by each move (bits_after), the moves counted without listing them
+(count_moves: steps by popcount, captures by a walk of the jumps) and the two last plies
+(perft(2): the steps walked on bit sets). Positions: random games and random boards, kings
+and long captures included."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from damas_env import kernels as K
+from damas_env.engine import Engine
+from damas_env.family import base_variants
+from damas_env.rules import get_ruleset
+
+
+def _positions(engine: Engine, rng: np.random.Generator) -> list[tuple[np.ndarray, int]]:
+    """Returns positions of random games and random boards (board, side to move)."""
+    mv, ws = K.new_move_buffer(), engine.workspace
+    positions = []
+    for _ in range(3):
+        board = engine.start_board()
+        side = 0 if engine.rules.first_player == "white" else 1
+        for _ in range(150):
+            n = K.generate_moves(board, side, engine.ray, engine.rule_array, mv, True, ws)
+            positions.append((board.copy(), side))
+            if n == 0:
+                break
+            K.apply_move(board, mv, int(rng.integers(n)))
+            side = 1 - side
+    squares = engine.rules.squares
+    for _ in range(150):
+        density = rng.uniform(0.2, 0.7)
+        codes = rng.choice([1, 2, -1, -2], size=squares, p=[0.35, 0.15, 0.35, 0.15])
+        board = np.where(rng.random(squares) < density, codes, 0).astype(np.int8)
+        row = engine.rules.squares_per_row
+        board[:row][board[:row] == 1] = 2  # no man stands on its crowning row
+        board[squares - row :][board[squares - row :] == -1] = -2
+        positions.append((board, int(rng.integers(2))))
+    return positions
+
+
+def _bundle(bits: tuple[int, ...]) -> tuple[np.uint64, ...]:
+    """A bundle back from a kernel (Python ints) as the kernels take it."""
+    return tuple(np.uint64(b) for b in bits)
+
+
+def _listed(engine: Engine, board: np.ndarray, side: int, mv: np.ndarray) -> int:
+    n = K.generate_moves(board, side, engine.ray, engine.rule_array, mv, True, engine.workspace)
+    assert n <= mv.shape[0]
+    return int(n)
+
+
+@pytest.mark.parametrize("variant", base_variants())
+def test_counts_on_bit_sets_are_the_generators(variant: str) -> None:
+    engine = Engine.for_rules(get_ruleset(variant))
+    ray, rules, ws = engine.ray, engine.rule_array, engine.workspace
+    if rules[K.R_WORD] == 0:
+        pytest.skip("a board beyond a word: no bit sets")
+    mv, below = K.new_move_buffer(4096), K.new_move_buffer(4096)
+    buffers = np.zeros((3, 4096, K.MOVE_WIDTH), np.int16)
+    captures = kings_moving = 0
+    for board, side in _positions(engine, np.random.default_rng(11)):
+        bits = _bundle(K.board_bits(board, rules))
+        n = _listed(engine, board, side, mv)
+        assert K.count_moves(board, bits, side, ray, rules, below, ws) == n
+        captures += n > 0 and mv[0, K.M_NCAP] > 0
+        leaves = 0
+        for i in range(n):
+            kings_moving += abs(board[mv[i, K.M_FROM]]) == 2
+            after = _bundle(K.bits_after(bits, mv, i, rules))
+            K.apply_move(board, mv, i)
+            assert after == _bundle(K.board_bits(board, rules))
+            leaves += _listed(engine, board, 1 - side, below)
+            K.undo_move(board, mv, i)
+        assert K.perft(board, side, 2, ray, rules, buffers, ws) == leaves
+    assert captures > 50 and kings_moving > 50
