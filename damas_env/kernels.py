@@ -401,12 +401,6 @@ def side_sets(bits, side):
 
 
 @kernel(inline=True)
-def bit_sets(board, sgn, rules):
-    """Returns the board as bit sets for the side of sign `sgn` (see side_sets)."""
-    return side_sets(board_bits(board, rules), (1 - sgn) // 2)
-
-
-@kernel(inline=True)
 def bits_after(bits, mv, i, rules):
     """Returns the bundle after move row i of mv (the bundle of the board it was listed on):
     the mover's bit from its origin to its destination (a king if crowned), the taken ones
@@ -873,10 +867,16 @@ def list_pieces(board, sgn, squares, pieces):
 def can_capture(board, side, ray, rules, ws):
     """Returns True if a piece of `side` can capture (captures are compulsory: the position
     is not quiet); `ws`: a workspace, its piece list overwritten."""
+    return can_capture_on(board, board_bits(board, rules), side, ray, rules, ws)
+
+
+@kernel(inline=True)
+def can_capture_on(board, bits, side, ray, rules, ws):
+    """can_capture, the board's bundle given."""
     sw = _switches(rules, side)
     sgn = 1 - 2 * side
     if rules[R_WORD] == 1:
-        own_m, own_k, opp_m, opp_k, empty = bit_sets(board, sgn, rules)
+        own_m, own_k, opp_m, opp_k, empty = side_sets(bits, side)
         return _capturers(own_m, own_k, opp_m, opp_k, empty, rules, sw) != 0
     return _list_capturers(board, sgn, ray, sw, ws[WS_PIECES]) > 0
 
@@ -1091,13 +1091,13 @@ def _compact(mv, n):
 @kernel()
 def has_legal_move(board, side, ray, rules):
     """Returns True if `side` has any legal move (cheaper than listing them)."""
-    return _has_move_but(board, side, ray, rules, np.int64(-1))
+    return has_move_on(board, board_bits(board, rules), side, ray, rules, np.int64(-1))
 
 
 @kernel()
-def _has_move_but(board, side, ray, rules, tired):
+def has_move_on(board, bits, side, ray, rules, tired):
     """Returns True if `side` has a legal move, the piece on `tired` (if not -1) only
-    capturing.
+    capturing; the board's bundle given.
 
     A piece that can step, or one that can capture, gives a legal move (a step, or the
     compulsory capture): the steps are tried first, the captures only where no piece can
@@ -1106,7 +1106,7 @@ def _has_move_but(board, side, ray, rules, tired):
     sw = _switches(rules, side)
     sgn = 1 - 2 * side
     if rules[R_WORD] == 1:
-        own_m, own_k, opp_m, opp_k, empty = bit_sets(board, sgn, rules)
+        own_m, own_k, opp_m, opp_k, empty = side_sets(bits, side)
         steppers = own_k
         if tired >= 0:
             steppers &= ~(np.uint64(1) << np.uint64(rules[R_BIT + tired]))
@@ -1187,7 +1187,7 @@ def game_has_move(board, side, counters, ray, rules):
     tired = np.int64(-1)
     if rules[R_KING_LIMIT] > 0:
         tired = tired_king(board, side, counters, rules)
-    return _has_move_but(board, side, ray, rules, tired)
+    return has_move_on(board, board_bits(board, rules), side, ray, rules, tired)
 
 
 # --- Applying moves -------------------------------------------------------------------------
@@ -1480,6 +1480,7 @@ def _perft_steps_2(board, bits, side, ray, rules, mv, ws):
     each counted. -1 as perft."""
     sw = _switches(rules, side)
     own_m, own_k, opp_m, opp_k, empty = side_sets(bits, side)
+    sw_other = _switches(rules, 1 - side)
     promo = np.uint64(rules[R_CROWN + side])
     zero = np.uint64(0)
     total = np.int64(0)
@@ -1492,7 +1493,9 @@ def _perft_steps_2(board, bits, side, ray, rules, mv, ws):
             x ^= t
             f = step_bits(t, back, rules)
             crown = t & promo != 0
-            below = _moves_after_step(board, bits, side, f, t, False, crown, ray, rules, mv, ws)
+            below = _moves_after_step(
+                board, bits, side, f, t, False, crown, ray, rules, mv, ws, sw_other
+            )
             if below < 0:
                 return -1
             total += below
@@ -1502,7 +1505,9 @@ def _perft_steps_2(board, bits, side, ray, rules, mv, ws):
             kings ^= f
             t = step_bits(f, d, rules) & empty
             while t != 0:
-                below = _moves_after_step(board, bits, side, f, t, True, False, ray, rules, mv, ws)
+                below = _moves_after_step(
+                    board, bits, side, f, t, True, False, ray, rules, mv, ws, sw_other
+                )
                 if below < 0:
                     return -1
                 total += below
@@ -1513,10 +1518,10 @@ def _perft_steps_2(board, bits, side, ray, rules, mv, ws):
 
 
 @kernel(inline=True)
-def _moves_after_step(board, bits, side, f, t, king, crown, ray, rules, mv, ws):
-    """Returns how many moves the other side has after the step of `side` from bit f to bit
-    t (a man crowned if `crown`), counted on the bundle where no piece can capture, else
-    listed on the board, played for it (-1: more than `mv` holds)."""
+def _moves_after_step(board, bits, side, f, t, king, crown, ray, rules, mv, ws, sw):
+    """Returns how many moves the other side (its switches `sw`) has after the step of
+    `side` from bit f to bit t (a man crowned if `crown`), counted on the bundle where it
+    can (count_moves), else listed on the board, played for it (-1: more than `mv` holds)."""
     wm, wk, bm, bk, squares = bits
     if side == WHITE:
         if king:
@@ -1536,7 +1541,6 @@ def _moves_after_step(board, bits, side, f, t, king, crown, ray, rules, mv, ws):
             bm ^= f | t
     after = (wm, wk, bm, bk, squares)
     other = 1 - side
-    sw = _switches(rules, other)
     own_m, own_k, opp_m, opp_k, empty = side_sets(after, other)
     takers = _capturers(own_m, own_k, opp_m, opp_k, empty, rules, sw)
     if takers == 0:

@@ -53,10 +53,11 @@ from damas_agents.search.nnue import (
 )
 from damas_env import Move, Position
 from damas_env import kernels as K
-from damas_env.compiled_rules import R_FIRST_KING, R_GIVEAWAY
+from damas_env.compiled_rules import R_FIRST_KING, R_GIVEAWAY, R_WORD
 from damas_env.engine import Engine
 from damas_env.geometry import geometry
 from damas_env.kernels import (
+    M_CAPS,
     M_CODES,
     M_CROWN,
     M_FROM,
@@ -219,6 +220,8 @@ class Tables(NamedTuple):
     net: np.ndarray
     netv: np.ndarray
     h: np.ndarray
+    bits: np.ndarray
+    material: np.ndarray
 
 
 # --- Memory ---------------------------------------------------------------------------------
@@ -287,13 +290,46 @@ def piece_square_table(rules: Ruleset) -> np.ndarray:
 @kernel(inline=True)
 def evaluate(board, side, ply, t):
     """Returns the static score of a position for the side to move: the network's from the
-    accumulators of `ply` when the tables hold one, else the piece-square table's."""
+    accumulators of `ply` when the tables hold one, else the piece-square table's (its sum
+    kept move by move in ``t.material``)."""
     if t.net.shape[1] > 0:
         return search_score(t.net, t.netv, t.h, ply, side)
+    total = t.material[ply]
+    return (total if side == 0 else -total) + TEMPO
+
+
+@kernel(inline=True)
+def _pst_total(board, t):
+    """Returns the piece-square table's sum over the board (White's view)."""
     total = 0
     for s in range(board.shape[0]):
         total += t.pst[board[s] + 2, s]
-    return (total if side == 0 else -total) + TEMPO
+    return total
+
+
+@kernel(inline=True)
+def _pst_change(board, mv, i, t):
+    """Returns how move i of mv (not yet applied) changes the piece-square table's sum."""
+    origin, dest = mv[i, M_FROM], mv[i, M_TO]
+    piece = board[origin]
+    now = 2 * piece if mv[i, M_CROWN] == 1 else piece
+    change = t.pst[now + 2, dest] - t.pst[piece + 2, origin]
+    for k in range(mv[i, M_NCAP]):
+        change -= t.pst[mv[i, M_CODES + k] + 2, mv[i, M_CAPS + k]]
+    return change
+
+
+@kernel(inline=True)
+def _bits(t, ply):
+    """Returns the board's bundle at `ply` (damas_env.kernels.board_bits)."""
+    b = t.bits[ply]
+    return b[0], b[1], b[2], b[3], b[4]
+
+
+@kernel(inline=True)
+def _set_bits(t, ply, bits):
+    b = t.bits[ply]
+    b[0], b[1], b[2], b[3], b[4] = bits
 
 
 @kernel(inline=True)
@@ -428,6 +464,9 @@ def _push(t, board, mv, i, ply, h):
     progress = mv[i, M_NCAP] > 0 or piece == 1 or piece == -1  # such moves cannot be undone
     t.path[ply] = h
     t.rev[ply] = 0 if progress else t.rev[ply - 1] + 1
+    if t.rules[R_WORD] == 1:
+        _set_bits(t, ply, K.bits_after(_bits(t, ply - 1), mv, i, t.rules))
+    t.material[ply] = t.material[ply - 1] + _pst_change(board, mv, i, t)
 
 
 @kernel(inline=True)
@@ -550,12 +589,13 @@ def _negamax(board, side, h, depth, ply, alpha, beta, t):
             entry = _entry(t, h)
             if entry >= 0:  # the shallow search's best move leads
                 tt_move = _entry_move(entry)
-    if depth <= 0 and not K.can_capture(board, side, t.ray, t.rules, t.ws):  # a quiet leaf
-        if not K.has_legal_move(board, side, t.ray, t.rules):
+    bits = _bits(t, ply)
+    if depth <= 0 and not K.can_capture_on(board, bits, side, t.ray, t.rules, t.ws):
+        if not K.has_move_on(board, bits, side, t.ray, t.rules, np.int64(-1)):  # a quiet leaf
             return _no_move_score(t.rules, ply)
         return evaluate(board, side, ply, t)
     mv = t.buffers[ply]
-    n = generate_moves(board, side, t.ray, t.rules, mv, np.bool_(True), t.ws)
+    n = K.generate_moves_on(board, bits, side, t.ray, t.rules, mv, np.bool_(True), t.ws)
     if n > mv.shape[0]:
         stats[S_ABORT] = ABORT_OVERFLOW
         return 0
@@ -612,6 +652,8 @@ def search_root(board, side, h, depth, root, order, scores, guess, t):
     """
     t.path[0] = h
     t.rev[0] = 0
+    _set_bits(t, 0, K.board_bits(board, t.rules))
+    t.material[0] = _pst_total(board, t)
     if t.net.shape[1] > 0:
         search_refresh(board, t.net, t.netv, np.int64(0))
     # np.int64, not the literal 1: a second specialisation of the recursive _negamax (for
@@ -779,6 +821,7 @@ def static_score(board, side, t):
     computed from scratch."""
     if t.net.shape[1] > 0:
         search_refresh(board, t.net, t.netv, np.int64(0))
+    t.material[0] = _pst_total(board, t)
     return evaluate(board, side, 0, t)
 
 
@@ -952,6 +995,8 @@ def _new_tables(
         net=np.zeros((0, 0), dtype=np.int16),
         netv=np.zeros(0, dtype=np.int64),
         h=np.zeros(0, dtype=np.int32),
+        bits=np.zeros((MAX_PLY + 1, 5), dtype=np.uint64),
+        material=np.zeros(MAX_PLY + 1, dtype=np.int64),
     )
     return with_network(tables, net)
 
