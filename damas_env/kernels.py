@@ -446,15 +446,26 @@ def _capturers(own_m, own_k, opp_m, opp_k, empty, rules, sw):
     zero = np.uint64(0)
     short_k = own_k if sw[S_FLYING] == 0 else zero
     found = zero
-    for d in range(sw[S_CAP_LO], sw[S_CAP_HI]):
-        back = _opposite(d)
-        jumpable = step_bits(empty, back, rules)  # pieces with an empty square behind
-        men = own_m if (sw[S_MAN_CAP] >> d) & 1 == 1 else zero
-        found |= men & step_bits(jumpable & men_take, back, rules)
-        found |= short_k & step_bits(jumpable & opp, back, rules)
+    if sw[S_CAP_LO] == 0 and sw[S_CAP_HI] == 4:  # a loop of constant length: unrolled
+        for d in range(4):
+            found |= _capturers_along(d, own_m, short_k, opp, men_take, empty, rules, sw)
+    else:
+        for d in range(sw[S_CAP_LO], sw[S_CAP_HI]):
+            found |= _capturers_along(d, own_m, short_k, opp, men_take, empty, rules, sw)
     if sw[S_FLYING] == 1 and own_k != zero:
         found |= _flying_capturers(own_k, opp, empty, rules, sw)
     return found
+
+
+@kernel(inline=True)
+def _capturers_along(d, men, kings, opp, men_take, empty, rules, sw):
+    """Returns the pieces of men and (short) kings that can capture along ray slot d."""
+    back = _opposite(d)
+    jumpable = step_bits(empty, back, rules)  # pieces with an empty square behind
+    men = men if (sw[S_MAN_CAP] >> d) & 1 == 1 else np.uint64(0)
+    return men & step_bits(jumpable & men_take, back, rules) | kings & step_bits(
+        jumpable & opp, back, rules
+    )
 
 
 @kernel()
@@ -478,17 +489,26 @@ def _flying_capturers(kings, opp, empty, rules, sw):
 def _count_steps(own_m, own_k, empty, rules, sw):
     """Returns the number of non-capturing moves of the pieces of own_m and own_k."""
     n = np.int64(0)
-    zero = np.uint64(0)
-    for d in range(sw[S_MOVE_LO], sw[S_MOVE_LO] + 4):
-        men = own_m if (sw[S_MAN_STEP] >> d) & 1 == 1 else zero
-        n += popcount(step_bits(men, d, rules) & empty)
-        if sw[S_FLYING] == 0:
-            n += popcount(step_bits(own_k, d, rules) & empty)
-        else:
-            x = step_bits(own_k, d, rules) & empty
-            while x != 0:  # every king one square farther each round
-                n += popcount(x)
-                x = step_bits(x, d, rules) & empty
+    if sw[S_MOVE_LO] == 0:  # loops of constant length: unrolled
+        for d in range(4):
+            n += _count_steps_along(d, own_m, own_k, empty, rules, sw)
+    else:
+        for d in range(4, NUM_DIRECTIONS):
+            n += _count_steps_along(d, own_m, own_k, empty, rules, sw)
+    return n
+
+
+@kernel(inline=True)
+def _count_steps_along(d, own_m, own_k, empty, rules, sw):
+    """Returns the number of non-capturing moves along ray slot d."""
+    men = own_m if (sw[S_MAN_STEP] >> d) & 1 == 1 else np.uint64(0)
+    n = popcount(step_bits(men, d, rules) & empty)
+    if sw[S_FLYING] == 0:
+        return n + popcount(step_bits(own_k, d, rules) & empty)
+    x = step_bits(own_k, d, rules) & empty
+    while x != 0:  # every king one square farther each round
+        n += popcount(x)
+        x = step_bits(x, d, rules) & empty
     return n
 
 
