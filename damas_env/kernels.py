@@ -446,8 +446,11 @@ def _capturers(own_m, own_k, opp_m, opp_k, empty, rules, sw):
     zero = np.uint64(0)
     short_k = own_k if sw[S_FLYING] == 0 else zero
     found = zero
-    if sw[S_CAP_LO] == 0 and sw[S_CAP_HI] == 4:  # a loop of constant length: unrolled
+    if sw[S_CAP_LO] == 0 and sw[S_CAP_HI] == 4:  # loops of constant length: unrolled
         for d in range(4):
+            found |= _capturers_along(d, own_m, short_k, opp, men_take, empty, rules, sw)
+    elif sw[S_CAP_LO] == 0 and sw[S_CAP_HI] == NUM_DIRECTIONS:
+        for d in range(NUM_DIRECTIONS):
             found |= _capturers_along(d, own_m, short_k, opp, men_take, empty, rules, sw)
     else:
         for d in range(sw[S_CAP_LO], sw[S_CAP_HI]):
@@ -1636,13 +1639,14 @@ def _jumps(origin, at, king, was_king, taken, hops, order, empty, opp_m, opp_k, 
         found = True
         now_taken = taken | x
         now_order = order | (np.int64(1) << (31 - hops) if x & opp_k != 0 else np.int64(0))
-        now_empty = empty if turkish else empty | x  # the piece taken stays until the end
+        now_empty = empty if turkish else empty | x  # a Turkish strike's piece stays
         last = t & crowns != 0
-        if not king and last and sw[S_PROMO] == PROMO_ENDS:
+        now_king = king or (last and sw[S_PROMO] == PROMO_CROWN)
+        ends = not king and last and sw[S_PROMO] == PROMO_ENDS
+        if ends or not _can_jump(t, now_king, now_taken, now_empty, opp_m, opp_k, rules, sw):
             n, best = _count_capture(origin, t, was_king, now_taken, hops + 1, now_order,
                                      opp_k, rules, mv, n, best)  # fmt: skip
         else:
-            now_king = king or (last and sw[S_PROMO] == PROMO_CROWN)
             n, best = _jumps(origin, t, now_king, was_king, now_taken, hops + 1, now_order,
                              now_empty, opp_m, opp_k, side, rules, sw, mv, n, best)  # fmt: skip
         if n > mv.shape[0]:
@@ -1651,6 +1655,27 @@ def _jumps(origin, at, king, was_king, taken, hops, order, empty, opp_m, opp_k, 
         n, best = _count_capture(origin, at, was_king, taken, hops, order, opp_k, rules, mv, n,
                                  best)  # fmt: skip
     return n, best
+
+
+@kernel(inline=True)
+def _can_jump(at, king, taken, empty, opp_m, opp_k, rules, sw):
+    """Whether the piece on `at` (a short king if `king`) can take on, as _jumps would."""
+    prey = opp_m | opp_k if king or sw[S_TAKE_KINGS] == 1 else opp_m
+    prey &= ~taken
+    jumpable = np.uint64(0)
+    if sw[S_CAP_LO] == 0 and sw[S_CAP_HI] == 4:  # loops of constant length: unrolled
+        for d in range(4):
+            if king or (sw[S_MAN_CAP] >> d) & 1 == 1:
+                jumpable |= step_bits(step_bits(at, d, rules) & prey, d, rules) & empty
+    elif sw[S_CAP_LO] == 0 and sw[S_CAP_HI] == NUM_DIRECTIONS:
+        for d in range(NUM_DIRECTIONS):
+            if king or (sw[S_MAN_CAP] >> d) & 1 == 1:
+                jumpable |= step_bits(step_bits(at, d, rules) & prey, d, rules) & empty
+    else:
+        for d in range(sw[S_CAP_LO], sw[S_CAP_HI]):
+            if king or (sw[S_MAN_CAP] >> d) & 1 == 1:
+                jumpable |= step_bits(step_bits(at, d, rules) & prey, d, rules) & empty
+    return jumpable != 0
 
 
 @kernel(inline=True)
