@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "damas-bench"
 
 #: (variant, depth) of the searches; a few tenths of a second each at the time of writing.
-SEARCHES = {"english": 13, "international": 9}
+SEARCHES = {"english": 19, "international": 14}
 AGENTS = {"classical": "alphabeta", "learned": "pretrained:{variant}"}
 
 # The child: reads "variant depth spec" lines, prints one JSON line per search.
