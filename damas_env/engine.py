@@ -175,6 +175,7 @@ class Engine:
             ValueError: depth is negative or above MAX_PERFT_DEPTH.
         """
         depth = check_perft_depth(depth)
+        PERFT_KERNELS.load(self)
         buffers = self._perft_buffers
         if buffers is None or buffers.shape[0] <= depth:
             rows = K.MAX_MOVES if buffers is None else buffers.shape[1]
@@ -239,13 +240,11 @@ def _rules_calls(engine: Engine) -> list[tuple[Any, tuple[Any, ...]]]:
     """Returns the rules kernels the Python layer calls, with arguments of the types it calls
     them with (``after_move`` and ``tired_king``: a position's king runs)."""
     e, board, side, ws = engine, engine.start_board(), 0, engine.workspace
-    buffers = np.zeros((1, 1, K.MOVE_WIDTH), dtype=np.int16)
     counters = np.zeros(K.G_LEN, dtype=np.int64)
     return [
         (K.game_moves, (board, side, counters, e.ray, e.rule_array, e.moves, True, ws)),
         (K.generate_moves, (board, side, e.ray, e.rule_array, e.moves, True, ws)),
         (K.apply_move, (board, e.moves, 0)),
-        (K.perft, (board, side, 0, e.ray, e.rule_array, buffers, ws)),
         (K.hash_position, (board, side, e.zobrist, e.side_key)),
         (K.tired_king, (board, side, counters, e.rule_array)),
         (K.after_move, (counters, board, e.moves, 0)),
@@ -254,6 +253,18 @@ def _rules_calls(engine: Engine) -> list[tuple[Any, tuple[Any, ...]]]:
 
 #: The rules kernels, loaded (or compiled, on a first run) with the first engine of a process.
 RULES_KERNELS = K.EntryPoints(_rules_calls)
+
+
+def _perft_calls(engine: Engine) -> list[tuple[Any, tuple[Any, ...]]]:
+    """Returns perft's kernel with arguments of the types Engine.perft calls it with."""
+    e = engine
+    buffers = np.zeros((1, 1, K.MOVE_WIDTH), dtype=np.int16)
+    return [(K.perft, (e.start_board(), 0, 0, e.ray, e.rule_array, buffers, e.workspace))]
+
+
+#: perft's kernels (its counting on bit sets), loaded with the first perft of a process: an
+#: env, a game or a search never compiles them.
+PERFT_KERNELS = K.EntryPoints(_perft_calls)
 
 
 #: A position's king runs (see :class:`Position`): White's, then Black's.

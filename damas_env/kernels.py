@@ -446,11 +446,8 @@ def _capturers(own_m, own_k, opp_m, opp_k, empty, rules, sw):
     zero = np.uint64(0)
     short_k = own_k if sw[S_FLYING] == 0 else zero
     found = zero
-    if sw[S_CAP_LO] == 0 and sw[S_CAP_HI] == 4:  # loops of constant length: unrolled
+    if sw[S_CAP_LO] == 0 and sw[S_CAP_HI] == 4:  # a loop of constant length: unrolled
         for d in range(4):
-            found |= _capturers_along(d, own_m, short_k, opp, men_take, empty, rules, sw)
-    elif sw[S_CAP_LO] == 0 and sw[S_CAP_HI] == NUM_DIRECTIONS:
-        for d in range(NUM_DIRECTIONS):
             found |= _capturers_along(d, own_m, short_k, opp, men_take, empty, rules, sw)
     else:
         for d in range(sw[S_CAP_LO], sw[S_CAP_HI]):
@@ -469,6 +466,13 @@ def _capturers_along(d, men, kings, opp, men_take, empty, rules, sw):
     return men & step_bits(jumpable & men_take, back, rules) | kings & step_bits(
         jumpable & opp, back, rules
     )
+
+
+@kernel()
+def capturers(own_m, own_k, opp_m, opp_k, empty, rules, sw):
+    """_capturers compiled once, called: the generator's and the searches' (perft's counting
+    inlines _capturers, at a few seconds more of a first compile)."""
+    return _capturers(own_m, own_k, opp_m, opp_k, empty, rules, sw)
 
 
 @kernel()
@@ -492,11 +496,11 @@ def _flying_capturers(kings, opp, empty, rules, sw):
 def _count_steps(own_m, own_k, empty, rules, sw):
     """Returns the number of non-capturing moves of the pieces of own_m and own_k."""
     n = np.int64(0)
-    if sw[S_MOVE_LO] == 0:  # loops of constant length: unrolled
+    if sw[S_MOVE_LO] == 0:  # a loop of constant length: unrolled
         for d in range(4):
             n += _count_steps_along(d, own_m, own_k, empty, rules, sw)
     else:
-        for d in range(4, NUM_DIRECTIONS):
+        for d in range(sw[S_MOVE_LO], sw[S_MOVE_LO] + 4):
             n += _count_steps_along(d, own_m, own_k, empty, rules, sw)
     return n
 
@@ -900,7 +904,7 @@ def can_capture_on(board, bits, side, ray, rules, ws):
     sgn = 1 - 2 * side
     if rules[R_WORD] == 1:
         own_m, own_k, opp_m, opp_k, empty = side_sets(bits, side)
-        return _capturers(own_m, own_k, opp_m, opp_k, empty, rules, sw) != 0
+        return capturers(own_m, own_k, opp_m, opp_k, empty, rules, sw) != 0
     return _list_capturers(board, sgn, ray, sw, ws[WS_PIECES]) > 0
 
 
@@ -937,7 +941,7 @@ def generate_moves_on(board, bits, side, ray, rules, mv, merge, ws):
     if word:
         own_m, own_k, opp_m, opp_k, empty = side_sets(bits, side)
         own = own_m | own_k
-        takers = list_bits(_capturers(own_m, own_k, opp_m, opp_k, empty, rules, sw), rules, pieces)
+        takers = list_bits(capturers(own_m, own_k, opp_m, opp_k, empty, rules, sw), rules, pieces)
     else:
         takers = _list_capturers(board, sgn, ray, sw, pieces)
     for j in range(takers):
@@ -1137,7 +1141,7 @@ def has_move_on(board, bits, side, ray, rules, tired):
             men = own_m if (sw[S_MAN_STEP] >> d) & 1 == 1 else np.uint64(0)
             if step_bits(men | steppers, d, rules) & empty != 0:
                 return True
-        return _capturers(own_m, own_k, opp_m, opp_k, empty, rules, sw) != 0
+        return capturers(own_m, own_k, opp_m, opp_k, empty, rules, sw) != 0
     for s in range(sw[S_SQUARES]):
         q = board[s] * sgn
         if q > 0 and s != tired:
@@ -1499,7 +1503,7 @@ def _perft(board, bits, side, depth, ray, rules, buffers, ws):
 @kernel()
 def _perft_steps_2(board, bits, side, ray, rules, mv, ws):
     """perft(2) of a node where no piece can capture: its steps walked on the bundle (men by
-    their targets, a direction at once; kings one by one), not listed, and the moves after
+    their targets, a direction at once; then each king), not listed, and the moves after
     each counted. -1 as perft."""
     sw = _switches(rules, side)
     own_m, own_k, opp_m, opp_k, empty = side_sets(bits, side)
@@ -1510,33 +1514,32 @@ def _perft_steps_2(board, bits, side, ray, rules, mv, ws):
     for d in range(sw[S_MOVE_LO], sw[S_MOVE_LO] + 4):
         back = _opposite(d)
         men = own_m if (sw[S_MAN_STEP] >> d) & 1 == 1 else zero
-        x = step_bits(men, d, rules) & empty
-        while x != 0:
-            t = x & (~x + np.uint64(1))
-            x ^= t
-            f = step_bits(t, back, rules)
-            crown = t & promo != 0
+        targets = step_bits(men, d, rules) & empty  # the men's, then each king's in turn
+        kings, f = own_k, zero
+        king = False
+        while True:
+            if targets == 0:
+                if kings == 0:
+                    break
+                f = kings & (~kings + np.uint64(1))
+                kings ^= f
+                king = True
+                x = step_bits(f, d, rules) & empty
+                while x != 0:  # a flying king's squares along d; a short king's one
+                    targets |= x
+                    x = step_bits(x, d, rules) & empty if sw[S_FLYING] == 1 else zero
+                continue
+            t = targets & (~targets + np.uint64(1))
+            targets ^= t
+            if not king:
+                f = step_bits(t, back, rules)
+            crown = not king and t & promo != 0
             below = _moves_after_step(
-                board, bits, side, f, t, False, crown, ray, rules, mv, ws, sw_other
+                board, bits, side, f, t, king, crown, ray, rules, mv, ws, sw_other
             )
             if below < 0:
                 return -1
             total += below
-        kings = own_k
-        while kings != 0:
-            f = kings & (~kings + np.uint64(1))
-            kings ^= f
-            t = step_bits(f, d, rules) & empty
-            while t != 0:
-                below = _moves_after_step(
-                    board, bits, side, f, t, True, False, ray, rules, mv, ws, sw_other
-                )
-                if below < 0:
-                    return -1
-                total += below
-                if sw[S_FLYING] == 0:
-                    break
-                t = step_bits(t, d, rules) & empty
     return total
 
 
@@ -1663,12 +1666,8 @@ def _can_jump(at, king, taken, empty, opp_m, opp_k, rules, sw):
     prey = opp_m | opp_k if king or sw[S_TAKE_KINGS] == 1 else opp_m
     prey &= ~taken
     jumpable = np.uint64(0)
-    if sw[S_CAP_LO] == 0 and sw[S_CAP_HI] == 4:  # loops of constant length: unrolled
+    if sw[S_CAP_LO] == 0 and sw[S_CAP_HI] == 4:  # a loop of constant length: unrolled
         for d in range(4):
-            if king or (sw[S_MAN_CAP] >> d) & 1 == 1:
-                jumpable |= step_bits(step_bits(at, d, rules) & prey, d, rules) & empty
-    elif sw[S_CAP_LO] == 0 and sw[S_CAP_HI] == NUM_DIRECTIONS:
-        for d in range(NUM_DIRECTIONS):
             if king or (sw[S_MAN_CAP] >> d) & 1 == 1:
                 jumpable |= step_bits(step_bits(at, d, rules) & prey, d, rules) & empty
     else:
