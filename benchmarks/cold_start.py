@@ -51,6 +51,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+#: The children import this tree's packages (its agents too, not an installed copy's).
+CHILD_PATH = os.pathsep.join([str(ROOT), str(ROOT / "agents")])
 
 STAGES = {
     "engine": r"""
@@ -240,7 +242,7 @@ def run_stage(code: str, cache: str) -> float:
 
 def _run(code: str, cache: str) -> str:
     """Runs a workload in a fresh process on a numba cache directory; returns its stdout."""
-    env = dict(os.environ, NUMBA_CACHE_DIR=cache, PYTHONPATH=f"{ROOT}:{ROOT / 'agents'}")
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache, PYTHONPATH=CHILD_PATH)
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     if done.returncode != 0:
         raise SystemExit(f"stage failed:\n{done.stderr[-3000:]}")
@@ -293,7 +295,7 @@ def main(argv: list[str] | None = None) -> int:
         with tempfile.TemporaryDirectory() as fresh:
             stages = {name: STAGES[name] for name in args.stages}
             code = f"STAGES = {stages!r}\nVERBOSE = {args.verbose}\n" + REPORT
-            env = dict(os.environ, NUMBA_CACHE_DIR=args.cache or fresh, PYTHONPATH=f"{ROOT}:{ROOT / 'agents'}")
+            env = dict(os.environ, NUMBA_CACHE_DIR=args.cache or fresh, PYTHONPATH=CHILD_PATH)
             done = subprocess.run([sys.executable, "-c", code], env=env, text=True)
             return done.returncode
     print(f"{'stage':<12}{'cold s':>9}{'warm s':>9}{'compile s':>11}")

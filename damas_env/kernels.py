@@ -412,30 +412,18 @@ def bits_after(bits, mv, i, rules):
     taken = np.uint64(0)
     for k in range(mv[i, M_NCAP]):
         taken |= one << np.uint64(rules[R_BIT + mv[i, M_CAPS + k]])
-    crown = mv[i, M_CROWN] == 1
-    if (wm | wk) & f != 0:
-        if wm & f != 0:
-            wm ^= f
-            if crown:
-                wk |= t
-            else:
-                wm |= t
-        else:
-            wk = (wk ^ f) | t
-        bm &= ~taken
-        bk &= ~taken
+    white = (wm | wk) & f != 0
+    men, kings, opp_m, opp_k = (wm, wk, bm, bk) if white else (bm, bk, wm, wk)
+    if men & f == 0:
+        kings = (kings ^ f) | t
+    elif mv[i, M_CROWN] == 1:
+        men, kings = men ^ f, kings | t
     else:
-        if bm & f != 0:
-            bm ^= f
-            if crown:
-                bk |= t
-            else:
-                bm |= t
-        else:
-            bk = (bk ^ f) | t
-        wm &= ~taken
-        wk &= ~taken
-    return wm, wk, bm, bk, squares
+        men = (men ^ f) | t  # f and t may be one square: a capture that comes back
+    opp_m, opp_k = opp_m & ~taken, opp_k & ~taken
+    if white:
+        return men, kings, opp_m, opp_k, squares
+    return opp_m, opp_k, men, kings, squares
 
 
 @kernel(inline=True)

@@ -1,6 +1,6 @@
-"""Helpers shared by the tests: variant lists from the registry, a tiny training config,
-hostile checkpoints, a snapshot of everything an env holds, and the code blocks and commands
-of the README and the docs.
+"""Helpers shared by the tests: variant lists from the registry, random games' positions, a
+tiny training config, hostile checkpoints, a snapshot of everything an env holds, and the
+code blocks and commands of the README and the docs.
 
 Tests import it as ``from helpers import ...`` (pytest puts ``tests/`` on the path, as for
 ``agent_play``). It imports neither torch nor the trainers at import time.
@@ -46,6 +46,31 @@ for _name in VARIANTS:
 
 #: The giveaway twin of every built-in variant.
 GIVEAWAY: list[str] = [name for name in RULESETS if get_ruleset(name).giveaway]
+
+
+# --- Positions --------------------------------------------------------------------------------
+
+
+def random_game_positions(
+    engine: Any, rng: np.random.Generator, games: int, plies: int
+) -> list[tuple[np.ndarray, int]]:
+    """Returns the positions (board, side to move) of random games of an engine's ruleset,
+    every legal move alike (kings come in as the games go on)."""
+    from damas_env import kernels as K
+
+    mv, ws = K.new_move_buffer(), engine.workspace
+    positions = []
+    for _ in range(games):
+        board = engine.start_board()
+        side = 0 if engine.rules.first_player == "white" else 1
+        for _ in range(plies):
+            n = K.generate_moves(board, side, engine.ray, engine.rule_array, mv, True, ws)
+            positions.append((board.copy(), side))
+            if n == 0:
+                break
+            K.apply_move(board, mv, int(rng.integers(n)))
+            side = 1 - side
+    return positions
 
 
 # --- A training run of seconds --------------------------------------------------------------

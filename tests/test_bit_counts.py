@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import random_game_positions
 
 from damas_env import kernels as K
 from damas_env.engine import Engine
@@ -17,18 +18,7 @@ from damas_env.rules import get_ruleset
 
 def _positions(engine: Engine, rng: np.random.Generator) -> list[tuple[np.ndarray, int]]:
     """Returns positions of random games and random boards (board, side to move)."""
-    mv, ws = K.new_move_buffer(), engine.workspace
-    positions = []
-    for _ in range(3):
-        board = engine.start_board()
-        side = 0 if engine.rules.first_player == "white" else 1
-        for _ in range(150):
-            n = K.generate_moves(board, side, engine.ray, engine.rule_array, mv, True, ws)
-            positions.append((board.copy(), side))
-            if n == 0:
-                break
-            K.apply_move(board, mv, int(rng.integers(n)))
-            side = 1 - side
+    positions = random_game_positions(engine, rng, games=3, plies=150)
     squares = engine.rules.squares
     for _ in range(150):
         density = rng.uniform(0.2, 0.7)
@@ -76,3 +66,24 @@ def test_counts_on_bit_sets_are_the_generators(variant: str) -> None:
             K.undo_move(board, mv, i)
         assert K.perft(board, side, 2, ray, rules, buffers, ws) == leaves
     assert captures > 50 and kings_moving > 50
+
+
+@pytest.mark.parametrize("code", [1, 2, -1, -2])
+def test_the_bundle_follows_a_capture_that_comes_back_to_its_square(code: int) -> None:
+    """A piece that takes four pieces round a square of the board lands where it started (a
+    man may, where men capture backwards): the bundle keeps it there, the taken ones gone."""
+    engine = Engine.for_rules(get_ruleset("international"))
+    rules = engine.rule_array
+    board = np.zeros(engine.rules.squares, np.int8)
+    origin, taken = 22, [17, 18, 27, 28]
+    board[origin] = code
+    board[taken] = -np.sign(code)
+    mv = K.new_move_buffer(1)
+    mv[0, K.M_FROM] = mv[0, K.M_TO] = origin
+    mv[0, K.M_NCAP] = len(taken)
+    mv[0, K.M_CAPS : K.M_CAPS + 4] = taken
+    mv[0, K.M_CODES : K.M_CODES + 4] = board[taken]
+    after = _bundle(K.bits_after(_bundle(K.board_bits(board, rules)), mv, 0, rules))
+    K.apply_move(board, mv, 0)
+    assert board[origin] == code and not board[taken].any()
+    assert after == _bundle(K.board_bits(board, rules))

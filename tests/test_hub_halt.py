@@ -54,6 +54,12 @@ class Served:
         self.process.stdin.write("".join(line + "\n" for line in lines))
         self.process.stdin.flush()
 
+    def start(self) -> None:
+        """Starts the Hub session: ``init`` answered up to ``ready`` (a first run compiles)."""
+        self.send("hub", "init")
+        for command in ("id", "param", "wait", "ready"):
+            self.expect(command, timeout=600)
+
     def expect(self, command: str, timeout: float = ANSWER_SECONDS) -> dict[str, str]:
         """Returns the arguments of the next line, which must be `command`."""
         try:
@@ -88,9 +94,7 @@ def test_stop_ends_a_depth_only_search_with_its_move_and_quit_exits(served: Any)
     """A search with no end in sight (depth only) answers ping, then stop with a legal move;
     the server then searches again and quit ends it during that search."""
     hub = served("--variant", "english", "alphabeta")
-    hub.send("hub", "init")
-    for command in ("id", "param", "wait", "ready"):
-        hub.expect(command, timeout=600)  # a first run compiles
+    hub.start()
     hub.send("pos start", "level depth=1000000000", "go think")
     time.sleep(1.0)  # the search is running
     hub.send("ping")
@@ -107,9 +111,7 @@ def test_a_rollout_search_answers_ping_and_quit(served: Any) -> None:
     """mcts plays its simulations in compiled calls (seconds, here): ping is answered
     during them, and quit exits before its move is written."""
     hub = served("--variant", "english", "mcts:sims=100000")
-    hub.send("hub", "init")
-    for command in ("id", "param", "wait", "ready"):
-        hub.expect(command, timeout=600)
+    hub.start()
     hub.send("pos start", "go think")
     time.sleep(0.5)
     hub.send("ping")
@@ -121,7 +123,7 @@ def test_a_rollout_search_answers_ping_and_quit(served: Any) -> None:
 
 def test_a_halt_ends_a_rollout_search_between_slices() -> None:
     """mcts walks in slices of compiled calls: a halt set a moment into a search of 100,000
-    simulations (seconds) ends it with fewer, and the search plays a hop it visited."""
+    simulations (seconds) ends it with fewer."""
     start = Position.start("english")
     agent = make_agent("mcts:sims=100000", seed=0)
     agent.act({}, start)  # loads the compiled code
@@ -137,9 +139,7 @@ def test_a_halt_ends_a_rollout_search_between_slices() -> None:
 
 def test_stop_ends_a_rollout_search_with_a_legal_move(served: Any) -> None:
     hub = served("--variant", "english", "mcts:sims=100000")
-    hub.send("hub", "init")
-    for command in ("id", "param", "wait", "ready"):
-        hub.expect(command, timeout=600)
+    hub.start()
     hub.send("pos start", "go think")
     time.sleep(0.5)
     hub.send("stop")

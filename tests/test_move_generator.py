@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import random_game_positions
 
 from damas_env import kernels as K
 from damas_env.engine import Engine
@@ -12,23 +13,10 @@ from damas_env.family import base_variants
 from damas_env.rules import get_ruleset
 
 
-def _positions(variant: str, games: int = 4, plies: int = 120) -> list[tuple[np.ndarray, int]]:
+def _positions(variant: str, games: int = 4) -> list[tuple[np.ndarray, int]]:
     """Returns the positions of a few random games (board, side to move), kings included."""
     engine = Engine.for_rules(get_ruleset(variant))
-    rng = np.random.default_rng(7)
-    mv, ws = K.new_move_buffer(), engine.workspace
-    positions = []
-    for _ in range(games):
-        board = engine.start_board()
-        side = 0 if engine.rules.first_player == "white" else 1
-        for _ in range(plies):
-            n = K.generate_moves(board, side, engine.ray, engine.rule_array, mv, True, ws)
-            positions.append((board.copy(), side))
-            if n == 0:
-                break
-            K.apply_move(board, mv, int(rng.integers(n)))
-            side = 1 - side
-    return positions
+    return random_game_positions(engine, np.random.default_rng(7), games, plies=120)
 
 
 @pytest.mark.parametrize("variant", base_variants())

@@ -11,6 +11,7 @@ budgets (:class:`NodeRate`). Below the root the search knows the pieces only. Ar
     tt       int64[2**tt_bits, 2]     a slot: its position's hash, its entry packed (T_*)
     killers  int32[P, 2]; history int32[2, S, S]  quiet cut-off moves by ply; side, from, to
     path     uint64[P]; rev int32[P]  the line's hashes; plies since a capture or man move
+    bits     uint64[P+1, 5]; material int64[P+1]  each ply's bit sets, piece-square sum
     stats    int64[S_LEN]             nodes, budget, abort reason, generation, last score,
                                       ProbCut, halt (set by another thread: Searcher.halt)
     plan     int64[P_LEN]             the search version's settings (search_plan)
