@@ -1537,23 +1537,14 @@ def _moves_after_step(board, bits, side, f, t, king, crown, ray, rules, mv, ws, 
     `side` from bit f to bit t (a man crowned if `crown`), counted on the bundle where it
     can (count_moves), else listed on the board, played for it (-1: more than `mv` holds)."""
     wm, wk, bm, bk, squares = bits
-    if side == WHITE:
-        if king:
-            wk ^= f | t
-        elif crown:
-            wm ^= f
-            wk |= t
-        else:
-            wm ^= f | t
+    men, kings = (wm, wk) if side == WHITE else (bm, bk)
+    if king:
+        kings ^= f | t
+    elif crown:
+        men, kings = men ^ f, kings | t
     else:
-        if king:
-            bk ^= f | t
-        elif crown:
-            bm ^= f
-            bk |= t
-        else:
-            bm ^= f | t
-    after = (wm, wk, bm, bk, squares)
+        men ^= f | t  # a step: f and t differ
+    after = (men, kings, bm, bk, squares) if side == WHITE else (wm, wk, men, kings, squares)
     other = 1 - side
     own_m, own_k, opp_m, opp_k, empty = side_sets(after, other)
     takers = _capturers(own_m, own_k, opp_m, opp_k, empty, rules, sw)
