@@ -985,20 +985,33 @@ def list_bits(x, rules, out):
     return n
 
 
+LIST_TO_COUNT = -2  # _count_on_bits: a flying king can capture, the moves must be listed
+
+
 @kernel()
 def count_moves(board, bits, side, ray, rules, mv, ws):
     """Returns how many legal moves `side` has, as generate_moves with ``merge`` counts them
     (-1: more than `mv` holds), counting steps on the bundle `bits` without listing them."""
     if rules[R_WORD] == 1:
-        sw = _switches(rules, side)
-        own_m, own_k, opp_m, opp_k, empty = side_sets(bits, side)
-        takers = _capturers(own_m, own_k, opp_m, opp_k, empty, rules, sw)
-        if takers == 0:
-            return _count_steps(own_m, own_k, empty, rules, sw)
-        if _counts_captures_on_bits(own_k, rules):
-            return _count_captures(bits, side, takers, rules, mv)
+        n = _count_on_bits(bits, side, rules, _switches(rules, side), mv)
+        if n != LIST_TO_COUNT:
+            return n
     n = generate_moves_on(board, bits, side, ray, rules, mv, np.bool_(True), ws)
     return n if n <= mv.shape[0] else -1
+
+
+@kernel(inline=True)
+def _count_on_bits(bits, side, rules, sw, mv):
+    """Returns how many legal moves `side` (its switches `sw`) has, counted on the bundle:
+    the steps by popcount, the captures by _count_captures (-1: more than `mv` holds), or
+    LIST_TO_COUNT where a flying king can capture."""
+    own_m, own_k, opp_m, opp_k, empty = side_sets(bits, side)
+    takers = _capturers(own_m, own_k, opp_m, opp_k, empty, rules, sw)
+    if takers == 0:
+        return _count_steps(own_m, own_k, empty, rules, sw)
+    if _counts_captures_on_bits(own_k, rules):
+        return _count_captures(bits, side, takers, rules, mv)
+    return LIST_TO_COUNT
 
 
 @kernel()
@@ -1546,12 +1559,9 @@ def _moves_after_step(board, bits, side, f, t, king, crown, ray, rules, mv, ws, 
         men ^= f | t  # a step: f and t differ
     after = (men, kings, bm, bk, squares) if side == WHITE else (wm, wk, men, kings, squares)
     other = 1 - side
-    own_m, own_k, opp_m, opp_k, empty = side_sets(after, other)
-    takers = _capturers(own_m, own_k, opp_m, opp_k, empty, rules, sw)
-    if takers == 0:
-        return _count_steps(own_m, own_k, empty, rules, sw)
-    if _counts_captures_on_bits(own_k, rules):
-        return _count_captures(after, other, takers, rules, mv)
+    n = _count_on_bits(after, other, rules, sw, mv)
+    if n != LIST_TO_COUNT:
+        return n
     origin, dest = rules[R_SQ + lowest_bit(f)], rules[R_SQ + lowest_bit(t)]
     piece = board[origin]
     board[origin] = 0
