@@ -73,7 +73,6 @@ from .compiled_rules import (  # the rules array's slots and codes, constants to
     R_WORD,
     TB_EARLIEST_KING,
     TB_MOST_KINGS,
-    TB_NONE,
     TB_WITH_KING,
 )
 from .geometry import NUM_DIRECTIONS  # 4 diagonals, 4 orthogonals
@@ -719,30 +718,31 @@ def _capture_rank(ws, ncap, rules):
     meets its first king earlier wins, that being equal its next king, and so on). At most
     13 + 6 + 6 + 32 bits.
     """
+    kings, order = np.int64(0), np.int64(0)
+    for k in range(ncap):
+        code = ws[k, W_CODE]
+        if code == 2 or code == -2:
+            kings += 1
+            order |= np.int64(1) << (MAX_CAPTURES - 1 - k)
+    return _rank(ncap, kings, ws[0, W_KING] == 1, order, rules)
+
+
+@kernel(inline=True)
+def _rank(ncap, kings, with_king, order, rules):
+    """Returns the rank of a capture (see _capture_rank) that takes `ncap` pieces, `kings` of
+    them kings (`order`: bit MAX_CAPTURES - 1 - k set where hop k took a king), made by a
+    king if `with_king`."""
     rank = np.int64(0)
     if rules[R_MAJORITY] == 1:
-        for k in range(ncap):
-            code = ws[k, W_CODE]
-            rank += rules[R_KING_WEIGHT] if (code == 2 or code == -2) else 100
+        rank = (ncap - kings) * 100 + kings * rules[R_KING_WEIGHT]
     for i in range(3):
         tb = rules[R_TIEBREAK + i]
-        field = np.int64(0)
-        width = np.int64(64)
         if tb == TB_WITH_KING:
-            field = ws[0, W_KING]
+            rank = rank * 64 + (1 if with_king else 0)
         elif tb == TB_MOST_KINGS:
-            for k in range(ncap):
-                code = ws[k, W_CODE]
-                if code == 2 or code == -2:
-                    field += 1
+            rank = rank * 64 + kings
         elif tb == TB_EARLIEST_KING:  # Italian rules art. 6.5 (FID example 6.9)
-            width = np.int64(1) << MAX_CAPTURES
-            for k in range(ncap):
-                code = ws[k, W_CODE]
-                if code == 2 or code == -2:
-                    field |= np.int64(1) << (MAX_CAPTURES - 1 - k)
-        if tb != TB_NONE:
-            rank = rank * width + field
+            rank = (rank << MAX_CAPTURES) + order
     return rank
 
 
@@ -1615,9 +1615,10 @@ def _count_captures(bits, side, takers, rules, mv):
 def _jumps(origin, at, king, was_king, taken, hops, order, empty, opp_m, opp_k, side, rules,
            sw, mv, n, best):  # fmt: skip
     """Adds the captures of the piece lifted from `origin`, at `at` after `hops` hops that
-    took `taken` (`order`: bit 31 - k set where hop k took a king), to the rows of mv;
+    took `taken` (`order`: bit MAX_CAPTURES - 1 - k set where hop k took a king), to the rows of mv;
     returns (rows, best rank). `empty` holds the squares it may land on."""
     found = False
+    zero = np.uint64(0)
     turkish = sw[S_TURKISH] == 1
     crowns = np.uint64(rules[R_CROWN + side])
     for d in range(sw[S_CAP_LO], sw[S_CAP_HI]):
@@ -1630,12 +1631,15 @@ def _jumps(origin, at, king, was_king, taken, hops, order, empty, opp_m, opp_k, 
             continue
         found = True
         now_taken = taken | x
-        now_order = order | (np.int64(1) << (31 - hops) if x & opp_k != 0 else np.int64(0))
+        king_hop = np.int64(1) << (MAX_CAPTURES - 1 - hops)
+        now_order = order | (king_hop if x & opp_k != 0 else np.int64(0))
         now_empty = empty if turkish else empty | x  # a Turkish strike's piece stays
         last = t & crowns != 0
         now_king = king or (last and sw[S_PROMO] == PROMO_CROWN)
         ends = not king and last and sw[S_PROMO] == PROMO_ENDS
-        if ends or not _can_jump(t, now_king, now_taken, now_empty, opp_m, opp_k, rules, sw):
+        men, kings = (zero, t) if now_king else (t, zero)
+        left_m, left_k = opp_m & ~now_taken, opp_k & ~now_taken
+        if ends or _capturers(men, kings, left_m, left_k, now_empty, rules, sw) == 0:
             n, best = _count_capture(origin, t, was_king, now_taken, hops + 1, now_order,
                                      opp_k, rules, mv, n, best)  # fmt: skip
         else:
@@ -1650,39 +1654,11 @@ def _jumps(origin, at, king, was_king, taken, hops, order, empty, opp_m, opp_k, 
 
 
 @kernel(inline=True)
-def _can_jump(at, king, taken, empty, opp_m, opp_k, rules, sw):
-    """Whether the piece on `at` (a short king if `king`) can take on, as _jumps would."""
-    prey = opp_m | opp_k if king or sw[S_TAKE_KINGS] == 1 else opp_m
-    prey &= ~taken
-    jumpable = np.uint64(0)
-    if sw[S_CAP_LO] == 0 and sw[S_CAP_HI] == 4:  # a loop of constant length: unrolled
-        for d in range(4):
-            if king or (sw[S_MAN_CAP] >> d) & 1 == 1:
-                jumpable |= step_bits(step_bits(at, d, rules) & prey, d, rules) & empty
-    else:
-        for d in range(sw[S_CAP_LO], sw[S_CAP_HI]):
-            if king or (sw[S_MAN_CAP] >> d) & 1 == 1:
-                jumpable |= step_bits(step_bits(at, d, rules) & prey, d, rules) & empty
-    return jumpable != 0
-
-
-@kernel(inline=True)
 def _count_capture(origin, dest, was_king, taken, hops, order, opp_k, rules, mv, n, best):
     """Adds a capture to the rows of mv unless one of a greater rank, or the same move, is
     there (the rank as _capture_rank's); returns (rows, best rank)."""
     if rules[R_RANKED] == 1:
-        kings = popcount(taken & opp_k)
-        rank = np.int64(0)
-        if rules[R_MAJORITY] == 1:
-            rank = (hops - kings) * 100 + kings * rules[R_KING_WEIGHT]
-        for i in range(3):
-            tb = rules[R_TIEBREAK + i]
-            if tb == TB_WITH_KING:
-                rank = rank * 64 + (1 if was_king else 0)
-            elif tb == TB_MOST_KINGS:
-                rank = rank * 64 + kings
-            elif tb == TB_EARLIEST_KING:
-                rank = (rank << MAX_CAPTURES) + order
+        rank = _rank(hops, popcount(taken & opp_k), was_king, order, rules)
         if rank < best:
             return n, best
         if rank > best:

@@ -138,6 +138,8 @@ def test_a_halt_ends_a_rollout_search_between_slices() -> None:
 
 
 def test_stop_ends_a_rollout_search_with_a_legal_move(served: Any) -> None:
+    """The server's path for the halt above: stop during mcts answers done with a legal move
+    and the server reads on."""
     hub = served("--variant", "english", "mcts:sims=100000")
     hub.start()
     hub.send("pos start", "go think")

@@ -467,7 +467,8 @@ def _push(t, board, mv, i, ply, h):
     t.rev[ply] = 0 if progress else t.rev[ply - 1] + 1
     if t.rules[R_WORD] == 1:
         _set_bits(t, ply, K.bits_after(_bits(t, ply - 1), mv, i, t.rules))
-    t.material[ply] = t.material[ply - 1] + _pst_change(board, mv, i, t)
+    if t.net.shape[1] == 0:  # the piece-square table evaluates: its sum kept along
+        t.material[ply] = t.material[ply - 1] + _pst_change(board, mv, i, t)
 
 
 @kernel(inline=True)
@@ -654,9 +655,10 @@ def search_root(board, side, h, depth, root, order, scores, guess, t):
     t.path[0] = h
     t.rev[0] = 0
     _set_bits(t, 0, K.board_bits(board, t.rules))
-    t.material[0] = _pst_total(board, t)
     if t.net.shape[1] > 0:
         search_refresh(board, t.net, t.netv, np.int64(0))
+    else:
+        t.material[0] = _pst_total(board, t)
     # np.int64, not the literal 1: a second specialisation of the recursive _negamax (for
     # Literal[int](1)) crashes when numba loads it from its cache.
     ply = np.int64(1)
@@ -822,7 +824,8 @@ def static_score(board, side, t):
     computed from scratch."""
     if t.net.shape[1] > 0:
         search_refresh(board, t.net, t.netv, np.int64(0))
-    t.material[0] = _pst_total(board, t)
+    else:
+        t.material[0] = _pst_total(board, t)
     return evaluate(board, side, 0, t)
 
 
