@@ -12,6 +12,7 @@ budgets (:class:`NodeRate`). Below the root the search knows the pieces only. Ar
     killers  int32[P, 2]; history int32[2, S, S]  quiet cut-off moves by ply; side, from, to
     path     uint64[P]; rev int32[P]  the line's hashes; plies since a capture or man move
     bits     uint64[P+1, 5]; material int64[P+1]  each ply's bit sets, piece-square sum
+    frames   int64[P+2, F_LEN]        the search's stack: a frame per node of the line
     stats    int64[S_LEN]             nodes, budget, abort reason, generation, last score,
                                       ProbCut, halt (set by another thread: Searcher.halt)
     plan     int64[P_LEN]             the search version's settings (search_plan)
@@ -20,9 +21,8 @@ budgets (:class:`NodeRate`). Below the root the search knows the pieces only. Ar
                                       accumulators and the scratch of its second layer
                                       (nnue.pack_network; zero-sized: the table's)
 
-Every search deepens in one compiled loop (:func:`deepen`) that runs without Python's global
-lock, so another thread can end it (:class:`Halt`); the :class:`Searcher` reads the clock
-between iterations under a time limit.
+Every search deepens in one compiled loop (:func:`deepen`) without Python's global lock, so
+another thread can end it (:class:`Halt`); the :class:`Searcher` reads the clock in between.
 """
 
 from __future__ import annotations
@@ -223,6 +223,7 @@ class Tables(NamedTuple):
     h: np.ndarray
     bits: np.ndarray
     material: np.ndarray
+    frames: np.ndarray
 
 
 # --- Memory ---------------------------------------------------------------------------------
@@ -548,98 +549,235 @@ def _reward(t, mv, i, side, ply, depth):
 # --- The search -------------------------------------------------------------------------------
 
 
+# The search's stack (Tables.frames): a frame per node on the line being searched, holding
+# what the node was called with and where its move loop stands. The search runs as one loop
+# over it, not as a recursion: a call passes every table by value (170 machine words, about a
+# fifth of the search's time went to pushing them), a frame is written in a few words.
+(
+    F_SIDE,
+    F_HASH,
+    F_DEPTH,
+    F_PLY,
+    F_ALPHA,
+    F_BETA,
+    F_STAGE,  # what the node does next (G_*)
+    F_MOVES,  # moves listed
+    F_K,  # moves searched before the current one
+    F_MOVE,  # the current move's row
+    F_CHILD,  # the current move's hash
+    F_REDUCTION,  # plies the current move's first search was reduced by
+    F_BEST,
+    F_BEST_MOVE,
+    F_ALPHA0,  # alpha as the node was called
+    F_QUIET,
+    F_TT_MOVE,  # the table's move while ProbCut's search runs
+    F_MARGIN,  # ProbCut's margin
+) = range(18)
+F_LEN = 18
+# Stages of a frame: to enter the node, to search its next move, or to take the score of the
+# search it called (ProbCut's; a move's first, reduced, null-window or full-window search).
+G_ENTER, G_NEXT, G_PROBCUT, G_FIRST, G_REDUCED, G_NULL, G_FULL = range(7)
+# What a stage asks of the loop: run the frame above (a call), go on here, or return.
+CALL, GO, RETURN = range(3)
+
+
+@kernel(inline=True)
+def _call(fr, sp, side, h, depth, ply, alpha, beta, stage):
+    """Sets frame sp to resume at `stage` and frame sp + 1 to enter a node; returns CALL."""
+    fr[sp, F_STAGE] = stage
+    c = fr[sp + 1]
+    c[F_SIDE], c[F_HASH], c[F_DEPTH], c[F_PLY] = side, np.int64(h), depth, ply
+    c[F_ALPHA], c[F_BETA], c[F_STAGE] = alpha, beta, G_ENTER
+    return CALL, np.int64(0)
+
+
+@kernel(inline=True)
+def _enter(board, fr, sp, t):
+    """A node's first stage: the budget, the rules' end, repetition, the table and ProbCut."""
+    f = fr[sp]
+    side, h, depth, ply = f[F_SIDE], np.uint64(f[F_HASH]), f[F_DEPTH], f[F_PLY]
+    alpha, beta = f[F_ALPHA], f[F_BETA]
+    stats = t.stats
+    # One branch for both ends (`|`, not `or`): the halt is read at every node from the
+    # cache line the count is written to, so it costs next to nothing.
+    if (stats[S_NODES] >= stats[S_STOP]) | (stats[S_HALT] != 0):
+        stats[S_ABORT] = ABORT_HALT if stats[S_HALT] != 0 else ABORT_BUDGET
+        return RETURN, np.int64(0)
+    stats[S_NODES] += 1
+    over, score = _decided(board, side, ply, t)
+    if over:
+        return RETURN, score
+    if t.rev[ply] >= 4 and _is_repetition(t, ply, h):
+        return RETURN, np.int64(0)  # policy: a cycle gains nothing, whatever the game's rule
+    tt_move = np.int64(-1)
+    if depth > 0:
+        tt_move, settled, score = _probe(t, h, depth, ply, alpha, beta)
+        if settled:
+            return RETURN, np.int64(score)
+        if (
+            depth >= t.plan[P_PROBCUT_DEPTH]
+            and beta - alpha == 1
+            and stats[S_PROBING] == 0
+            and -MATE_BOUND < beta < MATE_BOUND
+        ):  # ProbCut: a shallow search of this node shows a cut with a margin to spare
+            margin = t.plan[P_PROBCUT_MARGIN] * depth
+            raised = beta + margin
+            stats[S_PROBING] = 1
+            f[F_MARGIN], f[F_TT_MOVE] = margin, tt_move
+            shallow = depth * t.plan[P_PROBCUT_SHARE] // 100
+            return _call(fr, sp, side, h, shallow, ply, raised - 1, raised, G_PROBCUT)
+    return _expand(board, fr, sp, tt_move, t)
+
+
+@kernel(inline=True)
+def _after_probcut(board, fr, sp, score, t):
+    """Takes ProbCut's score: a cut, or the node searched with its best move first."""
+    f = fr[sp]
+    t.stats[S_PROBING] = 0
+    if t.stats[S_ABORT] != ABORT_NONE:
+        return RETURN, np.int64(0)
+    raised = f[F_BETA] + f[F_MARGIN]
+    if score >= raised:
+        return RETURN, score - f[F_MARGIN]
+    tt_move = f[F_TT_MOVE]
+    entry = _entry(t, np.uint64(f[F_HASH]))
+    if entry >= 0:  # the shallow search's best move leads
+        tt_move = _entry_move(entry)
+    return _expand(board, fr, sp, tt_move, t)
+
+
+@kernel(inline=True)
+def _expand(board, fr, sp, tt_move, t):
+    """Lists and orders a node's moves, or returns its score where it is a leaf: a quiet
+    position at the horizon, the end of the quiescence, or a side with no move."""
+    f = fr[sp]
+    side, depth, ply = f[F_SIDE], f[F_DEPTH], f[F_PLY]
+    bits = _bits(t, ply)
+    if depth <= 0 and not K.can_capture_on(board, bits, side, t.ray, t.rules, t.ws):
+        if not K.has_move_on(board, bits, side, t.ray, t.rules, np.int64(-1)):  # a quiet leaf
+            return RETURN, np.int64(_no_move_score(t.rules, ply))
+        return RETURN, np.int64(evaluate(board, side, ply, t))
+    mv = t.buffers[ply]
+    n = K.generate_moves_on(board, bits, side, t.ray, t.rules, mv, np.bool_(True), t.ws)
+    if n > mv.shape[0]:
+        t.stats[S_ABORT] = ABORT_OVERFLOW
+        return RETURN, np.int64(0)
+    if n == 0:
+        return RETURN, np.int64(_no_move_score(t.rules, ply))
+    quiet = mv[0, M_NCAP] == 0  # captures are compulsory: all moves capture, or none
+    if (depth <= 0 and (quiet or depth <= -QS_PLIES)) or ply >= MAX_PLY - 1:
+        return RETURN, np.int64(evaluate(board, side, ply, t))
+    _order(mv, n, tt_move, side, ply, t)
+    f[F_MOVES], f[F_K], f[F_QUIET] = n, 0, quiet
+    f[F_BEST], f[F_BEST_MOVE], f[F_ALPHA0] = -INF, -1, f[F_ALPHA]
+    f[F_STAGE] = G_NEXT
+    return GO, np.int64(0)
+
+
+@kernel(inline=True)
+def _next(board, fr, sp, t):
+    """Makes a node's next move and calls its first search; after the last, stores the
+    node's result and returns its score."""
+    f = fr[sp]
+    side, depth, ply, k = f[F_SIDE], f[F_DEPTH], f[F_PLY], f[F_K]
+    alpha, beta = f[F_ALPHA], f[F_BETA]
+    if k == f[F_MOVES]:
+        return _finish(fr, sp, t)
+    mv = t.buffers[ply]
+    i, order_score = _pick(mv, f[F_MOVES])
+    child = hash_after(np.uint64(f[F_HASH]), board, mv, i, t.keys, t.side_key)
+    if depth > 1:  # the child will probe the table: its slot loads while the move is made
+        _prefetch_entry(t, child)
+    _push(t, board, mv, i, ply + 1, child)
+    _advance(t, board, mv, i, ply)
+    apply_move(board, mv, i)
+    f[F_MOVE], f[F_CHILD] = i, np.int64(child)
+    if k == 0:
+        return _call(fr, sp, 1 - side, child, depth - 1, ply + 1, -beta, -alpha, G_FIRST)
+    # principal-variation search: a null window first, the full one if it fails high
+    r = _reduction(depth, k, f[F_QUIET] == 1, order_score, beta, alpha, t.plan)
+    f[F_REDUCTION] = r
+    return _call(fr, sp, 1 - side, child, depth - 1 - r, ply + 1, -alpha - 1, -alpha, G_REDUCED)
+
+
+@kernel(inline=True)
+def _searched(board, fr, sp, stage, score, t):
+    """Takes the score of a move's search (stage G_FIRST ... G_FULL): searches the move again
+    where a null window failed high, else unmakes it and keeps the best."""
+    f = fr[sp]
+    side, depth, ply = f[F_SIDE], f[F_DEPTH], f[F_PLY]
+    alpha, beta = f[F_ALPHA], f[F_BETA]
+    child = np.uint64(f[F_CHILD])
+    going = t.stats[S_ABORT] == ABORT_NONE
+    if stage == G_REDUCED and score > alpha and f[F_REDUCTION] > 0 and going:
+        return _call(fr, sp, 1 - side, child, depth - 1, ply + 1, -alpha - 1, -alpha, G_NULL)
+    window = stage != G_FIRST and stage != G_FULL  # a null window, which may fail high
+    if window and alpha < score < beta and beta - alpha > 1 and going:
+        return _call(fr, sp, 1 - side, child, depth - 1, ply + 1, -beta, -alpha, G_FULL)
+    mv = t.buffers[ply]
+    i = f[F_MOVE]
+    undo_move(board, mv, i)
+    if not going:
+        return RETURN, np.int64(0)
+    f[F_K] += 1
+    f[F_STAGE] = G_NEXT
+    if score > f[F_BEST]:
+        f[F_BEST], f[F_BEST_MOVE] = score, i
+        if score > alpha:
+            f[F_ALPHA] = score
+            if score >= beta:
+                if depth > 0:
+                    _reward(t, mv, i, side, ply, depth)
+                return _finish(fr, sp, t)
+    return GO, np.int64(0)
+
+
+@kernel(inline=True)
+def _finish(fr, sp, t):
+    """Stores a node's result in the table (above the horizon) and returns its score."""
+    f = fr[sp]
+    best, depth = f[F_BEST], f[F_DEPTH]
+    if depth > 0:
+        flag = (
+            FLAG_LOWER if best >= f[F_BETA] else (FLAG_EXACT if best > f[F_ALPHA0] else FLAG_UPPER)
+        )
+        _store(t, np.uint64(f[F_HASH]), depth, f[F_PLY], best, flag, f[F_BEST_MOVE])
+    return RETURN, best
+
+
 @kernel()
 def _negamax(board, side, h, depth, ply, alpha, beta, t):
     """Returns the score of the position for `side`, searched `depth` plies (alpha-beta).
 
     At depth <= 0 only captures are searched (quiescence). Sets stats[S_ABORT] and returns 0
     when the node budget is spent, the search is halted or a move list overflows.
+
+    The nodes are frames of an explicit stack (t.frames), run by one loop: a stage either
+    calls a node (the frame above), goes on with its own frame, or returns a score to the
+    frame below, which resumes at the stage it set before the call.
     """
-    stats = t.stats
-    # One branch for both ends (`|`, not `or`): the halt is read at every node from the
-    # cache line the count is written to, so it costs next to nothing.
-    if (stats[S_NODES] >= stats[S_STOP]) | (stats[S_HALT] != 0):
-        stats[S_ABORT] = ABORT_HALT if stats[S_HALT] != 0 else ABORT_BUDGET
-        return 0
-    stats[S_NODES] += 1
-    over, score = _decided(board, side, ply, t)
-    if over:
-        return score
-    if t.rev[ply] >= 4 and _is_repetition(t, ply, h):
-        return 0  # policy: a cycle gains nothing, whatever the game's repetition rule
-    tt_move = -1
-    if depth > 0:
-        tt_move, settled, score = _probe(t, h, depth, ply, alpha, beta)
-        if settled:
-            return score
-        if (
-            depth >= t.plan[P_PROBCUT_DEPTH]
-            and beta - alpha == 1
-            and stats[S_PROBING] == 0
-            and -MATE_BOUND < beta < MATE_BOUND
-        ):  # ProbCut: a shallow search shows a cut with a margin to spare
-            margin = t.plan[P_PROBCUT_MARGIN] * depth
-            raised = beta + margin
-            stats[S_PROBING] = 1
-            shallow = depth * t.plan[P_PROBCUT_SHARE] // 100
-            score = _negamax(board, side, h, shallow, ply, raised - 1, raised, t)
-            stats[S_PROBING] = 0
-            if stats[S_ABORT] != ABORT_NONE:
-                return 0
-            if score >= raised:
-                return score - margin
-            entry = _entry(t, h)
-            if entry >= 0:  # the shallow search's best move leads
-                tt_move = _entry_move(entry)
-    bits = _bits(t, ply)
-    if depth <= 0 and not K.can_capture_on(board, bits, side, t.ray, t.rules, t.ws):
-        if not K.has_move_on(board, bits, side, t.ray, t.rules, np.int64(-1)):  # a quiet leaf
-            return _no_move_score(t.rules, ply)
-        return evaluate(board, side, ply, t)
-    mv = t.buffers[ply]
-    n = K.generate_moves_on(board, bits, side, t.ray, t.rules, mv, np.bool_(True), t.ws)
-    if n > mv.shape[0]:
-        stats[S_ABORT] = ABORT_OVERFLOW
-        return 0
-    if n == 0:
-        return _no_move_score(t.rules, ply)
-    quiet = mv[0, M_NCAP] == 0  # captures are compulsory: all moves capture, or none
-    if (depth <= 0 and (quiet or depth <= -QS_PLIES)) or ply >= MAX_PLY - 1:
-        return evaluate(board, side, ply, t)
-    _order(mv, n, tt_move, side, ply, t)
-    best, best_i, alpha0 = -INF, -1, alpha
-    for k in range(n):
-        i, order_score = _pick(mv, n)
-        child = hash_after(h, board, mv, i, t.keys, t.side_key)
-        if depth > 1:  # the child will probe the table: its slot loads while the move is made
-            _prefetch_entry(t, child)
-        _push(t, board, mv, i, ply + 1, child)
-        _advance(t, board, mv, i, ply)
-        apply_move(board, mv, i)
-        if k == 0:
-            score = -_negamax(board, 1 - side, child, depth - 1, ply + 1, -beta, -alpha, t)
-        else:  # principal-variation search: a null window first, the full one if it fails high
-            r = _reduction(depth, k, quiet, order_score, beta, alpha, t.plan)
-            score = -_negamax(board, 1 - side, child, depth - 1 - r, ply + 1, -alpha - 1, -alpha, t)
-            if score > alpha and r > 0 and stats[S_ABORT] == ABORT_NONE:
-                score = -_negamax(board, 1 - side, child, depth - 1, ply + 1, -alpha - 1, -alpha, t)
-            if alpha < score < beta and beta - alpha > 1 and stats[S_ABORT] == ABORT_NONE:
-                score = -_negamax(board, 1 - side, child, depth - 1, ply + 1, -beta, -alpha, t)
-        undo_move(board, mv, i)
-        if stats[S_ABORT] != ABORT_NONE:
-            return 0
-        if score > best:
-            best, best_i = score, i
-            if score > alpha:
-                alpha = score
-                if alpha >= beta:
-                    if depth > 0:
-                        _reward(t, mv, i, side, ply, depth)
-                    break
-    if depth > 0:
-        flag = FLAG_LOWER if best >= beta else (FLAG_EXACT if best > alpha0 else FLAG_UPPER)
-        _store(t, h, depth, ply, best, flag, best_i)
-    return best
+    fr = t.frames
+    sp = 0
+    fr[0, F_SIDE], fr[0, F_HASH], fr[0, F_DEPTH], fr[0, F_PLY] = side, np.int64(h), depth, ply
+    fr[0, F_ALPHA], fr[0, F_BETA], fr[0, F_STAGE] = alpha, beta, G_ENTER
+    score = np.int64(0)
+    while True:
+        stage = fr[sp, F_STAGE]
+        if stage == G_ENTER:
+            action, value = _enter(board, fr, sp, t)
+        elif stage == G_NEXT:
+            action, value = _next(board, fr, sp, t)
+        elif stage == G_PROBCUT:
+            action, value = _after_probcut(board, fr, sp, score, t)
+        else:  # a move's search: the child's score is the negation of its own
+            action, value = _searched(board, fr, sp, stage, -score, t)
+        if action == CALL:
+            sp += 1
+        elif action == RETURN:
+            if sp == 0:
+                return value
+            sp -= 1
+            score = value
 
 
 @kernel()
@@ -659,8 +797,8 @@ def search_root(board, side, h, depth, root, order, scores, guess, t):
         search_refresh(board, t.net, t.netv, np.int64(0))
     else:
         t.material[0] = _pst_total(board, t)
-    # np.int64, not the literal 1: a second specialisation of the recursive _negamax (for
-    # Literal[int](1)) crashes when numba loads it from its cache.
+    # np.int64, not the literal 1: numba would compile _negamax a second time, for
+    # Literal[int](1).
     ply = np.int64(1)
     best, best_i, done = -INF, -1, 0
     for k in range(order.shape[0]):
@@ -1001,6 +1139,7 @@ def _new_tables(
         h=np.zeros(0, dtype=np.int32),
         bits=np.zeros((MAX_PLY + 1, 5), dtype=np.uint64),
         material=np.zeros(MAX_PLY + 1, dtype=np.int64),
+        frames=np.zeros((MAX_PLY + 2, F_LEN), dtype=np.int64),
     )
     return with_network(tables, net)
 
