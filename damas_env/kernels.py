@@ -831,6 +831,57 @@ def _captures_from(board, side, origin, ray, rules, sw, mv, n, best, merge, ws):
     return n, best
 
 
+@kernel()
+def _captures_on_bits(board, bits, side, origin, rules, sw, mv, n, best, merge, ws):
+    """_captures_from on the bundle, where no flying king can take part
+    (_counts_captures_on_bits): the same rows, in the same order."""
+    own_m, own_k, opp_m, opp_k, empty = side_sets(bits, side)
+    o = np.uint64(1) << np.uint64(rules[R_BIT + origin])
+    king = own_k & o != 0
+    ws[0, W_KING] = 1 if king else 0
+    return _jump_routes(
+        board, np.int64(origin), o, king, king, np.uint64(0), np.int64(0), empty | o, opp_m,
+        opp_k, side, rules, sw, mv, n, best, merge, ws,
+    )  # fmt: skip
+
+
+@kernel()
+def _jump_routes(board, origin, at, king, was_king, taken, hops, empty, opp_m, opp_k, side,
+                 rules, sw, mv, n, best, merge, ws):  # fmt: skip
+    """Adds the captures of the piece lifted from `origin`, on the set `at` after `hops` hops
+    that took `taken` (their squares and codes in ws rows 0 .. hops - 1, as _captures_from
+    keeps them), depth-first, one direction after another; returns (rows, best rank).
+    `empty` holds the squares it may land on. The walk of _jumps, listing its routes."""
+    zero = np.uint64(0)
+    crowns = np.uint64(rules[R_CROWN + side])
+    for d in range(sw[S_CAP_LO], sw[S_CAP_HI]):
+        if not king and (sw[S_MAN_CAP] >> d) & 1 == 0:
+            continue
+        prey = opp_m | opp_k if king or sw[S_TAKE_KINGS] == 1 else opp_m
+        x = step_bits(at, d, rules) & prey & ~taken
+        t = step_bits(x, d, rules) & empty
+        if t == 0:
+            continue
+        sx = rules[R_SQ + lowest_bit(x)]
+        ws[hops, W_X], ws[hops, W_T], ws[hops, W_CODE] = sx, rules[R_SQ + lowest_bit(t)], board[sx]
+        now_taken = taken | x
+        now_empty = empty if sw[S_TURKISH] == 1 else empty | x  # a Turkish strike's piece stays
+        last = t & crowns != 0
+        now_king = king or (last and sw[S_PROMO] == PROMO_CROWN)
+        ends = not king and last and sw[S_PROMO] == PROMO_ENDS
+        men, kings = (zero, t) if now_king else (t, zero)
+        left_m, left_k = opp_m & ~now_taken, opp_k & ~now_taken
+        if ends or _capturers(men, kings, left_m, left_k, now_empty, rules, sw) == 0:
+            crown = not was_king and (now_king or last)
+            n, best = _record_capture(mv, n, best, rules, merge, origin, hops + 1, crown, ws)
+        else:
+            n, best = _jump_routes(
+                board, origin, t, now_king, was_king, now_taken, hops + 1, now_empty, opp_m,
+                opp_k, side, rules, sw, mv, n, best, merge, ws,
+            )  # fmt: skip
+    return n, best
+
+
 @kernel(inline=True)
 def _steps_from(board, side, s, king, slide, ray, sw, mv, n):
     """Adds the non-capturing moves of the piece on s (constant loops: see _can_capture)."""
@@ -925,17 +976,23 @@ def generate_moves_on(board, bits, side, ray, rules, mv, merge, ws):
     immediate = sw[S_LANDING] == LANDING_IMMEDIATE
     pieces = ws[WS_PIECES]
     word = rules[R_WORD] == 1
-    own = np.uint64(0)
+    own, own_k = np.uint64(0), np.uint64(0)
     if word:
         own_m, own_k, opp_m, opp_k, empty = side_sets(bits, side)
         own = own_m | own_k
         takers = list_bits(capturers(own_m, own_k, opp_m, opp_k, empty, rules, sw), rules, pieces)
     else:
         takers = _list_capturers(board, sgn, ray, sw, pieces)
+    on_bits = word and _counts_captures_on_bits(own_k, rules)
     for j in range(takers):
         s = pieces[j]
         keep_routes = merge and not immediate
-        n, best = _captures_from(board, side, s, ray, rules, sw, mv, n, best, keep_routes, ws)
+        if on_bits:  # no flying king takes part: the jumps walked on bit sets
+            n, best = _captures_on_bits(board, bits, side, s, rules, sw, mv, n, best,
+                                        keep_routes, ws)  # fmt: skip
+        else:
+            n, best = _captures_from(board, side, s, ray, rules, sw, mv, n, best, keep_routes,
+                                     ws)  # fmt: skip
     if n > mv.shape[0]:
         return n
     if n > 0 and immediate:

@@ -87,3 +87,37 @@ def test_the_bundle_follows_a_capture_that_comes_back_to_its_square(code: int) -
     K.apply_move(board, mv, 0)
     assert board[origin] == code and not board[taken].any()
     assert after == _bundle(K.board_bits(board, rules))
+
+
+def _without_kings(board: np.ndarray) -> np.ndarray:
+    return np.sign(board).astype(np.int8)  # men only: no flying king takes part
+
+
+@pytest.mark.parametrize("variant", base_variants())
+@pytest.mark.parametrize("merge", [True, False])
+def test_the_generator_on_bit_sets_lists_what_the_square_walk_lists(
+    variant: str, merge: bool
+) -> None:
+    """The generator on bit sets (capturers, the jumps of every piece that no flying king
+    can join, the steps) lists the same rows, in the same order, as its square-by-square
+    walk, the path of a board beyond a word (the same rules with that switch off)."""
+    engine = Engine.for_rules(get_ruleset(variant))
+    ray, rules, ws = engine.ray, engine.rule_array, engine.workspace
+    if rules[K.R_WORD] == 0:
+        pytest.skip("a board beyond a word: the square walk only")
+    by_squares = rules.copy()
+    by_squares[K.R_WORD] = 0
+    mv, expected = K.new_move_buffer(4096), K.new_move_buffer(4096)
+    positions = _positions(engine, np.random.default_rng(5))
+    positions += [(_without_kings(b), s) for b, s in positions]
+    captures = 0
+    for board, side in positions:
+        before = board.copy()
+        n = K.generate_moves(board, side, ray, rules, mv, merge, ws)
+        m = K.generate_moves(board, side, ray, by_squares, expected, merge, ws)
+        assert n == m <= mv.shape[0]
+        columns = slice(0, K.M_MARK)  # M_MARK: scratch
+        np.testing.assert_array_equal(mv[:n, columns], expected[:n, columns])
+        assert np.array_equal(board, before)
+        captures += n > 0 and mv[0, K.M_NCAP] > 0
+    assert captures > 50
