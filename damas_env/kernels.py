@@ -840,7 +840,7 @@ def _captures_on_bits(board, bits, side, origin, rules, sw, mv, n, best, merge, 
     king = own_k & o != 0
     ws[0, W_KING] = 1 if king else 0
     return _jump_routes(
-        board, np.int64(origin), o, king, king, np.uint64(0), np.int64(0), empty | o, opp_m,
+        board, origin, o, king, king, np.uint64(0), np.int64(0), empty | o, opp_m,
         opp_k, side, rules, sw, mv, n, best, merge, ws,
     )  # fmt: skip
 
@@ -985,7 +985,7 @@ def generate_moves_on(board, bits, side, ray, rules, mv, merge, ws):
         takers = _list_capturers(board, sgn, ray, sw, pieces)
     on_bits = word and _counts_captures_on_bits(own_k, rules)
     for j in range(takers):
-        s = pieces[j]
+        s = np.int64(pieces[j])  # one type for _record_capture from either walk
         keep_routes = merge and not immediate
         if on_bits:  # no flying king takes part: the jumps walked on bit sets
             n, best = _captures_on_bits(board, bits, side, s, rules, sw, mv, n, best,
