@@ -976,18 +976,19 @@ def generate_moves_on(board, bits, side, ray, rules, mv, merge, ws):
     immediate = sw[S_LANDING] == LANDING_IMMEDIATE
     pieces = ws[WS_PIECES]
     word = rules[R_WORD] == 1
-    own, own_k = np.uint64(0), np.uint64(0)
+    own = np.uint64(0)
+    on_bits = False  # no flying king takes part: the jumps walked on bit sets
     if word:
         own_m, own_k, opp_m, opp_k, empty = side_sets(bits, side)
         own = own_m | own_k
         takers = list_bits(capturers(own_m, own_k, opp_m, opp_k, empty, rules, sw), rules, pieces)
+        on_bits = _counts_captures_on_bits(own_m, own_k, opp_m | opp_k, empty, side, rules, sw)
     else:
         takers = _list_capturers(board, sgn, ray, sw, pieces)
-    on_bits = word and _counts_captures_on_bits(own_k, rules)
     for j in range(takers):
         s = np.int64(pieces[j])  # one type for _record_capture from either walk
         keep_routes = merge and not immediate
-        if on_bits:  # no flying king takes part: the jumps walked on bit sets
+        if on_bits:
             n, best = _captures_on_bits(board, bits, side, s, rules, sw, mv, n, best,
                                         keep_routes, ws)  # fmt: skip
         else:
@@ -1066,7 +1067,7 @@ def _count_on_bits(bits, side, rules, sw, mv):
     takers = _capturers(own_m, own_k, opp_m, opp_k, empty, rules, sw)
     if takers == 0:
         return _count_steps(own_m, own_k, empty, rules, sw)
-    if _counts_captures_on_bits(own_k, rules):
+    if _counts_captures_on_bits(own_m, own_k, opp_m | opp_k, empty, side, rules, sw):
         return _count_captures(bits, side, takers, rules, mv)
     return LIST_TO_COUNT
 
@@ -1638,12 +1639,24 @@ def _moves_after_step(board, bits, side, f, t, king, crown, ray, rules, mv, ws, 
 
 
 @kernel(inline=True)
-def _counts_captures_on_bits(own_k, rules):
-    """Whether _count_captures can count this side's captures: no flying king can take part
-    (none on the board, and a man is not crowned in the middle of a capture)."""
+def _counts_captures_on_bits(own_m, own_k, opp, empty, side, rules, sw):
+    """Whether the jumps of `side` (its men and kings, the other side's pieces `opp`, the
+    empty squares; its switches `sw`) can be walked on bit sets: no flying king can take
+    part. None is on the board, and none is made in the middle of a capture: where a man
+    crowned by a capture goes on (Russian rules), no enemy piece stands next to a square of
+    its crowning row that a jump could land on. The first hop that crowns lands on a square
+    empty before the capture (or a man's own), over a piece one step from it."""
     if rules[R_FLYING] == 0:
         return True
-    return own_k == 0 and rules[R_PROMO] != PROMO_CROWN
+    if own_k != 0:
+        return False
+    if rules[R_PROMO] != PROMO_CROWN:
+        return True
+    landings = np.uint64(rules[R_CROWN + side]) & (empty | own_m)
+    near = np.uint64(0)
+    for d in range(sw[S_CAP_LO], sw[S_CAP_HI]):
+        near |= step_bits(landings, d, rules)
+    return opp & near == 0
 
 
 @kernel()

@@ -11,7 +11,7 @@ import pytest
 from helpers import random_game_positions
 
 from damas_env import kernels as K
-from damas_env.engine import Engine
+from damas_env.engine import Engine, Position
 from damas_env.family import base_variants
 from damas_env.rules import get_ruleset
 
@@ -121,3 +121,41 @@ def test_the_generator_on_bit_sets_lists_what_the_square_walk_lists(
         assert np.array_equal(board, before)
         captures += n > 0 and mv[0, K.M_NCAP] > 0
     assert captures > 50
+
+
+@pytest.mark.parametrize(
+    ("fen", "on_bits", "flies_on"),
+    [
+        ("W:W9:B6,7", False, True),  # 9x2 crowns, and the new king flies on over 7
+        ("W:W17:B13,14", True, False),  # no enemy piece next to the crowning row
+        ("W:W9,K30:B6,7", False, True),  # and a king of the side to move is on the board
+    ],
+)
+def test_a_man_crowned_in_a_capture_walks_squares_where_it_may_fly_on(
+    fen: str, on_bits: bool, flies_on: bool
+) -> None:
+    """Russian rules: a man that reaches the crowning row in a capture goes on as a flying
+    king. The generator walks the jumps on bit sets only where no jump can land on that row
+    (nor a king of the side to move is on the board); either way it lists the square walk's
+    rows."""
+    position = Position.from_fen(fen, "russian")
+    engine = Engine.for_rules(position.rules)
+    ray, rules, ws = engine.ray, engine.rule_array, engine.workspace
+    board, side = position.board.copy(), int(position.turn)
+    own_m, own_k, opp_m, opp_k, empty = _bundle(
+        K.side_sets(_bundle(K.board_bits(board, rules)), side)
+    )
+    switches = K._switches(rules, side)
+    assert (
+        K._counts_captures_on_bits(own_m, own_k, opp_m | opp_k, empty, side, rules, switches)
+        == on_bits
+    )
+    by_squares = rules.copy()
+    by_squares[K.R_WORD] = 0
+    mv, expected = K.new_move_buffer(64), K.new_move_buffer(64)
+    for merge in (True, False):
+        n = K.generate_moves(board, side, ray, rules, mv, merge, ws)
+        assert n == K.generate_moves(board, side, ray, by_squares, expected, merge, ws) > 0
+        np.testing.assert_array_equal(mv[:n, : K.M_MARK], expected[:n, : K.M_MARK])
+    flying_on = [m for m in position.legal_moves() if len(m.captures) == 2 and m.path[0] == 1]
+    assert bool(flying_on) == flies_on
