@@ -944,7 +944,7 @@ def can_capture_on(board, bits, side, ray, rules, ws):
     if rules[R_WORD] == 1:
         own_m, own_k, opp_m, opp_k, empty = side_sets(bits, side)
         return capturers(own_m, own_k, opp_m, opp_k, empty, rules, sw) != 0
-    return _list_capturers(board, sgn, ray, sw, ws[WS_PIECES]) > 0
+    return _has_capturer(board, sgn, ray, sw, ws[WS_PIECES])
 
 
 @kernel()
@@ -983,10 +983,12 @@ def generate_moves_on(board, bits, side, ray, rules, mv, merge, ws):
         own = own_m | own_k
         takers = list_bits(capturers(own_m, own_k, opp_m, opp_k, empty, rules, sw), rules, pieces)
         on_bits = _counts_captures_on_bits(own_m, own_k, opp_m | opp_k, empty, side, rules, sw)
-    else:
-        takers = _list_capturers(board, sgn, ray, sw, pieces)
+    else:  # every piece listed, each tested below, the list kept for the steps
+        takers = list_pieces(board, sgn, sw[S_SQUARES], pieces)
     for j in range(takers):
         s = np.int64(pieces[j])  # one type for _record_capture from either walk
+        if not word and not _can_capture(board, s, board[s] * sgn == 2, sgn, ray, sw, -1):
+            continue
         keep_routes = merge and not immediate
         if on_bits:
             n, best = _captures_on_bits(board, bits, side, s, rules, sw, mv, n, best,
@@ -1002,10 +1004,7 @@ def generate_moves_on(board, bits, side, ray, rules, mv, merge, ws):
             n = _merge_routes(mv, n)
     if n > 0:
         return n
-    if word:
-        count = list_bits(own, rules, pieces)
-    else:
-        count = list_pieces(board, sgn, sw[S_SQUARES], pieces)
+    count = list_bits(own, rules, pieces) if word else takers
     for j in range(count):
         s = pieces[j]
         q = board[s] * sgn
@@ -1019,17 +1018,15 @@ def generate_moves_on(board, bits, side, ray, rules, mv, merge, ws):
 
 
 @kernel()
-def _list_capturers(board, sgn, ray, sw, pieces):
-    """Writes the squares of the pieces of sign `sgn` that can capture into `pieces`, square
-    by square (a board beyond a word); returns how many."""
+def _has_capturer(board, sgn, ray, sw, pieces):
+    """Whether a piece of sign `sgn` can capture, square by square (a board beyond a word;
+    `pieces`: scratch)."""
     count = list_pieces(board, sgn, sw[S_SQUARES], pieces)
-    m = np.int64(0)
     for j in range(count):
         s = pieces[j]
         if _can_capture(board, s, board[s] * sgn == 2, sgn, ray, sw, -1):
-            pieces[m] = s
-            m += 1
-    return m
+            return True
+    return False
 
 
 @kernel(inline=True)
