@@ -205,8 +205,8 @@ def pack_network(w: SearchWeights, plies: int) -> tuple[np.ndarray, np.ndarray]:
                  w2 and the offsets of p1 and psq (P_W1 ...), vals, p1 by (code + 2) * S +
                  square, then the piece-square sum of each ply
 
-    Two arrays rather than a tuple of ten: the search passes its tables by value down every
-    recursive call, and each array is 7 to 11 words of them.
+    Two arrays rather than a tuple of ten: numba hands each array to a kernel as 7 to 11
+    machine words, so fewer arrays make the search's tables smaller to pass.
     """
     squares, width, outputs = int(w.w1.shape[1]), w.width, int(w.w2.shape[1])
     w1_row = plies + 3
