@@ -23,6 +23,7 @@ from .checks import shown
 from .compiled_rules import (
     PROGRESS_MAN_MOVE,
     PROMO_CROWN,
+    R_BIT,
     R_DIRS,
     R_GIVEAWAY,
     R_KING_LIMIT,
@@ -32,7 +33,9 @@ from .compiled_rules import (
     R_REPETITION,
     R_ROW,
     R_SIZE,
+    R_SQ,
     R_SQUARES,
+    R_WORD,
 )
 from .encoding import Plane, action_layout, planes_for
 from .engine import (
@@ -652,13 +655,10 @@ def _write_planes(board, st, cur, obs, view_side, rows, cols, rules):
     sgn = 1 - 2 * view_side
     flip = view_side == K.BLACK
     moving = cur[CUR_ORIGIN] if st[T_HOP] > 0 else -1
-    for s in range(squares):
-        p = board[s]
-        if p == 0 or s == moving:
-            continue
-        v = squares - 1 - s if flip else s
-        men = Plane.OWN_MEN if p * sgn > 0 else Plane.OPPONENT_MEN
-        obs[men + (1 if p == 2 or p == -2 else 0), rows[v], cols[v]] = 1  # kings: the next plane
+    if rules[R_WORD] == 1:
+        _write_pieces_on_bits(board, obs, view_side, moving, rows, cols, rules)
+    else:
+        _write_pieces(board, obs, sgn, moving, rows, cols, rules)
     if moving >= 0:
         _write_capture_in_progress(board, st, cur, obs, sgn, flip, rows, cols, rules)
     _fill_counter_planes(st, obs, rules)
@@ -671,6 +671,47 @@ def _write_planes(board, st, cur, obs, view_side, rows, cols, rules):
                 v = squares - 1 - sq if flip else sq
                 run_plane = Plane.OWN_KING_RUN + who
                 obs[run_plane, rows[v], cols[v]] = min(1.0, run / rules[R_KING_LIMIT])
+
+
+@kernel(inline=True)
+def _write_pieces_on_bits(board, obs, view_side, moving, rows, cols, rules):
+    """Writes the pieces' planes (but the moving piece's) from the board's bit sets: one
+    write a piece, no test of each square (the board fits a word)."""
+    own_m, own_k, opp_m, opp_k, _ = K.side_sets(K.board_bits(board, rules), view_side)
+    keep = ~np.uint64(0)
+    if moving >= 0:
+        keep = ~(np.uint64(1) << np.uint64(rules[R_BIT + moving]))
+    flip = view_side == K.BLACK
+    _write_set(own_m & keep, Plane.OWN_MEN, obs, flip, rows, cols, rules)
+    _write_set(own_k & keep, Plane.OWN_KINGS, obs, flip, rows, cols, rules)
+    _write_set(opp_m & keep, Plane.OPPONENT_MEN, obs, flip, rows, cols, rules)
+    _write_set(opp_k & keep, Plane.OPPONENT_KINGS, obs, flip, rows, cols, rules)
+
+
+@kernel(inline=True)
+def _write_set(x, plane, obs, flip, rows, cols, rules):
+    """Writes a 1 on `plane` at each square of the bit set x (in the view: flipped for
+    black)."""
+    last = rules[R_SQUARES] - 1
+    while x != 0:
+        sq = rules[R_SQ + K.lowest_bit(x)]
+        v = last - sq if flip else sq
+        obs[plane, rows[v], cols[v]] = 1
+        x &= x - np.uint64(1)
+
+
+@kernel(inline=True)
+def _write_pieces(board, obs, sgn, moving, rows, cols, rules):
+    """Writes the pieces' planes (but the moving piece's) square by square (a board beyond a
+    word)."""
+    squares = rules[R_SQUARES]
+    for s in range(squares):
+        p = board[s]
+        if p == 0 or s == moving:
+            continue
+        v = squares - 1 - s if sgn < 0 else s
+        men = Plane.OWN_MEN if p * sgn > 0 else Plane.OPPONENT_MEN
+        obs[men + (1 if p == 2 or p == -2 else 0), rows[v], cols[v]] = 1  # kings: the next plane
 
 
 @kernel()
