@@ -854,6 +854,12 @@ class Turn:
             )
         direct_call(copy_game, (), other.states, 0, self.states, 0)
 
+    def forget_listing(self) -> None:
+        """Drops the routes and hops listed for this turn, so that the next hop or mask lists
+        them again: what a caller does after writing the board or the counters (an undo)."""
+        self.st[T_NROUTES] = -1
+        self.st[T_NLEGAL] = -1
+
     def play(self, action: int) -> int:
         """Plays one hop; returns HOP_ILLEGAL (nothing changed), HOP_PLAYED or MOVE_DONE.
 
