@@ -487,13 +487,33 @@ def write_planes(s, g, t, obs, view_side):
 @kernel()
 def _begin_turn(board, st, hist, ray, rules):
     """Starts the turn of the side to move: no hops played, the game's result so far."""
-    st[T_HOP] = 0
+    counters = st[T_COUNTERS : T_COUNTERS + K.G_LEN]
+    has_move = K.game_has_move(board, st[T_SIDE], counters, ray, rules)
+    _open_turn(board, st, hist, has_move, rules)
     st[T_NROUTES] = -1
+
+
+@kernel()
+def _begin_listed_turn(board, st, hist, cache, ray, rules, ws):
+    """Starts the turn of the side to move as _begin_turn does, with its routes listed in
+    cache if they fit (a mask or a hop would list them next): the side has a move if it
+    has a route, and no other search is made for one."""
+    counters = st[T_COUNTERS : T_COUNTERS + K.G_LEN]
+    n = K.game_moves(board, st[T_SIDE], counters, ray, rules, cache, np.bool_(False), ws)
+    fits = n <= cache.shape[0]
+    has_move = n > 0 if fits else K.game_has_move(board, st[T_SIDE], counters, ray, rules)
+    _open_turn(board, st, hist, has_move, rules)
+    st[T_NROUTES] = n if fits else -1
+
+
+@kernel(inline=True)
+def _open_turn(board, st, hist, has_move, rules):
+    """Sets a new turn's state: no hops played, none listed, the game's result so far."""
+    st[T_HOP] = 0
     st[T_NLEGAL] = -1
     counters = st[T_COUNTERS : T_COUNTERS + K.G_LEN]
     reps = K.count_repetitions(hist, st[T_HLEN], counters[K.G_SINCE_MAN_OR_CAPTURE])
     st[T_REPS] = reps
-    has_move = K.game_has_move(board, st[T_SIDE], counters, ray, rules)
     result, reason = K.outcome(board, st[T_SIDE], has_move, counters, reps, rules)
     st[T_RESULT] = result
     st[T_REASON] = reason
@@ -598,7 +618,7 @@ def _play_hop(
     if k + 1 < max(routes[found, K.M_NCAP], 1):
         return HOP_PLAYED
     _finish_move(board, st, hist, routes, found, last, keys, side_key)
-    _begin_turn(board, st, hist, ray, rules)
+    _begin_listed_turn(board, st, hist, cache, ray, rules, ws)
     return MOVE_DONE
 
 
