@@ -84,6 +84,8 @@ class States(NamedTuple):
         last: int16[B, MOVE_WIDTH], the last complete move, in the kernels' move-row layout.
         cache: int16[B, CACHE_ROWS, MOVE_WIDTH], this turn's routes, once listed, if they fit.
         legal: int16[B, LEGAL_CAP], the legal next hops, once listed with the mask.
+        hop_route: int8[B, LEGAL_CAP], the first route in cache that each listed hop plays
+            (-1 where the routes were not in cache): a hop finds its route without a search.
         rng: uint64[B], each game's xorshift64* stream (:func:`next_random`); never 0.
 
     The properties read one column of every game (views, in Python); kernels read one game
@@ -97,6 +99,7 @@ class States(NamedTuple):
     last: np.ndarray
     cache: np.ndarray
     legal: np.ndarray
+    hop_route: np.ndarray
     rng: np.ndarray
 
     @property
@@ -168,6 +171,7 @@ def new_states(rules: Ruleset, n: int) -> States:
         last=np.zeros((n, K.MOVE_WIDTH), np.int16),
         cache=np.zeros((n, CACHE_ROWS, K.MOVE_WIDTH), np.int16),
         legal=np.zeros((n, LEGAL_CAP), np.int16),
+        hop_route=np.zeros((n, LEGAL_CAP), np.int8),
         rng=np.ones(n, np.uint64),
     )
 
@@ -363,6 +367,7 @@ def copy_game(src, i, dst, j):
             dst.cache[j, r, c] = src.cache[i, r, c]
     for k in range(max(src.st[i, T_NLEGAL], 0)):
         dst.legal[j, k] = src.legal[i, k]
+        dst.hop_route[j, k] = src.hop_route[i, k]
 
 
 @kernel(inline=True)
@@ -459,8 +464,9 @@ def play_hop(s, g, t, action, scratch, ws):
     """Plays one hop in game g; returns HOP_ILLEGAL or HOP_OVERFLOW (nothing changed),
     HOP_PLAYED or MOVE_DONE."""
     return _play_hop(
-        s.board[g], s.st[g], s.hist[g], s.cur[g], s.last[g], s.cache[g], np.int64(action),
-        t.action_of, t.keys, t.side_key, t.ray, t.rules, scratch, ws,
+        s.board[g], s.st[g], s.hist[g], s.cur[g], s.last[g], s.cache[g], s.legal[g],
+        s.hop_route[g], np.int64(action), t.action_of, t.keys, t.side_key, t.ray, t.rules,
+        scratch, ws,
     )  # fmt: skip
 
 
@@ -469,8 +475,8 @@ def write_mask(s, g, t, mask, scratch, ws):
     """Writes game g's legal next hops into mask (zeros once the game ended) and lists them;
     returns HOP_OVERFLOW if the scratch list is too small, else 0."""
     return _write_mask(
-        s.board[g], s.st[g], s.cur[g], s.cache[g], s.legal[g], mask, t.action_of, t.ray,
-        t.rules, scratch, ws,
+        s.board[g], s.st[g], s.cur[g], s.cache[g], s.legal[g], s.hop_route[g], mask,
+        t.action_of, t.ray, t.rules, scratch, ws,
     )  # fmt: skip
 
 
@@ -590,6 +596,24 @@ def _find_route(board, st, cur, cache, action, action_of, ray, rules, scratch, w
     return in_cache, HOP_ILLEGAL
 
 
+_UNLISTED = -4  # _listed_route: the hops or their routes are not listed: search the routes
+
+
+@kernel(inline=True)
+def _listed_route(st, legal, hop_route, action):
+    """Returns (True, the route in cache of hop `action`) from the hops listed with the mask:
+    the route HOP_ILLEGAL if the hop is not listed, _UNLISTED if the hops or their routes
+    were not listed (_find_route searches then). The route is the one _find_route finds."""
+    n = st[T_NLEGAL]
+    if n < 0 or st[T_NROUTES] < 0 or st[T_RESULT] != K.ONGOING:
+        return True, np.int64(_UNLISTED)
+    for i in range(n):
+        if legal[i] == action:
+            r = np.int64(hop_route[i])
+            return True, (r if r >= 0 else np.int64(_UNLISTED))
+    return True, np.int64(HOP_ILLEGAL)
+
+
 @kernel()
 def _check_route(board, st, cur, cache, action, action_of, ray, rules, scratch, ws):
     """check_hop where the legal hops were not listed (or the game ended): returns HOP_PLAYED
@@ -599,13 +623,18 @@ def _check_route(board, st, cur, cache, action, action_of, ray, rules, scratch, 
     return found if found < 0 else HOP_PLAYED
 
 
-@kernel()
+@kernel(inline=True)
 def _play_hop(
-    board, st, hist, cur, last, cache, action, action_of, keys, side_key, ray, rules, scratch, ws
-):
+    board, st, hist, cur, last, cache, legal, hop_route, action, action_of, keys, side_key, ray,
+    rules, scratch, ws,
+):  # fmt: skip
     """Plays one hop; returns HOP_ILLEGAL or HOP_OVERFLOW (nothing changed), HOP_PLAYED or
     MOVE_DONE."""
-    in_cache, found = _find_route(board, st, cur, cache, action, action_of, ray, rules, scratch, ws)
+    in_cache, found = _listed_route(st, legal, hop_route, action)
+    if found == _UNLISTED:
+        in_cache, found = _find_route(
+            board, st, cur, cache, action, action_of, ray, rules, scratch, ws
+        )  # fmt: skip
     if found < 0:
         return found
     routes = cache if in_cache else scratch
@@ -639,9 +668,10 @@ def _finish_move(board, st, hist, routes, r, last, keys, side_key):
 
 
 @kernel()
-def _write_mask(board, st, cur, cache, legal, mask, action_of, ray, rules, scratch, ws):
+def _write_mask(board, st, cur, cache, legal, hop_route, mask, action_of, ray, rules, scratch, ws):
     """Writes the legal next hops of the side to move into mask (zeros once the game ended)
-    and lists them in legal; returns HOP_OVERFLOW if the scratch list is too small, else 0."""
+    and lists them in legal, with the first route of each in hop_route (-1 if the routes are
+    not in cache); returns HOP_OVERFLOW if the scratch list is too small, else 0."""
     for a in range(mask.shape[0]):
         mask[a] = 0
     st[T_NLEGAL] = 0
@@ -659,6 +689,7 @@ def _write_mask(board, st, cur, cache, legal, mask, action_of, ray, rules, scrat
                 mask[a] = 1
                 if count < legal.shape[0]:
                     legal[count] = a
+                    hop_route[count] = r if in_cache else -1
                 count += 1
     st[T_NLEGAL] = count if count <= legal.shape[0] else -1
     return 0
@@ -804,9 +835,9 @@ class Turn:
     """One game's turn state with its compiled kernels: the core of ``draughts_v0``.
 
     A batch of one: ``states`` holds one game (row 0); ``board``, ``st``, ``hist``, ``cur``,
-    ``last``, ``cache`` and ``legal`` are views of its rows. Everything is preallocated; a
-    hop is one compiled call, the mask and the planes one each: the per-game kernels on those
-    views, which numba's dispatch types in C (a call with the bundles goes through
+    ``last``, ``cache``, ``legal`` and ``hop_route`` are views of its rows. Everything is
+    preallocated; a hop is one compiled call, the mask and the planes one each: the per-game
+    kernels on those views, which numba's dispatch types in C (a call with the bundles goes through
     :func:`direct_call`).
     """
 
@@ -823,6 +854,7 @@ class Turn:
         self.last = self.states.last[0]
         self.cache = self.states.cache[0]
         self.legal = self.states.legal[0]
+        self.hop_route = self.states.hop_route[0]
         self.routes = K.new_move_buffer()  # the route scratch list (grown on overflow)
         self.ws = self.engine.workspace
         self.planes = planes_for(rules)
@@ -831,11 +863,12 @@ class Turn:
         # route list is int16 too; the env's masks and planes are new arrays made here).
         t = self.tables
         self._play_hop = compiled_entry(
-            _play_hop, self.board, self.st, self.hist, self.cur, self.last, self.cache, 0,
-            t.action_of, t.keys, t.side_key, t.ray, t.rules, self.routes, self.ws,
+            _play_hop, self.board, self.st, self.hist, self.cur, self.last, self.cache,
+            self.legal, self.hop_route, 0, t.action_of, t.keys, t.side_key, t.ray, t.rules,
+            self.routes, self.ws,
         )  # fmt: skip
         self._write_mask = compiled_entry(
-            _write_mask, self.board, self.st, self.cur, self.cache, self.legal,
+            _write_mask, self.board, self.st, self.cur, self.cache, self.legal, self.hop_route,
             np.zeros(self.layout.num_actions, np.int8), t.action_of, t.ray, t.rules,
             self.routes, self.ws,
         )  # fmt: skip
@@ -904,6 +937,8 @@ class Turn:
                     self.cur,
                     self.last,
                     self.cache,
+                    self.legal,
+                    self.hop_route,
                     action,
                     t.action_of,
                     t.keys,
@@ -952,6 +987,7 @@ class Turn:
                 self.cur,
                 self.cache,
                 self.legal,
+                self.hop_route,
                 mask,
                 t.action_of,
                 t.ray,
@@ -1044,16 +1080,17 @@ def _turn_calls(rules: Ruleset) -> list[tuple[Any, tuple[Any, ...]]]:
     routes, ws = K.new_move_buffer(), Engine.for_rules(rules).workspace
     one = (s.board[0], s.st[0], s.hist[0], s.cur[0], s.last[0], s.cache[0], s.legal[0])
     board, st, hist, cur, last, cache, legal = one
+    hop_route = s.hop_route[0]
     mask = np.zeros(action_layout(rules).num_actions, np.int8)
     planes = np.zeros((1, rules.board_size, rules.board_size), np.float32)
     return [
         (start_game, (s, 0, t, 0)),
         (_begin_turn, (board, st, hist, t.ray, t.rules)),
         (copy_game, (s, 0, s, 0)),
-        (_play_hop, (board, st, hist, cur, last, cache, 0, t.action_of, t.keys, t.side_key, t.ray,
-                     t.rules, routes, ws)),
-        (_write_mask, (board, st, cur, cache, legal, mask, t.action_of, t.ray, t.rules, routes,
-                       ws)),
+        (_play_hop, (board, st, hist, cur, last, cache, legal, hop_route, 0, t.action_of, t.keys,
+                     t.side_key, t.ray, t.rules, routes, ws)),
+        (_write_mask, (board, st, cur, cache, legal, hop_route, mask, t.action_of, t.ray,
+                       t.rules, routes, ws)),
         (_write_planes, (board, st, cur, planes, 0, t.rows, t.cols, t.rules)),
     ]  # fmt: skip
 
