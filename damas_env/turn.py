@@ -495,8 +495,7 @@ def _begin_turn(board, st, hist, ray, rules):
     """Starts the turn of the side to move: no hops played, the game's result so far."""
     counters = st[T_COUNTERS : T_COUNTERS + K.G_LEN]
     has_move = K.game_has_move(board, st[T_SIDE], counters, ray, rules)
-    _open_turn(board, st, hist, has_move, rules)
-    st[T_NROUTES] = -1
+    _open_turn(board, st, hist, has_move, -1, rules)
 
 
 @kernel()
@@ -508,14 +507,15 @@ def _begin_listed_turn(board, st, hist, cache, ray, rules, ws):
     n = K.game_moves(board, st[T_SIDE], counters, ray, rules, cache, np.bool_(False), ws)
     fits = n <= cache.shape[0]
     has_move = n > 0 if fits else K.game_has_move(board, st[T_SIDE], counters, ray, rules)
-    _open_turn(board, st, hist, has_move, rules)
-    st[T_NROUTES] = n if fits else -1
+    _open_turn(board, st, hist, has_move, n if fits else -1, rules)
 
 
 @kernel(inline=True)
-def _open_turn(board, st, hist, has_move, rules):
-    """Sets a new turn's state: no hops played, none listed, the game's result so far."""
+def _open_turn(board, st, hist, has_move, routes, rules):
+    """Sets a new turn's state: no hops played, `routes` routes in cache (-1: none listed),
+    no hop listed, the game's result so far."""
     st[T_HOP] = 0
+    st[T_NROUTES] = routes
     st[T_NLEGAL] = -1
     counters = st[T_COUNTERS : T_COUNTERS + K.G_LEN]
     reps = K.count_repetitions(hist, st[T_HLEN], counters[K.G_SINCE_MAN_OR_CAPTURE])
