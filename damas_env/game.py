@@ -210,6 +210,7 @@ class Game:
         turn.hist[self.ply % turn.hist.size] = undo.overwritten
         turn.st[:] = undo.st
         turn.last[:] = undo.last
+        turn.forget_listing()  # the listed routes are those of a position after this one
         return self.moves.pop()
 
     # --- PDN --------------------------------------------------------------------------------

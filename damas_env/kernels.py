@@ -1421,16 +1421,12 @@ def count_repetitions(hist, hlen, window):
 def _piece_counts(board):
     """Returns (white men, white kings, black men, black kings)."""
     wm, wk, bm, bk = 0, 0, 0, 0
-    for s in range(board.shape[0]):
+    for s in range(board.shape[0]):  # sums of comparisons, no branch: the loop vectorises
         p = board[s]
-        if p == 1:
-            wm += 1
-        elif p == 2:
-            wk += 1
-        elif p == -1:
-            bm += 1
-        elif p == -2:
-            bk += 1
+        wm += np.int64(p == 1)
+        wk += np.int64(p == 2)
+        bm += np.int64(p == -1)
+        bk += np.int64(p == -2)
     return wm, wk, bm, bk
 
 

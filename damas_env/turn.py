@@ -23,6 +23,7 @@ from .checks import shown
 from .compiled_rules import (
     PROGRESS_MAN_MOVE,
     PROMO_CROWN,
+    R_BIT,
     R_DIRS,
     R_GIVEAWAY,
     R_KING_LIMIT,
@@ -32,7 +33,9 @@ from .compiled_rules import (
     R_REPETITION,
     R_ROW,
     R_SIZE,
+    R_SQ,
     R_SQUARES,
+    R_WORD,
 )
 from .encoding import Plane, action_layout, planes_for
 from .engine import (
@@ -81,6 +84,8 @@ class States(NamedTuple):
         last: int16[B, MOVE_WIDTH], the last complete move, in the kernels' move-row layout.
         cache: int16[B, CACHE_ROWS, MOVE_WIDTH], this turn's routes, once listed, if they fit.
         legal: int16[B, LEGAL_CAP], the legal next hops, once listed with the mask.
+        hop_route: int8[B, LEGAL_CAP], the first route in cache that each listed hop plays
+            (-1 where the routes were not in cache): a hop finds its route without a search.
         rng: uint64[B], each game's xorshift64* stream (:func:`next_random`); never 0.
 
     The properties read one column of every game (views, in Python); kernels read one game
@@ -94,6 +99,7 @@ class States(NamedTuple):
     last: np.ndarray
     cache: np.ndarray
     legal: np.ndarray
+    hop_route: np.ndarray
     rng: np.ndarray
 
     @property
@@ -165,6 +171,7 @@ def new_states(rules: Ruleset, n: int) -> States:
         last=np.zeros((n, K.MOVE_WIDTH), np.int16),
         cache=np.zeros((n, CACHE_ROWS, K.MOVE_WIDTH), np.int16),
         legal=np.zeros((n, LEGAL_CAP), np.int16),
+        hop_route=np.zeros((n, LEGAL_CAP), np.int8),
         rng=np.ones(n, np.uint64),
     )
 
@@ -360,6 +367,7 @@ def copy_game(src, i, dst, j):
             dst.cache[j, r, c] = src.cache[i, r, c]
     for k in range(max(src.st[i, T_NLEGAL], 0)):
         dst.legal[j, k] = src.legal[i, k]
+        dst.hop_route[j, k] = src.hop_route[i, k]
 
 
 @kernel(inline=True)
@@ -456,8 +464,9 @@ def play_hop(s, g, t, action, scratch, ws):
     """Plays one hop in game g; returns HOP_ILLEGAL or HOP_OVERFLOW (nothing changed),
     HOP_PLAYED or MOVE_DONE."""
     return _play_hop(
-        s.board[g], s.st[g], s.hist[g], s.cur[g], s.last[g], s.cache[g], np.int64(action),
-        t.action_of, t.keys, t.side_key, t.ray, t.rules, scratch, ws,
+        s.board[g], s.st[g], s.hist[g], s.cur[g], s.last[g], s.cache[g], s.legal[g],
+        s.hop_route[g], np.int64(action), t.action_of, t.keys, t.side_key, t.ray, t.rules,
+        scratch, ws,
     )  # fmt: skip
 
 
@@ -466,8 +475,8 @@ def write_mask(s, g, t, mask, scratch, ws):
     """Writes game g's legal next hops into mask (zeros once the game ended) and lists them;
     returns HOP_OVERFLOW if the scratch list is too small, else 0."""
     return _write_mask(
-        s.board[g], s.st[g], s.cur[g], s.cache[g], s.legal[g], mask, t.action_of, t.ray,
-        t.rules, scratch, ws,
+        s.board[g], s.st[g], s.cur[g], s.cache[g], s.legal[g], s.hop_route[g], mask,
+        t.action_of, t.ray, t.rules, scratch, ws,
     )  # fmt: skip
 
 
@@ -484,13 +493,33 @@ def write_planes(s, g, t, obs, view_side):
 @kernel()
 def _begin_turn(board, st, hist, ray, rules):
     """Starts the turn of the side to move: no hops played, the game's result so far."""
+    counters = st[T_COUNTERS : T_COUNTERS + K.G_LEN]
+    has_move = K.game_has_move(board, st[T_SIDE], counters, ray, rules)
+    _open_turn(board, st, hist, has_move, -1, rules)
+
+
+@kernel()
+def _begin_listed_turn(board, st, hist, cache, ray, rules, ws):
+    """Starts the turn of the side to move as _begin_turn does, with its routes listed in
+    cache if they fit (a mask or a hop would list them next): the side has a move if it
+    has a route, and no other search is made for one."""
+    counters = st[T_COUNTERS : T_COUNTERS + K.G_LEN]
+    n = K.game_moves(board, st[T_SIDE], counters, ray, rules, cache, np.bool_(False), ws)
+    fits = n <= cache.shape[0]
+    has_move = n > 0 if fits else K.game_has_move(board, st[T_SIDE], counters, ray, rules)
+    _open_turn(board, st, hist, has_move, n if fits else -1, rules)
+
+
+@kernel(inline=True)
+def _open_turn(board, st, hist, has_move, routes, rules):
+    """Sets a new turn's state: no hops played, `routes` routes in cache (-1: none listed),
+    no hop listed, the game's result so far."""
     st[T_HOP] = 0
-    st[T_NROUTES] = -1
+    st[T_NROUTES] = routes
     st[T_NLEGAL] = -1
     counters = st[T_COUNTERS : T_COUNTERS + K.G_LEN]
     reps = K.count_repetitions(hist, st[T_HLEN], counters[K.G_SINCE_MAN_OR_CAPTURE])
     st[T_REPS] = reps
-    has_move = K.game_has_move(board, st[T_SIDE], counters, ray, rules)
     result, reason = K.outcome(board, st[T_SIDE], has_move, counters, reps, rules)
     st[T_RESULT] = result
     st[T_REASON] = reason
@@ -567,6 +596,24 @@ def _find_route(board, st, cur, cache, action, action_of, ray, rules, scratch, w
     return in_cache, HOP_ILLEGAL
 
 
+_UNLISTED = -4  # _listed_route: the hops or their routes are not listed: search the routes
+
+
+@kernel(inline=True)
+def _listed_route(st, legal, hop_route, action):
+    """Returns (True, the route in cache of hop `action`) from the hops listed with the mask:
+    the route HOP_ILLEGAL if the hop is not listed, _UNLISTED if the hops or their routes
+    were not listed (_find_route searches then). The route is the one _find_route finds."""
+    n = st[T_NLEGAL]
+    if n < 0 or st[T_NROUTES] < 0 or st[T_RESULT] != K.ONGOING:
+        return True, np.int64(_UNLISTED)
+    for i in range(n):
+        if legal[i] == action:
+            r = np.int64(hop_route[i])
+            return True, (r if r >= 0 else np.int64(_UNLISTED))
+    return True, np.int64(HOP_ILLEGAL)
+
+
 @kernel()
 def _check_route(board, st, cur, cache, action, action_of, ray, rules, scratch, ws):
     """check_hop where the legal hops were not listed (or the game ended): returns HOP_PLAYED
@@ -576,13 +623,18 @@ def _check_route(board, st, cur, cache, action, action_of, ray, rules, scratch, 
     return found if found < 0 else HOP_PLAYED
 
 
-@kernel()
+@kernel(inline=True)
 def _play_hop(
-    board, st, hist, cur, last, cache, action, action_of, keys, side_key, ray, rules, scratch, ws
-):
+    board, st, hist, cur, last, cache, legal, hop_route, action, action_of, keys, side_key, ray,
+    rules, scratch, ws,
+):  # fmt: skip
     """Plays one hop; returns HOP_ILLEGAL or HOP_OVERFLOW (nothing changed), HOP_PLAYED or
     MOVE_DONE."""
-    in_cache, found = _find_route(board, st, cur, cache, action, action_of, ray, rules, scratch, ws)
+    in_cache, found = _listed_route(st, legal, hop_route, action)
+    if found == _UNLISTED:
+        in_cache, found = _find_route(
+            board, st, cur, cache, action, action_of, ray, rules, scratch, ws
+        )  # fmt: skip
     if found < 0:
         return found
     routes = cache if in_cache else scratch
@@ -595,7 +647,7 @@ def _play_hop(
     if k + 1 < max(routes[found, K.M_NCAP], 1):
         return HOP_PLAYED
     _finish_move(board, st, hist, routes, found, last, keys, side_key)
-    _begin_turn(board, st, hist, ray, rules)
+    _begin_listed_turn(board, st, hist, cache, ray, rules, ws)
     return MOVE_DONE
 
 
@@ -616,9 +668,10 @@ def _finish_move(board, st, hist, routes, r, last, keys, side_key):
 
 
 @kernel()
-def _write_mask(board, st, cur, cache, legal, mask, action_of, ray, rules, scratch, ws):
+def _write_mask(board, st, cur, cache, legal, hop_route, mask, action_of, ray, rules, scratch, ws):
     """Writes the legal next hops of the side to move into mask (zeros once the game ended)
-    and lists them in legal; returns HOP_OVERFLOW if the scratch list is too small, else 0."""
+    and lists them in legal, with the first route of each in hop_route (-1 if the routes are
+    not in cache); returns HOP_OVERFLOW if the scratch list is too small, else 0."""
     for a in range(mask.shape[0]):
         mask[a] = 0
     st[T_NLEGAL] = 0
@@ -636,6 +689,7 @@ def _write_mask(board, st, cur, cache, legal, mask, action_of, ray, rules, scrat
                 mask[a] = 1
                 if count < legal.shape[0]:
                     legal[count] = a
+                    hop_route[count] = r if in_cache else -1
                 count += 1
     st[T_NLEGAL] = count if count <= legal.shape[0] else -1
     return 0
@@ -652,13 +706,10 @@ def _write_planes(board, st, cur, obs, view_side, rows, cols, rules):
     sgn = 1 - 2 * view_side
     flip = view_side == K.BLACK
     moving = cur[CUR_ORIGIN] if st[T_HOP] > 0 else -1
-    for s in range(squares):
-        p = board[s]
-        if p == 0 or s == moving:
-            continue
-        v = squares - 1 - s if flip else s
-        men = Plane.OWN_MEN if p * sgn > 0 else Plane.OPPONENT_MEN
-        obs[men + (1 if p == 2 or p == -2 else 0), rows[v], cols[v]] = 1  # kings: the next plane
+    if rules[R_WORD] == 1:
+        _write_pieces_on_bits(board, obs, view_side, moving, rows, cols, rules)
+    else:
+        _write_pieces(board, obs, sgn, moving, rows, cols, rules)
     if moving >= 0:
         _write_capture_in_progress(board, st, cur, obs, sgn, flip, rows, cols, rules)
     _fill_counter_planes(st, obs, rules)
@@ -671,6 +722,47 @@ def _write_planes(board, st, cur, obs, view_side, rows, cols, rules):
                 v = squares - 1 - sq if flip else sq
                 run_plane = Plane.OWN_KING_RUN + who
                 obs[run_plane, rows[v], cols[v]] = min(1.0, run / rules[R_KING_LIMIT])
+
+
+@kernel(inline=True)
+def _write_pieces_on_bits(board, obs, view_side, moving, rows, cols, rules):
+    """Writes the pieces' planes (but the moving piece's) from the board's bit sets: one
+    write a piece, no test of each square (the board fits a word)."""
+    own_m, own_k, opp_m, opp_k, _ = K.side_sets(K.board_bits(board, rules), view_side)
+    keep = ~np.uint64(0)
+    if moving >= 0:
+        keep = ~(np.uint64(1) << np.uint64(rules[R_BIT + moving]))
+    flip = view_side == K.BLACK
+    _write_set(own_m & keep, Plane.OWN_MEN, obs, flip, rows, cols, rules)
+    _write_set(own_k & keep, Plane.OWN_KINGS, obs, flip, rows, cols, rules)
+    _write_set(opp_m & keep, Plane.OPPONENT_MEN, obs, flip, rows, cols, rules)
+    _write_set(opp_k & keep, Plane.OPPONENT_KINGS, obs, flip, rows, cols, rules)
+
+
+@kernel(inline=True)
+def _write_set(x, plane, obs, flip, rows, cols, rules):
+    """Writes a 1 on `plane` at each square of the bit set x (in the view: flipped for
+    black)."""
+    last = rules[R_SQUARES] - 1
+    while x != 0:
+        sq = rules[R_SQ + K.lowest_bit(x)]
+        v = last - sq if flip else sq
+        obs[plane, rows[v], cols[v]] = 1
+        x &= x - np.uint64(1)
+
+
+@kernel(inline=True)
+def _write_pieces(board, obs, sgn, moving, rows, cols, rules):
+    """Writes the pieces' planes (but the moving piece's) square by square (a board beyond a
+    word)."""
+    squares = rules[R_SQUARES]
+    for s in range(squares):
+        p = board[s]
+        if p == 0 or s == moving:
+            continue
+        v = squares - 1 - s if sgn < 0 else s
+        men = Plane.OWN_MEN if p * sgn > 0 else Plane.OPPONENT_MEN
+        obs[men + (1 if p == 2 or p == -2 else 0), rows[v], cols[v]] = 1  # kings: the next plane
 
 
 @kernel()
@@ -743,9 +835,9 @@ class Turn:
     """One game's turn state with its compiled kernels: the core of ``draughts_v0``.
 
     A batch of one: ``states`` holds one game (row 0); ``board``, ``st``, ``hist``, ``cur``,
-    ``last``, ``cache`` and ``legal`` are views of its rows. Everything is preallocated; a
-    hop is one compiled call, the mask and the planes one each: the per-game kernels on those
-    views, which numba's dispatch types in C (a call with the bundles goes through
+    ``last``, ``cache``, ``legal`` and ``hop_route`` are views of its rows. Everything is
+    preallocated; a hop is one compiled call, the mask and the planes one each: the per-game
+    kernels on those views, which numba's dispatch types in C (a call with the bundles goes through
     :func:`direct_call`).
     """
 
@@ -762,6 +854,7 @@ class Turn:
         self.last = self.states.last[0]
         self.cache = self.states.cache[0]
         self.legal = self.states.legal[0]
+        self.hop_route = self.states.hop_route[0]
         self.routes = K.new_move_buffer()  # the route scratch list (grown on overflow)
         self.ws = self.engine.workspace
         self.planes = planes_for(rules)
@@ -770,11 +863,12 @@ class Turn:
         # route list is int16 too; the env's masks and planes are new arrays made here).
         t = self.tables
         self._play_hop = compiled_entry(
-            _play_hop, self.board, self.st, self.hist, self.cur, self.last, self.cache, 0,
-            t.action_of, t.keys, t.side_key, t.ray, t.rules, self.routes, self.ws,
+            _play_hop, self.board, self.st, self.hist, self.cur, self.last, self.cache,
+            self.legal, self.hop_route, 0, t.action_of, t.keys, t.side_key, t.ray, t.rules,
+            self.routes, self.ws,
         )  # fmt: skip
         self._write_mask = compiled_entry(
-            _write_mask, self.board, self.st, self.cur, self.cache, self.legal,
+            _write_mask, self.board, self.st, self.cur, self.cache, self.legal, self.hop_route,
             np.zeros(self.layout.num_actions, np.int8), t.action_of, t.ray, t.rules,
             self.routes, self.ws,
         )  # fmt: skip
@@ -813,6 +907,12 @@ class Turn:
             )
         direct_call(copy_game, (), other.states, 0, self.states, 0)
 
+    def forget_listing(self) -> None:
+        """Drops the routes and hops listed for this turn, so that the next hop or mask lists
+        them again: what a caller does after writing the board or the counters (an undo)."""
+        self.st[T_NROUTES] = -1
+        self.st[T_NLEGAL] = -1
+
     def play(self, action: int) -> int:
         """Plays one hop; returns HOP_ILLEGAL (nothing changed), HOP_PLAYED or MOVE_DONE.
 
@@ -837,6 +937,8 @@ class Turn:
                     self.cur,
                     self.last,
                     self.cache,
+                    self.legal,
+                    self.hop_route,
                     action,
                     t.action_of,
                     t.keys,
@@ -885,6 +987,7 @@ class Turn:
                 self.cur,
                 self.cache,
                 self.legal,
+                self.hop_route,
                 mask,
                 t.action_of,
                 t.ray,
@@ -977,16 +1080,17 @@ def _turn_calls(rules: Ruleset) -> list[tuple[Any, tuple[Any, ...]]]:
     routes, ws = K.new_move_buffer(), Engine.for_rules(rules).workspace
     one = (s.board[0], s.st[0], s.hist[0], s.cur[0], s.last[0], s.cache[0], s.legal[0])
     board, st, hist, cur, last, cache, legal = one
+    hop_route = s.hop_route[0]
     mask = np.zeros(action_layout(rules).num_actions, np.int8)
     planes = np.zeros((1, rules.board_size, rules.board_size), np.float32)
     return [
         (start_game, (s, 0, t, 0)),
         (_begin_turn, (board, st, hist, t.ray, t.rules)),
         (copy_game, (s, 0, s, 0)),
-        (_play_hop, (board, st, hist, cur, last, cache, 0, t.action_of, t.keys, t.side_key, t.ray,
-                     t.rules, routes, ws)),
-        (_write_mask, (board, st, cur, cache, legal, mask, t.action_of, t.ray, t.rules, routes,
-                       ws)),
+        (_play_hop, (board, st, hist, cur, last, cache, legal, hop_route, 0, t.action_of, t.keys,
+                     t.side_key, t.ray, t.rules, routes, ws)),
+        (_write_mask, (board, st, cur, cache, legal, hop_route, mask, t.action_of, t.ray,
+                       t.rules, routes, ws)),
         (_write_planes, (board, st, cur, planes, 0, t.rows, t.cols, t.rules)),
     ]  # fmt: skip
 

@@ -86,16 +86,17 @@ class Outputs(NamedTuple):
 
 
 # --- Per-game kernels ----------------------------------------------------------------------
-# Besides the bundles, they take the colour of player_0 (``first``), the ply limit
-# (``max_plies``, 0: none) and where new games start (``starts``).
+# Inlined into a chunk's loop (_run_chunk): a compiled call a game passed the bundles, which
+# cost more than some games' work. Besides the bundles, they take the colour of player_0
+# (``first``), the ply limit (``max_plies``, 0: none) and where new games start (``starts``).
 
 
-@kernel()
+@kernel(inline=True)
 def _player(side, first):
     return 0 if side == first else 1
 
 
-@kernel()
+@kernel(inline=True)
 def _write_outputs(g, s, out, t, first, scratch, ws):
     """Writes game g's planes, mask, player to move, ply count and reason."""
     side = side_of(s, g)
@@ -107,7 +108,7 @@ def _write_outputs(g, s, out, t, first, scratch, ws):
     out.reasons[g] = reason_of(s, g)
 
 
-@kernel()
+@kernel(inline=True)
 def _end_of_move(g, s, out, t, starts, first, max_plies, scratch, ws):
     """After a complete move: the game's ending (:func:`damas_env.ending.end_of_move`:
     rewards, flags, reason, final observation) if it ended, then a new game."""
@@ -120,7 +121,7 @@ def _end_of_move(g, s, out, t, starts, first, max_plies, scratch, ws):
         new_game(s, g, t, starts, scratch, ws)
 
 
-@kernel()
+@kernel(inline=True)
 def _step_game(g, action, s, out, t, starts, first, max_plies, scratch, ws):
     out.rewards[g, 0] = 0.0
     out.rewards[g, 1] = 0.0
@@ -148,26 +149,35 @@ def _run_batch(mode, actions, active, s, out, t, starts, first, max_plies, scrat
     """
     games = active.shape[0]
     chunks = scratch.shape[0]
-    rewards, terminated, truncated, status, trouble = (
-        out.rewards, out.terminated, out.truncated, out.status, out.trouble,
-    )  # fmt: skip
     for c in prange(chunks):
-        trouble[c] = 0
-        for g in range(c * games // chunks, (c + 1) * games // chunks):
-            if active[g] == 0:
-                continue
-            rewards[g, 0] = 0.0
-            rewards[g, 1] = 0.0
-            terminated[g] = False
-            truncated[g] = False
-            status[g] = 0
-            if mode == STEP:
-                _step_game(g, actions[g], s, out, t, starts, first, max_plies, scratch[c], ws[c])
-            else:
-                if mode == RESET:
-                    new_game(s, g, t, starts, scratch[c], ws[c])
-                _write_outputs(g, s, out, t, first, scratch[c], ws[c])
-            trouble[c] += 1 if status[g] < 0 else 0
+        i = np.int64(c)  # prange's c is a uint64
+        out.trouble[i] = _run_chunk(
+            mode, i * games // chunks, (i + 1) * games // chunks, actions, active, s, out, t,
+            starts, first, max_plies, scratch[i], ws[i],
+        )  # fmt: skip
+
+
+@kernel()
+def _run_chunk(mode, lo, hi, actions, active, s, out, t, starts, first, max_plies, scratch, ws):
+    """Runs one chunk of _run_batch, games lo to hi - 1, on the chunk's scratch lists; returns
+    how many need a retry. One call a chunk: the per-game kernels are inlined in its loop."""
+    trouble = 0
+    for g in range(lo, hi):
+        if active[g] == 0:
+            continue
+        out.rewards[g, 0] = 0.0
+        out.rewards[g, 1] = 0.0
+        out.terminated[g] = False
+        out.truncated[g] = False
+        out.status[g] = 0
+        if mode == STEP:
+            _step_game(g, actions[g], s, out, t, starts, first, max_plies, scratch, ws)
+        else:
+            if mode == RESET:
+                new_game(s, g, t, starts, scratch, ws)
+            _write_outputs(g, s, out, t, first, scratch, ws)
+        trouble += 1 if out.status[g] < 0 else 0
+    return trouble
 
 
 @kernel()

@@ -123,6 +123,33 @@ def test_pop_from_the_end_and_push_again(variant: str) -> None:
     assert all(np.array_equal(a, b) for a, b in zip(turn_state(game), before, strict=True))
 
 
+@pytest.mark.parametrize("variant", ["english", "international", "frisian"])
+def test_pop_forgets_the_routes_listed_after_the_move(variant: str) -> None:
+    """The turn state lists a position's routes once; after a pop it lists those of the
+    position taken back to, not the ones of the position the move had led to."""
+    rng, game = random.Random(11), Game(variant)
+    while game.ply < 40 and not game.is_over:
+        game._turn.legal_actions()  # each position's routes listed before its move
+        game.push(rng.choice(game.legal_moves()))
+    while game.ply > 30:
+        replay = Game(variant)
+        for move in game.moves[:-1]:
+            replay.push(move)
+        game._turn.legal_actions()
+        game.pop()
+        assert game._turn.legal_actions() == replay._turn.legal_actions()
+
+
+@pytest.mark.parametrize("variant", ["english", "international"])
+def test_every_legal_move_can_be_pushed_after_a_pop(variant: str) -> None:
+    game = random_game(variant, seed=12, plies=30)
+    for _ in range(10):
+        game.pop()
+        for move in game.legal_moves():
+            assert game.push(move) == move
+            game.pop()
+
+
 def test_position_play_matches_game_push() -> None:
     game = random_game("international", seed=3, plies=80)
     pos = Position.start("international")
