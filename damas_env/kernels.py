@@ -845,6 +845,33 @@ def _captures_on_bits(board, bits, side, origin, rules, sw, mv, n, best, merge, 
     )  # fmt: skip
 
 
+@kernel(inline=True)
+def _hop(at, d, king, taken, empty, opp_m, opp_k, crowns, rules, sw):
+    """One hop of a capture on bit sets, for the walks that list (_jump_routes) and count
+    (_jumps) the jumps: the piece on the set `at` (a king or not) takes along ray slot d an
+    enemy piece not yet `taken` and lands on a square of `empty`. Returns (the piece taken,
+    the landing: zero where no such hop, the sets taken and empty after it, whether the piece
+    is then a king, whether it landed on its crowning row `crowns`, whether the capture ends
+    there: crowning ends it under EDA rules, or nothing more can be taken)."""
+    zero = np.uint64(0)
+    if not king and (sw[S_MAN_CAP] >> d) & 1 == 0:
+        return zero, zero, taken, empty, king, False, False
+    prey = opp_m | opp_k if king or sw[S_TAKE_KINGS] == 1 else opp_m
+    x = step_bits(at, d, rules) & prey & ~taken
+    t = step_bits(x, d, rules) & empty
+    if t == 0:
+        return zero, zero, taken, empty, king, False, False
+    now_taken = taken | x
+    now_empty = empty if sw[S_TURKISH] == 1 else empty | x  # a Turkish strike's piece stays
+    last = t & crowns != 0
+    now_king = king or (last and sw[S_PROMO] == PROMO_CROWN)
+    ends = not king and last and sw[S_PROMO] == PROMO_ENDS
+    men, kings = (zero, t) if now_king else (t, zero)
+    left_m, left_k = opp_m & ~now_taken, opp_k & ~now_taken
+    done = ends or _capturers(men, kings, left_m, left_k, now_empty, rules, sw) == 0
+    return x, t, now_taken, now_empty, now_king, last, done
+
+
 @kernel()
 def _jump_routes(board, origin, at, king, was_king, taken, hops, empty, opp_m, opp_k, side,
                  rules, sw, mv, n, best, merge, ws):  # fmt: skip
@@ -852,26 +879,16 @@ def _jump_routes(board, origin, at, king, was_king, taken, hops, empty, opp_m, o
     that took `taken` (their squares and codes in ws rows 0 .. hops - 1, as _captures_from
     keeps them), depth-first, one direction after another; returns (rows, best rank).
     `empty` holds the squares it may land on. The walk of _jumps, listing its routes."""
-    zero = np.uint64(0)
     crowns = np.uint64(rules[R_CROWN + side])
     for d in range(sw[S_CAP_LO], sw[S_CAP_HI]):
-        if not king and (sw[S_MAN_CAP] >> d) & 1 == 0:
-            continue
-        prey = opp_m | opp_k if king or sw[S_TAKE_KINGS] == 1 else opp_m
-        x = step_bits(at, d, rules) & prey & ~taken
-        t = step_bits(x, d, rules) & empty
+        x, t, now_taken, now_empty, now_king, last, done = _hop(
+            at, d, king, taken, empty, opp_m, opp_k, crowns, rules, sw
+        )
         if t == 0:
             continue
         sx = rules[R_SQ + lowest_bit(x)]
         ws[hops, W_X], ws[hops, W_T], ws[hops, W_CODE] = sx, rules[R_SQ + lowest_bit(t)], board[sx]
-        now_taken = taken | x
-        now_empty = empty if sw[S_TURKISH] == 1 else empty | x  # a Turkish strike's piece stays
-        last = t & crowns != 0
-        now_king = king or (last and sw[S_PROMO] == PROMO_CROWN)
-        ends = not king and last and sw[S_PROMO] == PROMO_ENDS
-        men, kings = (zero, t) if now_king else (t, zero)
-        left_m, left_k = opp_m & ~now_taken, opp_k & ~now_taken
-        if ends or _capturers(men, kings, left_m, left_k, now_empty, rules, sw) == 0:
+        if done:
             crown = not was_king and (now_king or last)
             n, best = _record_capture(mv, n, best, rules, merge, origin, hops + 1, crown, ws)
         else:
@@ -1681,28 +1698,17 @@ def _jumps(origin, at, king, was_king, taken, hops, order, empty, opp_m, opp_k, 
     took `taken` (`order`: bit MAX_CAPTURES - 1 - k set where hop k took a king), to the rows of mv;
     returns (rows, best rank). `empty` holds the squares it may land on."""
     found = False
-    zero = np.uint64(0)
-    turkish = sw[S_TURKISH] == 1
     crowns = np.uint64(rules[R_CROWN + side])
     for d in range(sw[S_CAP_LO], sw[S_CAP_HI]):
-        if not king and (sw[S_MAN_CAP] >> d) & 1 == 0:
-            continue
-        prey = opp_m | opp_k if king or sw[S_TAKE_KINGS] == 1 else opp_m
-        x = step_bits(at, d, rules) & prey & ~taken
-        t = step_bits(x, d, rules) & empty
+        x, t, now_taken, now_empty, now_king, _, done = _hop(
+            at, d, king, taken, empty, opp_m, opp_k, crowns, rules, sw
+        )
         if t == 0:
             continue
         found = True
-        now_taken = taken | x
         king_hop = np.int64(1) << (MAX_CAPTURES - 1 - hops)
         now_order = order | (king_hop if x & opp_k != 0 else np.int64(0))
-        now_empty = empty if turkish else empty | x  # a Turkish strike's piece stays
-        last = t & crowns != 0
-        now_king = king or (last and sw[S_PROMO] == PROMO_CROWN)
-        ends = not king and last and sw[S_PROMO] == PROMO_ENDS
-        men, kings = (zero, t) if now_king else (t, zero)
-        left_m, left_k = opp_m & ~now_taken, opp_k & ~now_taken
-        if ends or _capturers(men, kings, left_m, left_k, now_empty, rules, sw) == 0:
+        if done:
             n, best = _count_capture(origin, t, was_king, now_taken, hops + 1, now_order,
                                      opp_k, rules, mv, n, best)  # fmt: skip
         else:
