@@ -35,8 +35,8 @@ run's ratio still moves by 0.05 or more: compare several runs.
 
 With the board's bit sets and the frame loop the classical search runs about twice as fast,
 and the network's cost a node did not shrink with it (2-core AMD EPYC, ``taskset -c 0``,
-``--rounds 20``, load 1.5): 7.94 M nodes/s on English, 7.14 M on International, the learned
-evaluation 0.73 and 0.79 of that.
+``--rounds 20``, a compile on the other core): 7.94 M nodes/s on English, 7.14 M on
+International, the learned evaluation 0.73 and 0.79 of that.
 """
 
 from __future__ import annotations

@@ -601,17 +601,17 @@ _UNLISTED = -4  # _listed_route: the hops or their routes are not listed: search
 
 @kernel(inline=True)
 def _listed_route(st, legal, hop_route, action):
-    """Returns (True, the route in cache of hop `action`) from the hops listed with the mask:
-    the route HOP_ILLEGAL if the hop is not listed, _UNLISTED if the hops or their routes
-    were not listed (_find_route searches then). The route is the one _find_route finds."""
+    """Returns the route in cache of hop `action`, read from the hops listed with the mask:
+    HOP_ILLEGAL if the hop is not listed, _UNLISTED if the hops or their routes were not
+    listed (_find_route searches then). The route is the one _find_route finds."""
     n = st[T_NLEGAL]
     if n < 0 or st[T_NROUTES] < 0 or st[T_RESULT] != K.ONGOING:
-        return True, np.int64(_UNLISTED)
+        return np.int64(_UNLISTED)
     for i in range(n):
         if legal[i] == action:
             r = np.int64(hop_route[i])
-            return True, (r if r >= 0 else np.int64(_UNLISTED))
-    return True, np.int64(HOP_ILLEGAL)
+            return r if r >= 0 else np.int64(_UNLISTED)
+    return np.int64(HOP_ILLEGAL)
 
 
 @kernel()
@@ -630,7 +630,7 @@ def _play_hop(
 ):  # fmt: skip
     """Plays one hop; returns HOP_ILLEGAL or HOP_OVERFLOW (nothing changed), HOP_PLAYED or
     MOVE_DONE."""
-    in_cache, found = _listed_route(st, legal, hop_route, action)
+    in_cache, found = True, _listed_route(st, legal, hop_route, action)
     if found == _UNLISTED:
         in_cache, found = _find_route(
             board, st, cur, cache, action, action_of, ray, rules, scratch, ws

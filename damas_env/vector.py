@@ -123,10 +123,7 @@ def _end_of_move(g, s, out, t, starts, first, max_plies, scratch, ws):
 
 @kernel(inline=True)
 def _step_game(g, action, s, out, t, starts, first, max_plies, scratch, ws):
-    out.rewards[g, 0] = 0.0
-    out.rewards[g, 1] = 0.0
-    out.terminated[g] = False
-    out.truncated[g] = False
+    """Plays game g's hop (its rewards and flags cleared by _run_chunk)."""
     result = play_hop(s, g, t, action, scratch, ws)
     out.status[g] = result
     if result in (HOP_ILLEGAL, HOP_OVERFLOW):
