@@ -3,6 +3,8 @@
     python benchmarks/eval_speed.py                    # English depth 9, International depth 7
     python benchmarks/eval_speed.py --rounds 40        # steadier figures
     python benchmarks/eval_speed.py --depth 10 --variants english
+    python benchmarks/eval_speed.py --game 40          # a game's first 40 positions in order
+    python benchmarks/eval_speed.py --table-network    # the same tree: the network's cost
 
 For each variant, the search of ``alphabeta:depth=N`` (the piece-square table) and that of
 ``pretrained:VARIANT,depth=N`` (the shipped network, searched in integers) take turns, in one
@@ -14,7 +16,12 @@ median is shown), so that load from other processes on a shared machine is mostl
 out. The two trees differ (the evaluations differ), so nodes/s, not time, is what compares.
 The ratio is learned / classical: 1.00 means the network costs nothing. The transposition
 tables are small (``--tt-bits``, 2**16 entries) so that other processes' use of the memory
-caches moves the figures less.
+caches moves the figures less. Each search starts with nothing an earlier search found (the
+network's kept scores are forgotten outside the clock); with ``--game PLIES`` one searcher a
+round searches the positions of one seeded random game in order, as an agent plays, and
+keeps its table and scores from one move to the next. ``--table-network`` evaluates with a
+network as wide as the shipped one that computes the piece-square table: both searches
+visit the same tree, node for node, and the ratio is what the network costs a node.
 
 Measured on the 2-core development machine (shared with other jobs, load 1.5 to 5): the
 ratio, best of 15 to 20 rounds, over four runs of each revision, the float network's search
@@ -49,7 +56,8 @@ import numpy as np
 from damas_agents.models.checkpoint import load_network, read_checkpoint
 from damas_agents.models.evalnet import EvalNet
 from damas_agents.players.load import pretrained_path
-from damas_agents.search.alphabeta import Searcher
+from damas_agents.search.alphabeta import TEMPO, Searcher, piece_square_table
+from damas_agents.search.nnue import NetWeights, pst_weights
 from damas_env import Position, get_ruleset
 
 DEPTHS = {"english": 9, "international": 7}
@@ -71,24 +79,64 @@ def positions(variant: str, count: int, seed: int = 0) -> list[Position]:
     return out
 
 
+def game_positions(variant: str, plies: int, seed: int = 0) -> list[Position]:
+    """Returns the positions of one game of seeded random moves, in order (at most `plies`)."""
+    rng = np.random.default_rng(seed)
+    out: list[Position] = []
+    p = Position.start(variant)
+    while len(out) < plies and p.legal_moves():
+        out.append(p)
+        moves = p.legal_moves()
+        p = p.play(moves[int(rng.integers(len(moves)))])
+    return out
+
+
+def network(variant: str, table: bool) -> NetWeights:
+    """Returns the shipped network's weights, or with `table` a network as wide (hidden
+    layers of 64 and 16) that computes the piece-square table: the classical search's tree,
+    node for node, so that the ratio is the network's cost alone."""
+    if table:
+        return pst_weights(piece_square_table(get_ruleset(variant)), TEMPO, 64, 16)
+    shipped, _ = load_network(read_checkpoint(pretrained_path(variant)))
+    assert isinstance(shipped, EvalNet)
+    return shipped.weights()
+
+
 def nodes_per_second(
-    variant: str, depth: int, searched: list[Position], rounds: int, tt_bits: int
+    variant: str,
+    depth: int,
+    searched: list[Position],
+    rounds: int,
+    tt_bits: int,
+    game: bool,
+    learned: NetWeights,
 ) -> list[np.ndarray]:
     """Returns the classical and the learned search's nodes/s of every round (all of
-    `searched` once), the two taking turns."""
-    network, _ = load_network(read_checkpoint(pretrained_path(variant)))
-    assert isinstance(network, EvalNet)
+    `searched` once), the two taking turns.
+
+    Apart (`game` False), each search starts with nothing an earlier one found: the
+    network's kept scores are forgotten (outside the clock) and the transposition table's
+    entries are stale (a new search). In a game, one searcher per round searches the
+    positions in order, as an agent does, keeping what it found from one move to the next.
+    """
     rules = get_ruleset(variant)
-    searchers = [Searcher(rules, tt_bits), Searcher(rules, tt_bits, network.weights())]
-    for searcher in searchers:  # warm-up: load the compiled kernels
+    weights = [None, learned]
+    warm = [Searcher(rules, tt_bits, w) for w in weights]
+    for searcher in warm:  # warm-up: load the compiled kernels
         for position in searched:
             searcher.search(position, depth=depth)
-    rates: list[list[float]] = [[] for _ in searchers]
+    rates: list[list[float]] = [[] for _ in weights]
     for _ in range(rounds):
-        for i, searcher in enumerate(searchers):
-            start = time.process_time()
-            nodes = sum(searcher.search(p, depth=depth).nodes for p in searched)
-            seconds = time.process_time() - start
+        for i, w in enumerate(weights):
+            searcher = Searcher(rules, tt_bits, w) if game else warm[i]
+            searcher.tables.tt.fill(0)  # its memory touched outside the clock
+            nodes, seconds = 0, 0.0
+            for position in searched:
+                if not game:
+                    searcher.tables.evals[:] = 0
+                start = time.process_time()
+                nodes += searcher.search(position, depth=depth).nodes
+                seconds += time.process_time() - start
             if seconds > 0:
                 rates[i].append(nodes / seconds)
     return [np.array(r) for r in rates]
@@ -101,13 +149,32 @@ def main() -> None:
     parser.add_argument("--positions", type=int, default=4, help="positions per variant")
     parser.add_argument("--rounds", type=int, default=15, help="timed rounds per search")
     parser.add_argument("--tt-bits", type=int, default=16, help="transposition table size")
+    parser.add_argument(
+        "--game", type=int, metavar="PLIES", help="search a game's first PLIES positions in order"
+    )
+    parser.add_argument(
+        "--table-network",
+        action="store_true",
+        help="a network computing the piece-square table instead of the shipped one",
+    )
     args = parser.parse_args()
     print(f"nodes/s, best (median) of {args.rounds} rounds, CPU time of this process")
     print(f"{'variant':14} {'depth':>5} {'classical':>22} {'learned':>22} {'ratio':>12}")
     for variant in args.variants:
         depth = args.depth or DEPTHS[variant]
-        searched = positions(variant, args.positions)
-        classical, learned = nodes_per_second(variant, depth, searched, args.rounds, args.tt_bits)
+        if args.game:
+            searched = game_positions(variant, args.game)
+        else:
+            searched = positions(variant, args.positions)
+        classical, learned = nodes_per_second(
+            variant,
+            depth,
+            searched,
+            args.rounds,
+            args.tt_bits,
+            bool(args.game),
+            network(variant, args.table_network),
+        )
         best = learned.max() / classical.max()
         median = float(np.median(learned) / np.median(classical))
         print(

@@ -27,6 +27,7 @@ from damas_agents.players.load import (
     pretrained_path,
 )
 from damas_agents.players.make import make_agent
+from damas_agents.search import alphabeta as AB
 from damas_agents.search.alphabeta import TEMPO, Searcher, piece_square_table, with_network
 from damas_agents.search.nnue import (
     NetWeights,
@@ -40,6 +41,7 @@ from damas_agents.search.nnue import (
     search_refresh,
     search_weights,
     static_net_score,
+    static_search_score,
 )
 from damas_agents.training.nnue import NNUETrainer
 from damas_agents.training.resume import restore_trainer
@@ -334,6 +336,82 @@ def test_integer_search_plays_as_the_float_search(name: str) -> None:
         gaps.append(abs(a.score - b.score))
     assert total >= 30 and same / total >= 0.8, (same, total)
     assert max(gaps) <= 2 * INT_SCORE_TOLERANCE
+
+
+@numba.njit(cache=False)
+def _make(board, ply, i, t):  # type: ignore[no-untyped-def]
+    """Plays move i of t.buffers[ply] as the search's node does (hash, line, accumulators)."""
+    mv = t.buffers[ply]
+    child = K.hash_after(t.path[ply], board, mv, i, t.keys, t.side_key)
+    AB._push(t, board, mv, i, ply + 1, child)
+    AB._advance(t, board, mv, i, ply)
+    K.apply_move(board, mv, i)
+
+
+@numba.njit(cache=False)
+def _line_score(board, side, ply, t):  # type: ignore[no-untyped-def]
+    return AB.evaluate(board, side, ply, t)
+
+
+@pytest.mark.parametrize("variant", ONE_PER_BOARD_SIZE)
+def test_scores_down_the_line_are_the_networks_from_scratch(variant: str) -> None:
+    """The search brings each ply's accumulators up to date only when a position below is
+    evaluated, and keeps each position's score: along a walk down and back up lines of
+    random moves, with and without kept scores, every score is the network's from scratch."""
+    rules = get_ruleset(variant)
+    weights = _random_net(rules, seed=21, hidden=20).weights()
+    t = Searcher(rules, tt_bits=8, weights=weights).tables
+    t = t._replace(evals=np.zeros(64, np.uint64))  # few slots: positions share them
+    scratch_net, scratch_vec = pack_network(search_weights(weights), 2)
+    scratch_h = np.zeros_like(t.h)
+    rng = np.random.default_rng(22)
+    checked = kept = 0
+    for p in _positions(rules, 12, seed=23):
+        board, side = p.board.copy(), int(p.turn)
+        t.path[0] = K.hash_position(board, side, t.keys, t.side_key)
+        t.bits[0] = K.board_bits(board, t.rules)
+        search_refresh(board, t.net, t.netv, np.int64(0))
+        t.stats[AB.S_FRESH] = 0
+        made: list[int] = []
+        for _ in range(80):
+            ply = len(made)
+            n = K.generate_moves(board, side, t.ray, t.rules, t.buffers[ply], True, t.ws)
+            if n > 0 and ply < 20 and (ply == 0 or rng.random() < 0.6):
+                i = int(rng.integers(n))
+                _make(board, np.int64(ply), np.int64(i), t)
+                made.append(i)
+                side = 1 - side
+            elif ply > 0:
+                K.undo_move(board, t.buffers[ply - 1], made.pop())
+                side = 1 - side
+            else:  # no move at the start
+                break
+            if rng.random() < 0.3:
+                t.evals[:] = 0  # forget the kept scores: computed from the accumulators
+            ply = len(made)
+            was_kept = t.evals[int(t.path[ply]) & (len(t.evals) - 1)] != 0
+            got = _line_score(board, side, np.int64(ply), t)
+            want = static_search_score(board, side, scratch_net, scratch_vec, scratch_h)
+            assert got == want, (ply, got, want)
+            checked += 1
+            kept += was_kept
+    assert checked > 300 and kept > 50, (checked, kept)
+
+
+def test_kept_scores_leave_the_search_as_it_was() -> None:
+    """A search whose scores are all kept from an earlier, deeper search of the position
+    visits the same tree and finds the same result as one that computes every score."""
+    rules = get_ruleset("english")
+    weights = _pretrained_weights("english")
+    for p in _positions(rules, 6, seed=24):
+        if not p.legal_moves():
+            continue
+        deeper = Searcher(rules, tt_bits=16, weights=weights)
+        deeper.search(p, depth=7)
+        fresh, warm = (Searcher(rules, tt_bits=16, weights=weights) for _ in range(2))
+        warm.tables.evals[:] = deeper.tables.evals
+        a, b = fresh.search(p, depth=6), warm.search(p, depth=6)
+        assert (a.score, a.nodes, a.move, a.pv) == (b.score, b.nodes, b.move, b.pv)
 
 
 # --- The trainer ---------------------------------------------------------------------------------

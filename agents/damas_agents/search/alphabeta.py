@@ -20,6 +20,12 @@ budgets (:class:`NodeRate`). Below the root the search knows the pieces only. Ar
     net, netv, h                      the learned evaluation in integers, each ply's
                                       accumulators and the scratch of its second layer
                                       (nnue.pack_network; zero-sized: the table's)
+    line     int64[P+1, 2]            the piece each ply's move moved and its move row: the
+                                      accumulators are brought up to date only for the
+                                      positions evaluated, from stats[S_FRESH] (the deepest
+                                      ply whose accumulators are current) down the line
+    evals    uint64[2**EVAL_BITS]     the network's scores by position: hash and score
+                                      (EVAL_*), kept from one search to the next
 
 Every search deepens in one compiled loop (:func:`deepen`) without Python's global lock, so
 another thread can end it (:class:`Halt`); the :class:`Searcher` reads the clock in between.
@@ -48,6 +54,7 @@ from damas_agents.search.nnue import (
     empty_weights,
     pack_network,
     search_advance,
+    search_advance_piece,
     search_refresh,
     search_score,
     search_weights,
@@ -134,9 +141,21 @@ FLAG_EXACT, FLAG_LOWER, FLAG_UPPER = 1, 2, 3
 
 # Search counters.
 # S_PROBING: 1 in ProbCut's search; S_HALT: 1 when another thread has halted the search.
-S_NODES, S_STOP, S_ABORT, S_GEN, S_GUESS, S_PROBING, S_HALT = range(7)
-S_LEN = 7
+# S_FRESH: the deepest ply of the line whose accumulators are current (a network's).
+S_NODES, S_STOP, S_ABORT, S_GEN, S_GUESS, S_PROBING, S_HALT, S_FRESH = range(8)
+S_LEN = 8
 ABORT_NONE, ABORT_BUDGET, ABORT_OVERFLOW, ABORT_HALT = 0, 1, 2, 3
+
+# The network's scores by position (Tables.evals), a uint64 each: the position's hash with its
+# lowest 16 bits replaced by the score + EVAL_BIAS, in slot hash % 2**EVAL_BITS; a probe
+# compares the other 48 bits. A slot holds the last position evaluated among those its hash
+# sends there; a score is exact (it is the network's), so the search is the same with or
+# without it, only faster where positions come back (transpositions, the searches again of a
+# move, the next iteration, the next move of the game). 2**14 slots (128 KB) stay in the
+# processor's second-level cache; 2**16 and more were slower.
+EVAL_BITS = 14
+EVAL_BIAS = 1 << 15
+EVAL_SCORE = np.uint64(0xFFFF)
 
 # Move-ordering scores, written into the M_MARK column of a move list (int16).
 O_TT = 30_000
@@ -224,6 +243,8 @@ class Tables(NamedTuple):
     bits: np.ndarray
     material: np.ndarray
     frames: np.ndarray
+    line: np.ndarray
+    evals: np.ndarray
 
 
 # --- Memory ---------------------------------------------------------------------------------
@@ -291,13 +312,33 @@ def piece_square_table(rules: Ruleset) -> np.ndarray:
 
 @kernel(inline=True)
 def evaluate(board, side, ply, t):
-    """Returns the static score of a position for the side to move: the network's from the
-    accumulators of `ply` when the tables hold one, else the piece-square table's (its sum
-    kept move by move in ``t.material``)."""
+    """Returns the static score of the line's position at `ply` for the side to move: the
+    network's when the tables hold one (:func:`_net_score`), else the piece-square table's
+    (its sum kept move by move in ``t.material``)."""
     if t.net.shape[1] > 0:
-        return search_score(t.net, t.netv, t.h, ply, side)
+        return _net_score(board, side, ply, t)
     total = t.material[ply]
     return (total if side == 0 else -total) + TEMPO
+
+
+@kernel(inline=True)
+def _net_score(board, side, ply, t):
+    """Returns the network's score of the line's position at `ply` (hash ``t.path[ply]``):
+    the one kept in ``t.evals``, else computed from the accumulators of `ply`, brought up to
+    date first from the deepest current ply along the line's moves (``t.line``)."""
+    h = t.path[ply]
+    slot = h & np.uint64(t.evals.shape[0] - 1)
+    kept = t.evals[slot]
+    if (kept ^ h) & ~EVAL_SCORE == 0:
+        return np.int64(kept & EVAL_SCORE) - EVAL_BIAS
+    squares = np.int64(board.shape[0])
+    for r in range(t.stats[S_FRESH], ply):
+        mv, piece, i = t.buffers[r], t.line[r + 1, 0], t.line[r + 1, 1]
+        search_advance_piece(piece, squares, mv, i, t.net, t.netv, np.int64(r))
+    t.stats[S_FRESH] = ply
+    score = np.int64(search_score(t.net, t.netv, t.h, ply, side))
+    t.evals[slot] = (h & ~EVAL_SCORE) | np.uint64(score + EVAL_BIAS)
+    return score
 
 
 @kernel(inline=True)
@@ -336,9 +377,13 @@ def _set_bits(t, ply, bits):
 
 @kernel(inline=True)
 def _advance(t, board, mv, i, ply):
-    """Before move i of mv is applied at `ply`: the accumulators of ply + 1 (if a network)."""
+    """Before move i of ``t.buffers[ply]`` is applied: notes it for the accumulators of
+    ply + 1 (if a network), which are computed only if a position below is evaluated."""
     if t.net.shape[1] > 0:
-        search_advance(board, mv, i, t.net, t.netv, np.int64(ply))
+        t.line[ply + 1, 0] = board[mv[i, M_FROM]]
+        t.line[ply + 1, 1] = i
+        if t.stats[S_FRESH] > ply:
+            t.stats[S_FRESH] = ply
 
 
 # --- Small kernels ----------------------------------------------------------------------------
@@ -653,19 +698,21 @@ def _expand(board, fr, sp, tt_move, t):
     f = fr[sp]
     side, depth, ply = f[F_SIDE], f[F_DEPTH], f[F_PLY]
     bits = _bits(t, ply)
+    mv, n, quiet = t.buffers[ply], np.int64(0), True
     if depth <= 0 and not K.can_capture_on(board, bits, side, t.ray, t.rules, t.ws):
         if not K.has_move_on(board, bits, side, t.ray, t.rules, np.int64(-1)):  # a quiet leaf
             return RETURN, np.int64(_no_move_score(t.rules, ply))
-        return RETURN, np.int64(evaluate(board, side, ply, t))
-    mv = t.buffers[ply]
-    n = K.generate_moves_on(board, bits, side, t.ray, t.rules, mv, np.bool_(True), t.ws)
-    if n > mv.shape[0]:
-        t.stats[S_ABORT] = ABORT_OVERFLOW
-        return RETURN, np.int64(0)
-    if n == 0:
-        return RETURN, np.int64(_no_move_score(t.rules, ply))
-    quiet = mv[0, M_NCAP] == 0  # captures are compulsory: all moves capture, or none
-    if (depth <= 0 and (quiet or depth <= -QS_PLIES)) or ply >= MAX_PLY - 1:
+        leaf = True
+    else:
+        n = K.generate_moves_on(board, bits, side, t.ray, t.rules, mv, np.bool_(True), t.ws)
+        if n > mv.shape[0]:
+            t.stats[S_ABORT] = ABORT_OVERFLOW
+            return RETURN, np.int64(0)
+        if n == 0:
+            return RETURN, np.int64(_no_move_score(t.rules, ply))
+        quiet = mv[0, M_NCAP] == 0  # captures are compulsory: all moves capture, or none
+        leaf = (depth <= 0 and (quiet or depth <= -QS_PLIES)) or ply >= MAX_PLY - 1
+    if leaf:  # one call: the evaluation is compiled into the loop once
         return RETURN, np.int64(evaluate(board, side, ply, t))
     _order(mv, n, tt_move, side, ply, t)
     f[F_MOVES], f[F_K], f[F_QUIET] = n, 0, quiet
@@ -797,6 +844,7 @@ def search_root(board, side, h, depth, root, order, scores, guess, t):
         search_refresh(board, t.net, t.netv, np.int64(0))
     else:
         t.material[0] = _pst_total(board, t)
+    ply0 = np.int64(0)
     # np.int64, not the literal 1: numba would compile _negamax a second time, for
     # Literal[int](1).
     ply = np.int64(1)
@@ -805,7 +853,9 @@ def search_root(board, side, h, depth, root, order, scores, guess, t):
         i = order[k]
         child = hash_after(h, board, root, i, t.keys, t.side_key)
         _push(t, board, root, i, ply, child)
-        _advance(t, board, root, i, 0)
+        if t.net.shape[1] > 0:  # the root's moves are not in t.buffers: no lazy update
+            search_advance(board, root, i, t.net, t.netv, ply0)
+            t.stats[S_FRESH] = ply
         apply_move(board, root, i)
         if k == 0:
             score = _first_root_move(board, side, child, depth, ply, guess, t)
@@ -962,8 +1012,8 @@ def static_score(board, side, t):
     computed from scratch."""
     if t.net.shape[1] > 0:
         search_refresh(board, t.net, t.netv, np.int64(0))
-    else:
-        t.material[0] = _pst_total(board, t)
+        return np.int64(search_score(t.net, t.netv, t.h, np.int64(0), side))
+    t.material[0] = _pst_total(board, t)
     return evaluate(board, side, 0, t)
 
 
@@ -1140,6 +1190,8 @@ def _new_tables(
         bits=np.zeros((MAX_PLY + 1, 5), dtype=np.uint64),
         material=np.zeros(MAX_PLY + 1, dtype=np.int64),
         frames=np.zeros((MAX_PLY + 2, F_LEN), dtype=np.int64),
+        line=np.zeros((MAX_PLY + 1, 2), dtype=np.int64),
+        evals=np.zeros(1, dtype=np.uint64),
     )
     return with_network(tables, net)
 
@@ -1158,7 +1210,8 @@ def with_network(t: Tables, net: NetWeights, integer: bool = True) -> Tables:
     else:
         matrix, vector = pack_network(w, MAX_PLY)
     sums = np.int32 if integer else np.float32
-    return t._replace(net=matrix, netv=vector, h=np.zeros(w.w2.shape[1], dtype=sums))
+    evals = np.zeros(1 if w.is_empty else 1 << EVAL_BITS, dtype=np.uint64)  # none kept yet
+    return t._replace(net=matrix, netv=vector, h=np.zeros(w.w2.shape[1], dtype=sums), evals=evals)
 
 
 def _cut_short(depth: int, searched: np.ndarray, scores: np.ndarray) -> _Iteration | None:

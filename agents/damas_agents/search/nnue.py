@@ -51,6 +51,7 @@ __all__ = [
     "pack_network",
     "pst_weights",
     "search_advance",
+    "search_advance_piece",
     "search_refresh",
     "search_score",
     "search_weights",
@@ -579,11 +580,18 @@ def search_refresh(board, net, vec, ply):
 def search_advance(board, mv, i, net, vec, ply):
     """Writes the accumulator and piece-square sum of ply + 1, the position's after move row i
     of mv, from those of ply; call it before the move is applied to board."""
-    squares = board.shape[0]
+    piece, squares = np.int64(board[mv[i, M_FROM]]), np.int64(board.shape[0])
+    search_advance_piece(piece, squares, mv, i, net, vec, ply)
+
+
+@kernel()
+def search_advance_piece(piece, squares, mv, i, net, vec, ply):
+    """:func:`search_advance` for a board of `squares` squares whose move row i of mv moves
+    `piece` (its code before the move): the board itself is not read, so the update can be
+    made later, once the board has moved on (the search's lazy accumulators)."""
     w1, p1, psq = np.int64(vec[P_W1]), np.int64(vec[P_P1]), np.int64(vec[P_PSQ])
     parent, child = net[ply], net[ply + 1]
     origin, dest = mv[i, M_FROM], mv[i, M_TO]
-    piece = board[origin]
     placed = 2 * piece if mv[i, M_CROWN] == 1 else piece
     gone = (piece + 2) * squares + origin
     come = (placed + 2) * squares + dest
