@@ -13,19 +13,13 @@ budgets (:class:`NodeRate`). Below the root the search knows the pieces only. Ar
     path     uint64[P]; rev int32[P]  the line's hashes; plies since a capture or man move
     bits     uint64[P+1, 5]; material int64[P+1]  each ply's bit sets, piece-square sum
     frames   int64[P+2, F_LEN]        the search's stack: a frame per node of the line
-    stats    int64[S_LEN]             nodes, budget, abort reason, generation, last score,
-                                      ProbCut, halt (set by another thread: Searcher.halt)
+    stats    int64[S_LEN]             counters and flags (S_*; S_HALT: set by Searcher.halt)
     plan     int64[P_LEN]             the search version's settings (search_plan)
     counters int64[G_LEN]             zeros: the game counters of a position with no history
-    net, netv, h                      the learned evaluation in integers, each ply's
-                                      accumulators and the scratch of its second layer
-                                      (nnue.pack_network; zero-sized: the table's)
-    line     int64[P+1, 2]            the piece each ply's move moved and its move row: the
-                                      accumulators are brought up to date only for the
-                                      positions evaluated, from stats[S_FRESH] (the deepest
-                                      ply whose accumulators are current) down the line
-    evals    uint64[2**EVAL_BITS]     the network's scores by position: hash and score
-                                      (EVAL_*), kept from one search to the next
+    net, netv, h                      the network, each ply's accumulators (pack_network)
+    line     int64[P+1, 2]            each ply's move (piece, row): accumulators catch up
+                                      from stats[S_FRESH] only for positions evaluated
+    evals    uint64[2**EVAL_BITS]     the network's scores by position hash (EVAL_*)
 
 Every search deepens in one compiled loop (:func:`deepen`) without Python's global lock, so
 another thread can end it (:class:`Halt`); the :class:`Searcher` reads the clock in between.
