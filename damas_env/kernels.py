@@ -987,17 +987,40 @@ def generate_moves_on(board, bits, side, ray, rules, mv, merge, ws):
     each piece's steps, are listed lowest square first.
     """
     sw = _switches(rules, side)
+    n, listed = _captures_listed(board, bits, side, ray, rules, sw, mv, merge, ws)
+    if n > 0:
+        return n
+    sgn = 1 - 2 * side
+    pieces = ws[WS_PIECES]
+    if rules[R_WORD] == 1:
+        own_m, own_k, _, _, _ = side_sets(bits, side)
+        listed = list_bits(own_m | own_k, rules, pieces)
+    for j in range(listed):
+        s = pieces[j]
+        q = board[s] * sgn
+        if q == 1:  # a man: king a constant, each slot's step folds to one square
+            n = _steps_from(board, side, s, False, False, ray, sw, mv, n)
+        elif q == 2 and sw[S_FLYING] == 0:
+            n = _steps_from(board, side, s, True, False, ray, sw, mv, n)
+        elif q == 2:  # flying kings apart, in a call: the steps inlined stay small
+            n = _flying_king_steps(board, np.int64(side), np.int64(s), ray, sw, mv, n)
+    return n
+
+
+@kernel(inline=True)
+def _captures_listed(board, bits, side, ray, rules, sw, mv, merge, ws):
+    """generate_moves_on's captures: writes them into mv; returns (how many, more than mv's
+    rows on overflow; how many pieces it listed in ws[WS_PIECES]: on a board beyond a word
+    every piece of `side`, which the steps reuse)."""
     sgn = 1 - 2 * side
     n = np.int64(0)
     best = np.int64(-1)
     immediate = sw[S_LANDING] == LANDING_IMMEDIATE
     pieces = ws[WS_PIECES]
     word = rules[R_WORD] == 1
-    own = np.uint64(0)
     on_bits = False  # no flying king takes part: the jumps walked on bit sets
     if word:
         own_m, own_k, opp_m, opp_k, empty = side_sets(bits, side)
-        own = own_m | own_k
         takers = list_bits(capturers(own_m, own_k, opp_m, opp_k, empty, rules, sw), rules, pieces)
         on_bits = _counts_captures_on_bits(own_m, own_k, opp_m | opp_k, empty, side, rules, sw)
     else:  # every piece listed, each tested below, the list kept for the steps
@@ -1014,24 +1037,12 @@ def generate_moves_on(board, bits, side, ray, rules, mv, merge, ws):
             n, best = _captures_from(board, side, s, ray, rules, sw, mv, n, best, keep_routes,
                                      ws)  # fmt: skip
     if n > mv.shape[0]:
-        return n
+        return n, takers
     if n > 0 and immediate:
         n = _drop_far_landings(mv, n, ray)
         if merge:
             n = _merge_routes(mv, n)
-    if n > 0:
-        return n
-    count = list_bits(own, rules, pieces) if word else takers
-    for j in range(count):
-        s = pieces[j]
-        q = board[s] * sgn
-        if q == 1:  # a man: king a constant, each slot's step folds to one square
-            n = _steps_from(board, side, s, False, False, ray, sw, mv, n)
-        elif q == 2 and sw[S_FLYING] == 0:
-            n = _steps_from(board, side, s, True, False, ray, sw, mv, n)
-        elif q == 2:  # flying kings apart, in a call: the steps inlined stay small
-            n = _flying_king_steps(board, np.int64(side), np.int64(s), ray, sw, mv, n)
-    return n
+    return n, takers
 
 
 @kernel()
@@ -1063,13 +1074,65 @@ LIST_TO_COUNT = -2  # _count_on_bits: a flying king can capture, the moves must 
 @kernel()
 def count_moves(board, bits, side, ray, rules, mv, ws):
     """Returns how many legal moves `side` has, as generate_moves with ``merge`` counts them
-    (-1: more than `mv` holds), counting steps on the bundle `bits` without listing them."""
+    (-1: more than `mv` holds), counting steps without listing them: on the bundle `bits`,
+    or square by square on a board beyond a word."""
     if rules[R_WORD] == 1:
         n = _count_on_bits(bits, side, rules, _switches(rules, side), mv)
         if n != LIST_TO_COUNT:
             return n
+    else:  # square by square: the captures listed, the steps counted
+        sw = _switches(rules, side)
+        n, listed = _captures_listed(board, bits, side, ray, rules, sw, mv, np.bool_(True), ws)
+        if n == 0:
+            return _count_on_squares(board, 1 - 2 * side, ray, sw, ws[WS_PIECES], listed)
+        return n if n <= mv.shape[0] else -1
     n = generate_moves_on(board, bits, side, ray, rules, mv, np.bool_(True), ws)
     return n if n <= mv.shape[0] else -1
+
+
+@kernel(inline=True)
+def _count_on_squares(board, sgn, ray, sw, pieces, listed):
+    """Returns how many steps the pieces of sign `sgn` listed in `pieces` have (a board beyond
+    a word, no capture): the rows generate_moves_on would write, counted."""
+    n = np.int64(0)
+    for j in range(listed):
+        s = pieces[j]
+        q = board[s] * sgn
+        if q == 1:  # constants, as generate_moves_on's calls of _steps_from
+            n += _count_square_steps(board, s, False, False, ray, sw)
+        elif sw[S_FLYING] == 0:
+            n += _count_square_steps(board, s, True, False, ray, sw)
+        else:
+            n += _count_square_steps(board, s, True, True, ray, sw)
+    return n
+
+
+@kernel(inline=True)
+def _count_square_steps(board, s, king, slide, ray, sw):
+    """Returns the number of rows _steps_from would write for the piece on s."""
+    n = np.int64(0)
+    if sw[S_MOVE_LO] == 0:
+        for d in range(4):
+            n += _count_square_steps_along(board, s, d, king, slide, ray, sw)
+    else:
+        for d in range(4, NUM_DIRECTIONS):
+            n += _count_square_steps_along(board, s, d, king, slide, ray, sw)
+    return n
+
+
+@kernel(inline=True)
+def _count_square_steps_along(board, s, d, king, slide, ray, sw):
+    """Returns the number of rows _steps_along would write."""
+    if not king and (sw[S_MAN_STEP] >> d) & 1 == 0:
+        return np.int64(0)
+    n = np.int64(0)
+    k = 0
+    while ray[s, d, k] >= 0 and board[ray[s, d, k]] == 0:
+        n += 1
+        if not slide:
+            break
+        k += 1
+    return n
 
 
 @kernel(inline=True)
