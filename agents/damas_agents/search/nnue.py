@@ -429,6 +429,9 @@ def static_net_score(board, side, w1, b1, w2, b2, w3, b3, acc, x):
 
 SIMD_LANES = 16  # int16 products a step: a multiple of 16 columns goes through the vectors
 SIMD_ROWS = 4  # rows a block
+# The last reduction leaves SIMD_LANES // 4 lanes, one a row of the block, and stores them all:
+# the two move together (a wider step alone would write past h).
+assert SIMD_LANES // 4 == SIMD_ROWS
 
 
 def _hadd(builder: Any, a: Any, b: Any, lanes: int) -> Any:
