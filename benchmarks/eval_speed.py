@@ -91,9 +91,8 @@ def game_positions(variant: str, plies: int, seed: int = 0) -> list[Position]:
     rng = np.random.default_rng(seed)
     out: list[Position] = []
     p = Position.start(variant)
-    while len(out) < plies and p.legal_moves():
+    while len(out) < plies and (moves := p.legal_moves()):
         out.append(p)
-        moves = p.legal_moves()
         p = p.play(moves[int(rng.integers(len(moves)))])
     return out
 

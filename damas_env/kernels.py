@@ -990,11 +990,19 @@ def generate_moves_on(board, bits, side, ray, rules, mv, merge, ws):
     n, listed = _captures_listed(board, bits, side, ray, rules, sw, mv, merge, ws)
     if n > 0:
         return n
-    sgn = 1 - 2 * side
     pieces = ws[WS_PIECES]
     if rules[R_WORD] == 1:
         own_m, own_k, _, _, _ = side_sets(bits, side)
         listed = list_bits(own_m | own_k, rules, pieces)
+    return _steps_of(board, side, pieces, listed, ray, sw, mv, n)
+
+
+@kernel(inline=True)
+def _steps_of(board, side, pieces, listed, ray, sw, mv, n):
+    """Adds the non-capturing moves of the first `listed` squares of `pieces` (the pieces of
+    `side`, lowest first) to mv from row n; returns n plus how many. Rows past mv's end are
+    counted, not written: from n = mv.shape[0] it counts them (count_moves)."""
+    sgn = 1 - 2 * side
     for j in range(listed):
         s = pieces[j]
         q = board[s] * sgn
@@ -1083,56 +1091,12 @@ def count_moves(board, bits, side, ray, rules, mv, ws):
     else:  # square by square: the captures listed, the steps counted
         sw = _switches(rules, side)
         n, listed = _captures_listed(board, bits, side, ray, rules, sw, mv, np.bool_(True), ws)
-        if n == 0:
-            return _count_on_squares(board, 1 - 2 * side, ray, sw, ws[WS_PIECES], listed)
+        if n == 0:  # the steps past mv's end: counted, none written
+            full = np.int64(mv.shape[0])
+            return _steps_of(board, side, ws[WS_PIECES], listed, ray, sw, mv, full) - full
         return n if n <= mv.shape[0] else -1
     n = generate_moves_on(board, bits, side, ray, rules, mv, np.bool_(True), ws)
     return n if n <= mv.shape[0] else -1
-
-
-@kernel(inline=True)
-def _count_on_squares(board, sgn, ray, sw, pieces, listed):
-    """Returns how many steps the pieces of sign `sgn` listed in `pieces` have (a board beyond
-    a word, no capture): the rows generate_moves_on would write, counted."""
-    n = np.int64(0)
-    for j in range(listed):
-        s = pieces[j]
-        q = board[s] * sgn
-        if q == 1:  # constants, as generate_moves_on's calls of _steps_from
-            n += _count_square_steps(board, s, False, False, ray, sw)
-        elif sw[S_FLYING] == 0:
-            n += _count_square_steps(board, s, True, False, ray, sw)
-        else:
-            n += _count_square_steps(board, s, True, True, ray, sw)
-    return n
-
-
-@kernel(inline=True)
-def _count_square_steps(board, s, king, slide, ray, sw):
-    """Returns the number of rows _steps_from would write for the piece on s."""
-    n = np.int64(0)
-    if sw[S_MOVE_LO] == 0:
-        for d in range(4):
-            n += _count_square_steps_along(board, s, d, king, slide, ray, sw)
-    else:
-        for d in range(4, NUM_DIRECTIONS):
-            n += _count_square_steps_along(board, s, d, king, slide, ray, sw)
-    return n
-
-
-@kernel(inline=True)
-def _count_square_steps_along(board, s, d, king, slide, ray, sw):
-    """Returns the number of rows _steps_along would write."""
-    if not king and (sw[S_MAN_STEP] >> d) & 1 == 0:
-        return np.int64(0)
-    n = np.int64(0)
-    k = 0
-    while ray[s, d, k] >= 0 and board[ray[s, d, k]] == 0:
-        n += 1
-        if not slide:
-            break
-        k += 1
-    return n
 
 
 @kernel(inline=True)
