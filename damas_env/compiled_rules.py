@@ -50,14 +50,19 @@ R_RANKED, R_KING_WEIGHT, R_TIEBREAK = 20, 21, 22  # R_TIEBREAK..+2: TB_* codes i
 R_MEN_TAKE_KINGS, R_REVERSE, R_FIRST_KING, R_KING_LIMIT = 25, 26, 27, 28
 R_DIRS = 29  # directions of the action layout: 4 or 8 (damas_env.encoding)
 R_MAN_DIRS = 30  # bit 8 * side + d: a man of side may go along ray slot d (kernels._switches)
-R_WORD = 31  # 1: the board as bit sets in one word (blocks below); 0: 12x12, squares only
+# R_WORD: the board as bit sets (the blocks below): WORD_ONE, in one word; WORD_TWO, in two
+# (12x12: damas_env.wide's sets, where the kernels count on them; their listing and the
+# rest work square by square); 0: squares only.
+R_WORD = 31
 R_LSH, R_RSH, R_SRC = 32, 40, 48  # +slot: a step along a ray slot on a bit set
-R_BIT, R_SQ = 56, 120  # +square: its bit; +bit: its square, -1 a ghost
-R_CROWN = 184  # +side: the set of the squares where that side's men are crowned
-R_LEN = 186
+R_BIT, R_SQ = 56, 128  # +square: its bit; +bit: its square, -1 a ghost
+R_CROWN = 256  # +side: the set of the squares where that side's men are crowned (one word)
+R_SRC_HI = 258  # +slot: R_SRC's high word (two words)
+R_LEN = 266
 #: The slots that open a block, with its length.
-BLOCKS = {"R_TIEBREAK": 3, "R_LSH": 8, "R_RSH": 8, "R_SRC": 8, "R_BIT": 64, "R_SQ": 64}
-BLOCKS |= {"R_CROWN": 2}
+BLOCKS = {"R_TIEBREAK": 3, "R_LSH": 8, "R_RSH": 8, "R_SRC": 8, "R_BIT": 72, "R_SQ": 128}
+BLOCKS |= {"R_CROWN": 2, "R_SRC_HI": 8}
+WORD_ONE, WORD_TWO = 1, 2
 
 # --- Codes of the switches ------------------------------------------------------------------
 
@@ -165,24 +170,31 @@ def _write_directions(r: np.ndarray, rules: Ruleset) -> None:
 
 
 def _write_bits(r: np.ndarray, rules: Ruleset) -> None:
-    """Writes the bit-set slots where the board fits a word (R_WORD; the rest stay 0)."""
+    """Writes the bit-set slots where the board fits a word or two (R_WORD; else they stay
+    0)."""
     geo = geometry(rules.board_size, rules.board_layout)
-    r[R_SQ : R_SQ + 64] = -1
-    if not geo.word:
+    r[R_SQ : R_SQ + 128] = -1
+    if not geo.word and not geo.two_words:
         return
-    r[R_WORD] = 1
+    r[R_WORD] = WORD_ONE if geo.word else WORD_TWO
     r[R_BIT : R_BIT + geo.squares] = geo.bit
     r[R_SQ + geo.bit.astype(np.int64)] = np.arange(geo.squares)
     for slot, d in enumerate(ray_slots(rules)):
         shift = geo.shift[d]
-        assert shift is not None  # geo.word
+        assert shift is not None  # geo.word or geo.two_words
         r[R_LSH + slot], r[R_RSH + slot] = max(shift, 0), max(-shift, 0)
         src = sum(1 << int(geo.bit[s]) for s in range(geo.squares) if geo.ray[s, d, 0] >= 0)
-        r[R_SRC + slot] = np.array(src, dtype=np.uint64).view(np.int64)
+        r[R_SRC + slot] = np.array(src & WORD_MASK, dtype=np.uint64).view(np.int64)
+        r[R_SRC_HI + slot] = np.array(src >> 64, dtype=np.uint64).view(np.int64)
+    if not geo.word:
+        return
     row = rules.squares_per_row  # as kernels._on_last_row
     for side, squares in enumerate((range(row), range(geo.squares - row, geo.squares))):
         crown = sum(1 << int(geo.bit[s]) for s in squares)
         r[R_CROWN + side] = np.array(crown, dtype=np.uint64).view(np.int64)
+
+
+WORD_MASK = (1 << 64) - 1
 
 
 #: The absolute directions (damas_env.geometry) of each kind of line.

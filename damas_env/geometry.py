@@ -22,7 +22,7 @@ direction ``d``, or -1 off the board.
 Bit sets: ``bit[sq]`` places each square in a 64-bit word so that a step in one direction is
 one shift, the same everywhere (``shift[d]``): rows in pairs of ``size + 1`` bits on the dark
 layouts, one a ghost square that no piece stands on (Scan's 10x10 layout), ``size`` bits
-a row on "all". A 12x12 dark board needs 77 bits: ``word`` is False there.
+a row on "all". A 12x12 dark board needs 77 bits: ``word`` is False there, ``two_words`` True.
 """
 
 from __future__ import annotations
@@ -66,6 +66,10 @@ class Geometry:
         self.shift = self._shifts()
         #: the squares fit one 64-bit word with a constant shift for each direction
         self.word = int(self.bit.max()) < 64 and all(k is not None for k in self.shift)
+        #: not one word, but two (damas_env.wide), with a constant shift for each direction
+        self.two_words = (
+            not self.word and int(self.bit.max()) < 128 and all(k is not None for k in self.shift)
+        )
 
     def _col(self, s: int) -> int:
         """Returns the column of square s (0 = left)."""

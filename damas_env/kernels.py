@@ -68,14 +68,18 @@ from .compiled_rules import (  # the rules array's slots and codes, constants to
     R_SQ,
     R_SQUARES,
     R_SRC,
+    R_SRC_HI,
     R_TIEBREAK,
     R_TURKISH,
     R_WORD,
     TB_EARLIEST_KING,
     TB_MOST_KINGS,
     TB_WITH_KING,
+    WORD_ONE,
+    WORD_TWO,
 )
 from .geometry import NUM_DIRECTIONS  # 4 diagonals, 4 orthogonals
+from .wide import WideInt, WideType, wide_from, wide_lowest_bit, wide_popcount
 
 
 def kernel(
@@ -352,33 +356,67 @@ def _cttz(typingctx, x):
 
 @overload(popcount, inline="always")
 def _popcount_compiled(x):
+    if isinstance(x, WideType):
+        return lambda x: wide_popcount(x)
     return lambda x: np.int64(_ctpop(np.uint64(x)))
 
 
 @overload(lowest_bit, inline="always")
 def _lowest_bit_compiled(x):
+    if isinstance(x, WideType):
+        return lambda x: wide_lowest_bit(x)
     return lambda x: np.int64(_cttz(np.uint64(x)))
+
+
+def source_mask(x, d, rules):
+    """Returns the set (of x's type: a word, or two) of the squares that have a square one
+    step along ray slot d."""
+    if isinstance(x, WideInt):
+        return wide_from(np.uint64(rules[R_SRC + d]), np.uint64(rules[R_SRC_HI + d]))
+    return np.uint64(rules[R_SRC + d])
+
+
+@overload(source_mask, inline="always")
+def _source_mask_compiled(x, d, rules):
+    if isinstance(x, WideType):
+        return lambda x, d, rules: wide_from(
+            np.uint64(rules[R_SRC + d]), np.uint64(rules[R_SRC_HI + d])
+        )
+    return lambda x, d, rules: np.uint64(rules[R_SRC + d])
 
 
 @kernel(inline=True)
 def step_bits(x, d, rules):
     """Returns the squares one step along ray slot d from the squares of the set x (those
-    with no square there left out)."""
-    x &= np.uint64(rules[R_SRC + d])
+    with no square there left out); x a word, or two (damas_env.wide)."""
+    x &= source_mask(x, d, rules)
     return (x << np.uint64(rules[R_LSH + d])) >> np.uint64(rules[R_RSH + d])
 
 
 @kernel(inline=True)
 def board_bits(board, rules):
     """Returns the board as its bit-set bundle: (white men, white kings, black men, black
-    kings, every square of the board); a marked piece is in none. A 12x12 board (no word)
-    gives zeros: its generator works square by square."""
+    kings, every square of the board); a marked piece is in none. A board beyond a word
+    gives zeros: its generator works square by square (two_word_bits: its sets)."""
     zero = np.uint64(0)
+    if rules[R_WORD] != WORD_ONE:
+        return zero, zero, zero, zero, zero
+    return _bundle(board, rules, np.uint64(1))
+
+
+@kernel(inline=True)
+def two_word_bits(board, rules):
+    """board_bits on two words (damas_env.wide), for a board of R_WORD == WORD_TWO."""
+    return _bundle(board, rules, wide_from(np.uint64(1), np.uint64(0)))
+
+
+@kernel(inline=True)
+def _bundle(board, rules, one):
+    """The board's bundle in sets of `one`'s type (a word, or two), `one` the set of bit 0."""
+    zero = one ^ one
     wm, wk, bm, bk, squares = zero, zero, zero, zero, zero
-    if rules[R_WORD] == 0:
-        return wm, wk, bm, bk, squares
     for s in range(rules[R_SQUARES]):
-        b = np.uint64(1) << np.uint64(rules[R_BIT + s])
+        b = one << np.uint64(rules[R_BIT + s])
         q = board[s]
         wm |= b if q == 1 else zero
         wk |= b if q == 2 else zero
@@ -403,12 +441,13 @@ def side_sets(bits, side):
 def bits_after(bits, mv, i, rules):
     """Returns the bundle after move row i of mv (the bundle of the board it was listed on):
     the mover's bit from its origin to its destination (a king if crowned), the taken ones
-    cleared. The board's own update is apply_move; the bundle needs no undo."""
+    cleared. The board's own update is apply_move; the bundle needs no undo. Sets of a word
+    or of two."""
     wm, wk, bm, bk, squares = bits
-    one = np.uint64(1)
+    one = (squares ^ squares) + np.uint64(1)
     f = one << np.uint64(rules[R_BIT + mv[i, M_FROM]])
     t = one << np.uint64(rules[R_BIT + mv[i, M_TO]])
-    taken = np.uint64(0)
+    taken = one ^ one
     for k in range(mv[i, M_NCAP]):
         taken |= one << np.uint64(rules[R_BIT + mv[i, M_CAPS + k]])
     white = (wm | wk) & f != 0
@@ -427,10 +466,11 @@ def bits_after(bits, mv, i, rules):
 
 @kernel(inline=True)
 def _capturers(own_m, own_k, opp_m, opp_k, empty, rules, sw):
-    """Returns the set of the pieces of own_m and own_k that can capture (no piece marked)."""
+    """Returns the set of the pieces of own_m and own_k that can capture (no piece marked);
+    sets of a word or of two."""
     opp = opp_m | opp_k
     men_take = opp if sw[S_TAKE_KINGS] == 1 else opp_m
-    zero = np.uint64(0)
+    zero = own_m ^ own_m  # the empty set, of the sets' type
     short_k = own_k if sw[S_FLYING] == 0 else zero
     found = zero
     if sw[S_CAP_LO] == 0 and sw[S_CAP_HI] == 4:  # a loop of constant length: unrolled
@@ -440,7 +480,7 @@ def _capturers(own_m, own_k, opp_m, opp_k, empty, rules, sw):
         for d in range(sw[S_CAP_LO], sw[S_CAP_HI]):
             found |= _capturers_along(d, own_m, short_k, opp, men_take, empty, rules, sw)
     if sw[S_FLYING] == 1 and own_k != zero:
-        found |= _flying_capturers(own_k, opp, empty, rules, sw)
+        found |= flying_capturers(own_k, opp, empty, rules, sw)
     return found
 
 
@@ -449,7 +489,7 @@ def _capturers_along(d, men, kings, opp, men_take, empty, rules, sw):
     """Returns the pieces of men and (short) kings that can capture along ray slot d."""
     back = _opposite(d)
     jumpable = step_bits(empty, back, rules)  # pieces with an empty square behind
-    men = men if (sw[S_MAN_CAP] >> d) & 1 == 1 else np.uint64(0)
+    men = men if (sw[S_MAN_CAP] >> d) & 1 == 1 else men ^ men
     return men & step_bits(jumpable & men_take, back, rules) | kings & step_bits(
         jumpable & opp, back, rules
     )
@@ -462,10 +502,36 @@ def capturers(own_m, own_k, opp_m, opp_k, empty, rules, sw):
     return _capturers(own_m, own_k, opp_m, opp_k, empty, rules, sw)
 
 
+def flying_capturers(kings, opp, empty, rules, sw):
+    """Returns the set of the flying kings of `kings` that can capture: sets of a word
+    (compiled: _flying_on_word) or of two (_flying_on_two_words), each kernel compiled for
+    one type."""
+    return _flying_takers(kings, opp, empty, rules, sw)
+
+
+@overload(flying_capturers, inline="always")
+def _flying_capturers_compiled(kings, opp, empty, rules, sw):
+    if isinstance(kings, WideType):
+        return lambda kings, opp, empty, rules, sw: _flying_on_two_words(
+            kings, opp, empty, rules, sw
+        )
+    return lambda kings, opp, empty, rules, sw: _flying_on_word(kings, opp, empty, rules, sw)
+
+
 @kernel()
-def _flying_capturers(kings, opp, empty, rules, sw):
-    """Returns the set of the flying kings of `kings` that can capture."""
-    found = np.uint64(0)
+def _flying_on_word(kings, opp, empty, rules, sw):
+    return _flying_takers(kings, opp, empty, rules, sw)
+
+
+@kernel()
+def _flying_on_two_words(kings, opp, empty, rules, sw):
+    return _flying_takers(kings, opp, empty, rules, sw)
+
+
+@kernel(inline=True)
+def _flying_takers(kings, opp, empty, rules, sw):
+    """flying_capturers' walk: each king along each line to the first piece."""
+    found = kings ^ kings
     while kings != 0:
         king = kings & (~kings + np.uint64(1))
         kings ^= king
@@ -495,7 +561,7 @@ def _count_steps(own_m, own_k, empty, rules, sw):
 @kernel(inline=True)
 def _count_steps_along(d, own_m, own_k, empty, rules, sw):
     """Returns the number of non-capturing moves along ray slot d."""
-    men = own_m if (sw[S_MAN_STEP] >> d) & 1 == 1 else np.uint64(0)
+    men = own_m if (sw[S_MAN_STEP] >> d) & 1 == 1 else own_m ^ own_m
     n = popcount(step_bits(men, d, rules) & empty)
     if sw[S_FLYING] == 0:
         return n + popcount(step_bits(own_k, d, rules) & empty)
@@ -1020,22 +1086,32 @@ def _captures_listed(board, bits, side, ray, rules, sw, mv, merge, ws):
     """generate_moves_on's captures: writes them into mv; returns (how many, more than mv's
     rows on overflow; how many pieces it listed in ws[WS_PIECES]: on a board beyond a word
     every piece of `side`, which the steps reuse)."""
-    sgn = 1 - 2 * side
-    n = np.int64(0)
-    best = np.int64(-1)
-    immediate = sw[S_LANDING] == LANDING_IMMEDIATE
     pieces = ws[WS_PIECES]
-    word = rules[R_WORD] == 1
+    word = rules[R_WORD] == WORD_ONE
     on_bits = False  # no flying king takes part: the jumps walked on bit sets
     if word:
         own_m, own_k, opp_m, opp_k, empty = side_sets(bits, side)
         takers = list_bits(capturers(own_m, own_k, opp_m, opp_k, empty, rules, sw), rules, pieces)
         on_bits = _counts_captures_on_bits(own_m, own_k, opp_m | opp_k, empty, side, rules, sw)
     else:  # every piece listed, each tested below, the list kept for the steps
-        takers = list_pieces(board, sgn, sw[S_SQUARES], pieces)
+        takers = list_pieces(board, 1 - 2 * side, sw[S_SQUARES], pieces)
+    n = _captures_of(board, bits, side, takers, not word, on_bits, ray, rules, sw, mv, merge, ws)
+    return n, takers
+
+
+@kernel(inline=True)
+def _captures_of(board, bits, side, takers, test, on_bits, ray, rules, sw, mv, merge, ws):
+    """Writes into mv the captures of the first `takers` pieces of ws[WS_PIECES], each first
+    tested square by square if `test`, their jumps walked on the bundle `bits` if `on_bits`;
+    returns how many (more than mv's rows on overflow)."""
+    sgn = 1 - 2 * side
+    n = np.int64(0)
+    best = np.int64(-1)
+    immediate = sw[S_LANDING] == LANDING_IMMEDIATE
+    pieces = ws[WS_PIECES]
     for j in range(takers):
         s = np.int64(pieces[j])  # one type for _record_capture from either walk
-        if not word and not _can_capture(board, s, board[s] * sgn == 2, sgn, ray, sw, -1):
+        if test and not _can_capture(board, s, board[s] * sgn == 2, sgn, ray, sw, -1):
             continue
         keep_routes = merge and not immediate
         if on_bits:
@@ -1045,12 +1121,12 @@ def _captures_listed(board, bits, side, ray, rules, sw, mv, merge, ws):
             n, best = _captures_from(board, side, s, ray, rules, sw, mv, n, best, keep_routes,
                                      ws)  # fmt: skip
     if n > mv.shape[0]:
-        return n, takers
+        return n
     if n > 0 and immediate:
         n = _drop_far_landings(mv, n, ray)
         if merge:
             n = _merge_routes(mv, n)
-    return n, takers
+    return n
 
 
 @kernel()
@@ -1575,7 +1651,9 @@ def _perft(board, bits, side, depth, ray, rules, buffers, ws):
     mv = buffers[depth]
     if depth == 1:  # the leaves counted, not listed, where no piece can capture
         return count_moves(board, bits, side, ray, rules, mv, ws)
-    if depth == 2 and rules[R_WORD] == 1:
+    if depth == 2 and rules[R_WORD] == WORD_TWO:
+        return _perft_two_words_2(board, bits, side, ray, rules, buffers, ws)
+    if depth == 2 and rules[R_WORD] == WORD_ONE:
         sw = _switches(rules, side)
         own_m, own_k, opp_m, opp_k, empty = side_sets(bits, side)
         if _capturers(own_m, own_k, opp_m, opp_k, empty, rules, sw) == 0:
@@ -1591,6 +1669,35 @@ def _perft(board, bits, side, depth, ray, rules, buffers, ws):
         below = _perft(board, after, 1 - side, depth - 1, ray, rules, buffers, ws)
         undo_move(board, mv, i)
         if below < 0:
+            return -1
+        total += below
+    return total
+
+
+@kernel()
+def _perft_two_words_2(board, bits, side, ray, rules, buffers, ws):
+    """perft(2) on a board of two words (damas_env.wide): its moves listed square by square,
+    each one's replies counted on the sets after it, their captures listed for the pieces
+    that can capture."""
+    mv = buffers[2]
+    n = generate_moves_on(board, bits, side, ray, rules, mv, np.bool_(True), ws)
+    if n > mv.shape[0]:
+        return -1
+    sets = two_word_bits(board, rules)
+    sw = _switches(rules, 1 - side)
+    total = 0
+    for i in range(n):
+        own_m, own_k, opp_m, opp_k, empty = side_sets(bits_after(sets, mv, i, rules), 1 - side)
+        takers = _capturers(own_m, own_k, opp_m, opp_k, empty, rules, sw)
+        if takers == 0:
+            total += _count_steps(own_m, own_k, empty, rules, sw)
+            continue
+        listed = list_bits(takers, rules, ws[WS_PIECES])
+        apply_move(board, mv, i)
+        below = _captures_of(board, bits, 1 - side, listed, False, False, ray, rules, sw,
+                             buffers[1], np.bool_(True), ws)  # fmt: skip
+        undo_move(board, mv, i)
+        if below > buffers[1].shape[0]:
             return -1
         total += below
     return total
