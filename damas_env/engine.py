@@ -23,7 +23,7 @@ import numpy as np
 
 from . import kernels as K
 from .checks import checked_int, shown
-from .compiled_rules import ray_table, rules_array
+from .compiled_rules import R_WORD, WORD_TWO, ray_table, rules_array
 from .geometry import Geometry, geometry
 from .moves import (
     BOARD_SIZES,
@@ -175,7 +175,7 @@ class Engine:
             ValueError: depth is negative or above MAX_PERFT_DEPTH.
         """
         depth = check_perft_depth(depth)
-        PERFT_KERNELS.load(self)
+        PERFT_KERNELS.load(self, key=_perft_kernel(self))
         buffers = self._perft_buffers
         if buffers is None or buffers.shape[0] <= depth:
             rows = K.MAX_MOVES if buffers is None else buffers.shape[1]
@@ -198,7 +198,9 @@ class Engine:
         if depth <= self._perft_chunk:
             start = time.perf_counter()
             count = int(
-                K.perft(board, side, depth, self.ray, self.rule_array, buffers, self.workspace)
+                _perft_kernel(self)(
+                    board, side, depth, self.ray, self.rule_array, buffers, self.workspace
+                )
             )
             if depth == self._perft_chunk:
                 self._adapt_perft_chunk(time.perf_counter() - start)
@@ -255,11 +257,18 @@ def _rules_calls(engine: Engine) -> list[tuple[Any, tuple[Any, ...]]]:
 RULES_KERNELS = K.EntryPoints(_rules_calls)
 
 
+def _perft_kernel(engine: Engine) -> Any:
+    """Returns the perft kernel of an engine's board: K.perft_two_words on two words
+    (12x12), which the other boards never compile, else K.perft."""
+    return K.perft_two_words if engine.rule_array[R_WORD] == WORD_TWO else K.perft
+
+
 def _perft_calls(engine: Engine) -> list[tuple[Any, tuple[Any, ...]]]:
     """Returns perft's kernel with arguments of the types Engine.perft calls it with."""
     e = engine
     buffers = np.zeros((1, 1, K.MOVE_WIDTH), dtype=np.int16)
-    return [(K.perft, (e.start_board(), 0, 0, e.ray, e.rule_array, buffers, e.workspace))]
+    board = e.start_board()
+    return [(_perft_kernel(e), (board, 0, 0, e.ray, e.rule_array, buffers, e.workspace))]
 
 
 #: perft's kernels (its counting on bit sets), loaded with the first perft of a process: an

@@ -76,7 +76,6 @@ from .compiled_rules import (  # the rules array's slots and codes, constants to
     TB_MOST_KINGS,
     TB_WITH_KING,
     WORD_ONE,
-    WORD_TWO,
 )
 from .geometry import NUM_DIRECTIONS  # 4 diagonals, 4 orthogonals
 from .wide import WideInt, WideType, wide_from, wide_lowest_bit, wide_popcount
@@ -376,7 +375,7 @@ def source_mask(x, d, rules):
     return np.uint64(rules[R_SRC + d])
 
 
-@overload(source_mask, inline="always")
+@overload(source_mask)
 def _source_mask_compiled(x, d, rules):
     if isinstance(x, WideType):
         return lambda x, d, rules: wide_from(
@@ -509,7 +508,7 @@ def flying_capturers(kings, opp, empty, rules, sw):
     return _flying_takers(kings, opp, empty, rules, sw)
 
 
-@overload(flying_capturers, inline="always")
+@overload(flying_capturers)
 def _flying_capturers_compiled(kings, opp, empty, rules, sw):
     if isinstance(kings, WideType):
         return lambda kings, opp, empty, rules, sw: _flying_on_two_words(
@@ -1651,8 +1650,6 @@ def _perft(board, bits, side, depth, ray, rules, buffers, ws):
     mv = buffers[depth]
     if depth == 1:  # the leaves counted, not listed, where no piece can capture
         return count_moves(board, bits, side, ray, rules, mv, ws)
-    if depth == 2 and rules[R_WORD] == WORD_TWO:
-        return _perft_two_words_2(board, bits, side, ray, rules, buffers, ws)
     if depth == 2 and rules[R_WORD] == WORD_ONE:
         sw = _switches(rules, side)
         own_m, own_k, opp_m, opp_k, empty = side_sets(bits, side)
@@ -1667,6 +1664,38 @@ def _perft(board, bits, side, depth, ray, rules, buffers, ws):
         after = bits_after(bits, mv, i, rules) if word else bits
         apply_move(board, mv, i)
         below = _perft(board, after, 1 - side, depth - 1, ray, rules, buffers, ws)
+        undo_move(board, mv, i)
+        if below < 0:
+            return -1
+        total += below
+    return total
+
+
+@kernel()
+def perft_two_words(board, side, depth, ray, rules, buffers, ws):
+    """perft on a board of two words (R_WORD == WORD_TWO: 12x12), its last two plies
+    counted on sets of two words; a kernel of its own, which no other board compiles."""
+    if depth == 0:
+        return 1
+    return _perft_on_two_words(board, board_bits(board, rules), side, depth, ray, rules,
+                               buffers, ws)  # fmt: skip
+
+
+@kernel()
+def _perft_on_two_words(board, bits, side, depth, ray, rules, buffers, ws):
+    """_perft for perft_two_words."""
+    if depth == 1:
+        return count_moves(board, bits, side, ray, rules, buffers[1], ws)
+    if depth == 2:
+        return _perft_two_words_2(board, bits, side, ray, rules, buffers, ws)
+    mv = buffers[depth]
+    n = generate_moves_on(board, bits, side, ray, rules, mv, np.bool_(True), ws)
+    if n > mv.shape[0]:
+        return -1
+    total = 0
+    for i in range(n):
+        apply_move(board, mv, i)
+        below = _perft_on_two_words(board, bits, 1 - side, depth - 1, ray, rules, buffers, ws)
         undo_move(board, mv, i)
         if below < 0:
             return -1

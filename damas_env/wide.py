@@ -177,12 +177,12 @@ def wide_lowest_bit(typingctx: Any, x: Any) -> Any:
     return types.int64(wide), codegen
 
 
-@overload(wide_from, inline="always")
+@overload(wide_from)
 def _wide_from_compiled(lo, hi):  # type: ignore[no-untyped-def]  # numba matches names
     return lambda lo, hi: _from(np.uint64(lo), np.uint64(hi))
 
 
-@overload(wide_parts, inline="always")
+@overload(wide_parts)
 def _wide_parts_compiled(x):  # type: ignore[no-untyped-def]
     if isinstance(x, WideType):
         return lambda x: _parts(x)
@@ -204,7 +204,7 @@ def _overload_binary(python_op: Any, op: Any, shift: bool = False) -> None:
             return lambda a, b: op(b, a)
         return None
 
-    overload(python_op, inline="always")(typer)
+    overload(python_op)(typer)
 
 
 _COMMUTING = {operator.and_: _and, operator.or_: _or, operator.xor: _xor, operator.add: _add}
@@ -218,7 +218,7 @@ for _py, _op in _ORDERED.items():
     _overload_binary(_py, _op, shift=True)
 
 
-@overload(operator.invert, inline="always")
+@overload(operator.invert)
 def _invert_compiled(x):  # type: ignore[no-untyped-def]
     if isinstance(x, WideType):
         return lambda x: _not(x)

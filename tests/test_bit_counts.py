@@ -49,7 +49,6 @@ def test_counts_on_bit_sets_are_the_generators(variant: str) -> None:
     ray, rules, ws = engine.ray, engine.rule_array, engine.workspace
     word = rules[K.R_WORD] == 1  # beyond a word (12x12): counted square by square, no bundle
     mv, below = K.new_move_buffer(4096), K.new_move_buffer(4096)
-    buffers = np.zeros((3, 4096, K.MOVE_WIDTH), np.int16)
     captures = kings_moving = 0
     for board, side in _positions(engine, np.random.default_rng(11)):
         bits = _bundle(K.board_bits(board, rules))
@@ -64,7 +63,7 @@ def test_counts_on_bit_sets_are_the_generators(variant: str) -> None:
             assert after == _bundle(K.board_bits(board, rules))
             leaves += _listed(engine, board, 1 - side, below)
             K.undo_move(board, mv, i)
-        assert K.perft(board, side, 2, ray, rules, buffers, ws) == leaves
+        assert engine.perft(board, side, 2) == leaves
     assert captures > 50 and kings_moving > 50
 
 
@@ -103,7 +102,7 @@ def test_the_generator_on_bit_sets_lists_what_the_square_walk_lists(
     walk, the path of a board beyond a word (the same rules with that switch off)."""
     engine = Engine.for_rules(get_ruleset(variant))
     ray, rules, ws = engine.ray, engine.rule_array, engine.workspace
-    if rules[K.R_WORD] != K.WORD_ONE:
+    if rules[K.R_WORD] != 1:  # one word
         pytest.skip("a board beyond a word: the square walk only")
     by_squares = rules.copy()
     by_squares[K.R_WORD] = 0

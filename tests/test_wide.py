@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from damas_env import kernels as K
+from damas_env.compiled_rules import R_WORD, WORD_TWO
 from damas_env.engine import Engine, Position
 from damas_env.rules import get_ruleset
 from damas_env.wide import WideInt, wide_from, wide_parts
@@ -75,7 +76,7 @@ def test_a_12x12_board_in_two_words_follows_its_moves() -> None:
     sets move by move, captures and crowning included."""
     engine = Engine.for_rules(get_ruleset("canadian"))
     rules = engine.rule_array
-    assert rules[K.R_WORD] == K.WORD_TWO
+    assert rules[R_WORD] == WORD_TWO
     bit = rules[K.R_BIT : K.R_BIT + engine.rules.squares]
     mv = K.new_move_buffer(4096)
     moved = captured = 0
