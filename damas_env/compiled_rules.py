@@ -21,7 +21,7 @@ Slots of the rules array::
     R_NO_PROGRESS     no_progress_plies           R_ENDGAME         fmjd_endgame or
     R_PROGRESS        progress                                      frisian_endgame
     R_PLY_LIMIT       ply_limit                   R_LIMIT_MATERIAL  ply_limit_result
-Then the board as bit sets (R_WORD to R_CROWN, :data:`BLOCKS`; see their comments).
+Then the board as bit sets (R_WORD to R_SRC_HI, :data:`BLOCKS`; see their comments).
 """
 
 from __future__ import annotations

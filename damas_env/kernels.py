@@ -9,7 +9,8 @@ The only place where the rules are executed: everything else calls these functio
                      searched (Turkish strike: it still blocks, and cannot be taken twice)
     side   0 = White, 1 = Black (sgn = 1 - 2 * side)
     bits   uint64 bit sets (white men, white kings, black men, black kings, every square)
-           where the board fits a word: board_bits; bits_after keeps them move by move
+           where the board fits a word: board_bits; bits_after keeps them move by move;
+           on 12x12, sets of two words (damas_env.wide: two_word_bits) for perft's counts
     rules  int64[R_LEN] from compiled_rules.rules_array (slots and codes are that module's);
            ray[sq, slot, k] over the ruleset's lines (compiled_rules.ray_slots): direction
            numbers in the kernels are these slots
