@@ -1656,19 +1656,28 @@ def _perft(board, bits, side, depth, ray, rules, buffers, ws):
         own_m, own_k, opp_m, opp_k, empty = side_sets(bits, side)
         if _capturers(own_m, own_k, opp_m, opp_k, empty, rules, sw) == 0:
             return _perft_steps_2(board, bits, side, ray, rules, buffers[1], ws)
+    return _perft_children(board, bits, side, depth, ray, rules, buffers, ws, _perft)
+
+
+@kernel(inline=True)
+def _perft_children(board, bits, side, depth, ray, rules, buffers, ws, below):
+    """Lists the moves of a node of `depth` >= 2 and returns the sum over them of
+    below(...) at depth - 1 (the recursion: _perft, or _perft_on_two_words), the bundle kept
+    along where the board fits a word; -1 if a move list overflowed."""
+    mv = buffers[depth]
     n = generate_moves_on(board, bits, side, ray, rules, mv, np.bool_(True), ws)
     if n > mv.shape[0]:
         return -1
     total = 0
-    word = rules[R_WORD] == 1
+    word = rules[R_WORD] == WORD_ONE
     for i in range(n):
         after = bits_after(bits, mv, i, rules) if word else bits
         apply_move(board, mv, i)
-        below = _perft(board, after, 1 - side, depth - 1, ray, rules, buffers, ws)
+        count = below(board, after, 1 - side, depth - 1, ray, rules, buffers, ws)
         undo_move(board, mv, i)
-        if below < 0:
+        if count < 0:
             return -1
-        total += below
+        total += count
     return total
 
 
@@ -1689,19 +1698,7 @@ def _perft_on_two_words(board, bits, side, depth, ray, rules, buffers, ws):
         return count_moves(board, bits, side, ray, rules, buffers[1], ws)
     if depth == 2:
         return _perft_two_words_2(board, bits, side, ray, rules, buffers, ws)
-    mv = buffers[depth]
-    n = generate_moves_on(board, bits, side, ray, rules, mv, np.bool_(True), ws)
-    if n > mv.shape[0]:
-        return -1
-    total = 0
-    for i in range(n):
-        apply_move(board, mv, i)
-        below = _perft_on_two_words(board, bits, 1 - side, depth - 1, ray, rules, buffers, ws)
-        undo_move(board, mv, i)
-        if below < 0:
-            return -1
-        total += below
-    return total
+    return _perft_children(board, bits, side, depth, ray, rules, buffers, ws, _perft_on_two_words)
 
 
 @kernel()
