@@ -24,6 +24,7 @@ compiled anything. The slow test does the same with each part alone on a fresh c
 
 from __future__ import annotations
 
+import gc
 import subprocess
 import sys
 from pathlib import Path
@@ -75,3 +76,58 @@ def test_a_second_process_compiles_nothing_of_each_part_alone() -> None:
     quickstart is one more part: search, network, batch env and arena together."""
     report = _cold_start("--reuse", "--stages", *STAGES, "quickstart")
     assert report.splitlines()[-1] == "0 kernels compiled by a second process", report
+
+
+def _thresholds_while_compiling(fn: object, sig: tuple[object, ...]) -> list[tuple[int, ...]]:
+    """Compiles `fn` for `sig` and returns gc's thresholds as each compile started."""
+    from numba.core import event
+
+    seen: list[tuple[int, ...]] = []
+
+    class Record(event.Listener):  # registered after the package's: sees what it set
+        def on_start(self, ev: event.Event) -> None:
+            seen.append(gc.get_threshold())
+
+        def on_end(self, ev: event.Event) -> None:
+            pass
+
+    record = Record()
+    event.register("numba:compile", record)
+    try:
+        fn.compile(sig)  # type: ignore[attr-defined]
+    finally:
+        event.unregister("numba:compile", record)
+    return seen
+
+
+def test_the_collector_waits_longer_while_numba_compiles_and_is_put_back() -> None:
+    from numba import njit, types
+
+    from damas_env import kernels as K
+
+    @njit
+    def inner(x):  # type: ignore[no-untyped-def]
+        return x + 1
+
+    @njit
+    def outer(x):  # type: ignore[no-untyped-def]
+        return inner(x) * 2  # compiled inside outer's compile: a nested event
+
+    @njit
+    def broken(x):  # type: ignore[no-untyped-def]
+        return x.no_such_attribute
+
+    before = gc.get_threshold()
+    try:
+        gc.set_threshold(700, 11, 12)
+        seen = _thresholds_while_compiling(outer, (types.int64,))
+        assert seen == [(K.COLLECTOR.YOUNG, 11, 12)] * 2  # outer, then inner within it
+        assert gc.get_threshold() == (700, 11, 12)
+        with pytest.raises(Exception, match="no_such_attribute"):
+            _thresholds_while_compiling(broken, (types.int64,))
+        assert gc.get_threshold() == (700, 11, 12) and K.COLLECTOR.depth == 0
+        gc.set_threshold(0)  # a process that turned collection off keeps it off
+        assert _thresholds_while_compiling(inner, (types.float64,)) == [(0, 11, 12)]
+        assert gc.get_threshold() == (0, 11, 12)
+    finally:
+        gc.set_threshold(*before)
