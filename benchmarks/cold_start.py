@@ -243,7 +243,9 @@ def run_stage(code: str, cache: str) -> float:
 def _run(code: str, cache: str) -> str:
     """Runs a workload in a fresh process on a numba cache directory; returns its stdout."""
     env = dict(os.environ, NUMBA_CACHE_DIR=cache, PYTHONPATH=CHILD_PATH)
-    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    done = subprocess.run(  # cwd: `-c` puts it first on the path, before PYTHONPATH
+        [sys.executable, "-c", code], env=env, cwd=ROOT, capture_output=True, text=True
+    )
     if done.returncode != 0:
         raise SystemExit(f"stage failed:\n{done.stderr[-3000:]}")
     return done.stdout
@@ -296,7 +298,7 @@ def main(argv: list[str] | None = None) -> int:
             stages = {name: STAGES[name] for name in args.stages}
             code = f"STAGES = {stages!r}\nVERBOSE = {args.verbose}\n" + REPORT
             env = dict(os.environ, NUMBA_CACHE_DIR=args.cache or fresh, PYTHONPATH=CHILD_PATH)
-            done = subprocess.run([sys.executable, "-c", code], env=env, text=True)
+            done = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, text=True)
             return done.returncode
     print(f"{'stage':<12}{'cold s':>9}{'warm s':>9}{'compile s':>11}")
     for name in args.stages:

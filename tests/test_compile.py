@@ -131,3 +131,23 @@ def test_the_collector_waits_longer_while_numba_compiles_and_is_put_back() -> No
         assert gc.get_threshold() == (0, 11, 12)
     finally:
         gc.set_threshold(*before)
+
+
+def test_cold_start_measures_the_tree_it_is_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An older revision's copy of the script, run from another checkout, times that
+    revision: its workloads import the packages beside the script, not those of the folder
+    it is run from (``python -c`` puts that folder first on the path)."""
+    import importlib.util
+
+    decoy = tmp_path / "damas_env"
+    decoy.mkdir()
+    (decoy / "__init__.py").write_text("raise ImportError('the package of the working folder')\n")
+    monkeypatch.chdir(tmp_path)
+    spec = importlib.util.spec_from_file_location("cold_start_script", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    out = script._run("import damas_env; print(damas_env.__file__)", str(tmp_path / "cache"))
+    assert Path(out.strip()) == ROOT / "damas_env" / "__init__.py"

@@ -616,8 +616,9 @@ F_LEN = 18
 # Stages of a frame: to enter the node, to search its next move, or to take the score of the
 # search it called (ProbCut's; a move's first, reduced, null-window or full-window search).
 G_ENTER, G_NEXT, G_PROBCUT, G_FIRST, G_REDUCED, G_NULL, G_FULL = range(7)
-# What a stage asks of the loop: run the frame above (a call), go on here, or return.
-CALL, GO, RETURN = range(3)
+# What a stage asks of the loop: run the frame above (a call), go on here, return, or expand
+# the node (list its moves, or score a leaf) with the table's move it gives.
+CALL, GO, RETURN, EXPAND = range(4)
 
 
 @kernel(inline=True)
@@ -632,7 +633,8 @@ def _call(fr, sp, side, h, depth, ply, alpha, beta, stage):
 
 @kernel(inline=True)
 def _enter(board, fr, sp, t):
-    """A node's first stage: the budget, the rules' end, repetition, the table and ProbCut."""
+    """A node's first stage: the budget, the rules' end, repetition, the table and ProbCut;
+    returns EXPAND and the table's move (-1: none) where the node is to be expanded."""
     f = fr[sp]
     side, h, depth, ply = f[F_SIDE], np.uint64(f[F_HASH]), f[F_DEPTH], f[F_PLY]
     alpha, beta = f[F_ALPHA], f[F_BETA]
@@ -665,12 +667,13 @@ def _enter(board, fr, sp, t):
             f[F_MARGIN], f[F_TT_MOVE] = margin, tt_move
             shallow = depth * t.plan[P_PROBCUT_SHARE] // 100
             return _call(fr, sp, side, h, shallow, ply, raised - 1, raised, G_PROBCUT)
-    return _expand(board, fr, sp, tt_move, t)
+    return EXPAND, tt_move
 
 
 @kernel(inline=True)
 def _after_probcut(board, fr, sp, score, t):
-    """Takes ProbCut's score: a cut, or the node searched with its best move first."""
+    """Takes ProbCut's score: a cut, or EXPAND with the shallow search's best move, to be
+    searched first."""
     f = fr[sp]
     t.stats[S_PROBING] = 0
     if t.stats[S_ABORT] != ABORT_NONE:
@@ -682,7 +685,7 @@ def _after_probcut(board, fr, sp, score, t):
     entry = _entry(t, np.uint64(f[F_HASH]))
     if entry >= 0:  # the shallow search's best move leads
         tt_move = _entry_move(entry)
-    return _expand(board, fr, sp, tt_move, t)
+    return EXPAND, tt_move
 
 
 @kernel(inline=True)
@@ -795,7 +798,9 @@ def _negamax(board, side, h, depth, ply, alpha, beta, t):
 
     The nodes are frames of an explicit stack (t.frames), run by one loop: a stage either
     calls a node (the frame above), goes on with its own frame, or returns a score to the
-    frame below, which resumes at the stage it set before the call.
+    frame below, which resumes at the stage it set before the call. A node's expansion (its
+    move list, or a leaf's score) is reached from two stages (on entry, after ProbCut) and
+    called at one place in the loop, so that numba compiles it once.
     """
     fr = t.frames
     sp = 0
@@ -812,6 +817,8 @@ def _negamax(board, side, h, depth, ply, alpha, beta, t):
             action, value = _after_probcut(board, fr, sp, score, t)
         else:  # a move's search: the child's score is the negation of its own
             action, value = _searched(board, fr, sp, stage, -score, t)
+        if action == EXPAND:  # one call site: the move listing and the evaluation compile once
+            action, value = _expand(board, fr, sp, value, t)
         if action == CALL:
             sp += 1
         elif action == RETURN:
@@ -821,7 +828,7 @@ def _negamax(board, side, h, depth, ply, alpha, beta, t):
             score = value
 
 
-@kernel()
+@kernel(inline=True)
 def search_root(board, side, h, depth, root, order, scores, guess, t):
     """Searches the root moves in `order` to `depth`; returns (best score, moves completed).
 
@@ -869,7 +876,7 @@ def search_root(board, side, h, depth, root, order, scores, guess, t):
     return best, done
 
 
-@kernel()
+@kernel(inline=True)
 def _first_root_move(board, side, child, depth, ply, guess, t):
     """Returns the exact score of the first root move (applied, hash `child`): searched in an
     aspiration window around `guess`, widened to the side it fails on until the score is in."""
@@ -888,7 +895,7 @@ def _first_root_move(board, side, child, depth, ply, guess, t):
             return score
 
 
-@kernel()
+@kernel(inline=True)
 def _sort_best_first(order, scores):
     """Sorts `order` by descending scores[order]; stable (insertion sort: root lists are short),
     so moves scoring alike keep their order."""
