@@ -1063,7 +1063,7 @@ def can_capture_on(board, bits, side, ray, rules, ws):
     if rules[R_WORD] == 1:
         own_m, own_k, opp_m, opp_k, empty = side_sets(bits, side)
         return capturers(own_m, own_k, opp_m, opp_k, empty, rules, sw) != 0
-    return _has_capturer(board, sgn, ray, sw, ws[WS_PIECES])
+    return _capturers_on_squares(board, sgn, ray, sw, ws[WS_PIECES], np.bool_(True)) > 0
 
 
 @kernel()
@@ -1089,13 +1089,15 @@ def generate_moves_on(board, bits, side, ray, rules, mv, merge, ws):
     each piece's steps, are listed lowest square first.
     """
     sw = _switches(rules, side)
-    n, listed = _captures_listed(board, bits, side, ray, rules, sw, mv, merge, ws)
+    n = _captures_listed(board, bits, side, ray, rules, sw, mv, merge, ws)
     if n > 0:
         return n
     pieces = ws[WS_PIECES]
-    if rules[R_WORD] == 1:
+    if rules[R_WORD] == WORD_ONE:
         own_m, own_k, _, _, _ = side_sets(bits, side)
         listed = list_bits(own_m | own_k, rules, pieces)
+    else:
+        listed = list_pieces(board, 1 - 2 * side, sw[S_SQUARES], pieces)
     return _steps_of(board, side, pieces, listed, ray, sw, mv, n)
 
 
@@ -1103,7 +1105,7 @@ def generate_moves_on(board, bits, side, ray, rules, mv, merge, ws):
 def _steps_of(board, side, pieces, listed, ray, sw, mv, n):
     """Adds the non-capturing moves of the first `listed` squares of `pieces` (the pieces of
     `side`, lowest first) to mv from row n; returns n plus how many. Rows past mv's end are
-    counted, not written: from n = mv.shape[0] it counts them (count_moves)."""
+    counted, not written (an overflow, which the caller sees)."""
     sgn = 1 - 2 * side
     for j in range(listed):
         s = pieces[j]
@@ -1119,36 +1121,30 @@ def _steps_of(board, side, pieces, listed, ray, sw, mv, n):
 
 @kernel(inline=True)
 def _captures_listed(board, bits, side, ray, rules, sw, mv, merge, ws):
-    """generate_moves_on's captures: writes them into mv; returns (how many, more than mv's
-    rows on overflow; how many pieces it listed in ws[WS_PIECES]: on a board beyond a word
-    every piece of `side`, which the steps reuse)."""
+    """generate_moves_on's captures: writes them into mv; returns how many (more than mv's
+    rows on overflow). The pieces that can capture are listed in ws[WS_PIECES]."""
     pieces = ws[WS_PIECES]
-    word = rules[R_WORD] == WORD_ONE
     on_bits = False  # no flying king takes part: the jumps walked on bit sets
-    if word:
+    if rules[R_WORD] == WORD_ONE:
         own_m, own_k, opp_m, opp_k, empty = side_sets(bits, side)
         takers = list_bits(capturers(own_m, own_k, opp_m, opp_k, empty, rules, sw), rules, pieces)
         on_bits = _counts_captures_on_bits(own_m, own_k, opp_m | opp_k, empty, side, rules, sw)
-    else:  # every piece listed, each tested below, the list kept for the steps
-        takers = list_pieces(board, 1 - 2 * side, sw[S_SQUARES], pieces)
-    n = _captures_of(board, bits, side, takers, not word, on_bits, ray, rules, sw, mv, merge, ws)
-    return n, takers
+    else:
+        takers = _capturers_on_squares(board, 1 - 2 * side, ray, sw, pieces, np.bool_(False))
+    return _captures_of(board, bits, side, takers, on_bits, ray, rules, sw, mv, merge, ws)
 
 
 @kernel(inline=True)
-def _captures_of(board, bits, side, takers, test, on_bits, ray, rules, sw, mv, merge, ws):
-    """Writes into mv the captures of the first `takers` pieces of ws[WS_PIECES], each first
-    tested square by square if `test`, their jumps walked on the bundle `bits` if `on_bits`;
-    returns how many (more than mv's rows on overflow)."""
-    sgn = 1 - 2 * side
+def _captures_of(board, bits, side, takers, on_bits, ray, rules, sw, mv, merge, ws):
+    """Writes into mv the captures of the first `takers` pieces of ws[WS_PIECES] (pieces that
+    can capture), their jumps walked on the bundle `bits` if `on_bits`; returns how many
+    (more than mv's rows on overflow)."""
     n = np.int64(0)
     best = np.int64(-1)
     immediate = sw[S_LANDING] == LANDING_IMMEDIATE
     pieces = ws[WS_PIECES]
     for j in range(takers):
         s = np.int64(pieces[j])  # one type for _record_capture from either walk
-        if test and not _can_capture(board, s, board[s] * sgn == 2, sgn, ray, sw, -1):
-            continue
         keep_routes = merge and not immediate
         if on_bits:
             n, best = _captures_on_bits(board, bits, side, s, rules, sw, mv, n, best,
@@ -1166,15 +1162,20 @@ def _captures_of(board, bits, side, takers, test, on_bits, ray, rules, sw, mv, m
 
 
 @kernel()
-def _has_capturer(board, sgn, ray, sw, pieces):
-    """Whether a piece of sign `sgn` can capture, square by square (a board beyond a word;
-    `pieces`: scratch)."""
+def _capturers_on_squares(board, sgn, ray, sw, pieces, first):
+    """Writes the squares of the pieces of sign `sgn` that can capture into `pieces`, lowest
+    first, testing each square by square (a board beyond a word); returns how many (at most
+    one if `first`)."""
     count = list_pieces(board, sgn, sw[S_SQUARES], pieces)
+    n = np.int64(0)
     for j in range(count):
         s = pieces[j]
         if _can_capture(board, s, board[s] * sgn == 2, sgn, ray, sw, -1):
-            return True
-    return False
+            pieces[n] = s  # n <= j: a square not read again
+            n += 1
+            if first:
+                break
+    return n
 
 
 @kernel(inline=True)
@@ -1194,19 +1195,12 @@ LIST_TO_COUNT = -2  # _count_on_bits: a flying king can capture, the moves must 
 @kernel()
 def count_moves(board, bits, side, ray, rules, mv, ws):
     """Returns how many legal moves `side` has, as generate_moves with ``merge`` counts them
-    (-1: more than `mv` holds), counting steps without listing them: on the bundle `bits`,
-    or square by square on a board beyond a word."""
-    if rules[R_WORD] == 1:
+    (-1: more than `mv` holds): counted on the bundle `bits` without listing them, or listed
+    where a flying king can capture and on a board beyond a word (perft(1) of 12x12 only)."""
+    if rules[R_WORD] == WORD_ONE:
         n = _count_on_bits(bits, side, rules, _switches(rules, side), mv)
         if n != LIST_TO_COUNT:
             return n
-    else:  # square by square: the captures listed, the steps counted
-        sw = _switches(rules, side)
-        n, listed = _captures_listed(board, bits, side, ray, rules, sw, mv, np.bool_(True), ws)
-        if n == 0:  # the steps past mv's end: counted, none written
-            full = np.int64(mv.shape[0])
-            return _steps_of(board, side, ws[WS_PIECES], listed, ray, sw, mv, full) - full
-        return n if n <= mv.shape[0] else -1
     n = generate_moves_on(board, bits, side, ray, rules, mv, np.bool_(True), ws)
     return n if n <= mv.shape[0] else -1
 
@@ -1757,7 +1751,7 @@ def _perft_two_words_2(board, bits, side, ray, rules, buffers, ws):
             continue
         listed = list_bits(takers, rules, ws[WS_PIECES])
         apply_move(board, mv, i)
-        below = _captures_of(board, bits, 1 - side, listed, False, False, ray, rules, sw,
+        below = _captures_of(board, bits, 1 - side, listed, False, ray, rules, sw,
                              buffers[1], np.bool_(True), ws)  # fmt: skip
         undo_move(board, mv, i)
         if below > buffers[1].shape[0]:
@@ -1813,7 +1807,8 @@ def _perft_steps_2(board, bits, side, ray, rules, mv, ws):
 def _moves_after_step(board, bits, side, f, t, king, crown, ray, rules, mv, ws, sw):
     """Returns how many moves the other side (its switches `sw`) has after the step of
     `side` from bit f to bit t (a man crowned if `crown`), counted on the bundle where it
-    can (count_moves), else listed on the board, played for it (-1: more than `mv` holds)."""
+    can (count_moves), else listed on the board, played for it (-1: more than `mv` holds).
+    The count is inlined here (a call to count_moves a step made perft 10-13% slower)."""
     wm, wk, bm, bk, squares = bits
     men, kings = (wm, wk) if side == WHITE else (bm, bk)
     if king:
