@@ -1060,7 +1060,7 @@ def can_capture_on(board, bits, side, ray, rules, ws):
     """can_capture, the board's bundle given."""
     sw = _switches(rules, side)
     sgn = 1 - 2 * side
-    if rules[R_WORD] == 1:
+    if rules[R_WORD] == WORD_ONE:
         own_m, own_k, opp_m, opp_k, empty = side_sets(bits, side)
         return capturers(own_m, own_k, opp_m, opp_k, empty, rules, sw) != 0
     return _capturers_on_squares(board, sgn, ray, sw, ws[WS_PIECES], np.bool_(True)) > 0
@@ -1338,7 +1338,7 @@ def has_move_on(board, bits, side, ray, rules, tired):
     """
     sw = _switches(rules, side)
     sgn = 1 - 2 * side
-    if rules[R_WORD] == 1:
+    if rules[R_WORD] == WORD_ONE:
         own_m, own_k, opp_m, opp_k, empty = side_sets(bits, side)
         steppers = own_k
         if tired >= 0:
