@@ -68,10 +68,10 @@ def _goes_on(result, ply, max_plies):  # type: ignore[no-untyped-def]
     return result == K.ONGOING and not (max_plies > 0 and ply >= max_plies)
 
 
-goes_on = kernel(inline=True)(_goes_on)
+goes_on = kernel(inline="ir")(_goes_on)
 
 
-@kernel(inline=True)
+@kernel(inline="ir")
 def ending_reason(s, g, max_plies):  # type: ignore[no-untyped-def]
     """Returns why game g ends after a complete move: the rules' reason if the engine ended
     it, Reason.MAX_PLIES at the ply cut (``max_plies`` > 0), Reason.NONE while it goes on."""
@@ -81,20 +81,20 @@ def ending_reason(s, g, max_plies):  # type: ignore[no-untyped-def]
     return reason_of(s, g) if result != K.ONGOING else Reason.MAX_PLIES
 
 
-@kernel(inline=True)
+@kernel(inline="ir")
 def truncates(reason):  # type: ignore[no-untyped-def]
     """Returns whether an ending truncates the game (only Reason.MAX_PLIES: the env cut it,
     the game is not over) rather than terminating it."""
     return reason == Reason.MAX_PLIES
 
 
-@kernel(inline=True)
+@kernel(inline="ir")
 def player_colour(player, first):  # type: ignore[no-untyped-def]
     """Returns the colour a player plays (player 0 plays colour `first`, player 1 the other)."""
     return first if player == 0 else 1 - first
 
 
-@kernel(inline=True)
+@kernel(inline="ir")
 def write_rewards(result, first, loser_only, rewards):  # type: ignore[no-untyped-def]
     """Writes the rewards of a result by player into rewards[0:2] (player 0 plays colour
     `first`): +1 win, -1 loss, 0 draw or unfinished; with `loser_only` the winner gets 0."""
@@ -103,7 +103,7 @@ def write_rewards(result, first, loser_only, rewards):  # type: ignore[no-untype
         rewards[player] = 0.0 if loser_only and value > 0 else value
 
 
-@kernel(inline=True)
+@kernel(inline="ir")
 def end_of_move(s, g, t, first, max_plies, rewards, final_obs):  # type: ignore[no-untyped-def]
     """Ends game g after a complete move, if it is over or cut: returns the reason
     (:func:`ending_reason`; Reason.NONE while it goes on, and nothing is written) and writes
@@ -112,7 +112,7 @@ def end_of_move(s, g, t, first, max_plies, rewards, final_obs):  # type: ignore[
     """
     reason = ending_reason(s, g, max_plies)
     if reason != Reason.NONE:
-        write_rewards(result_of(s, g), first, False, rewards)
+        write_rewards(result_of(s, g), first, np.bool_(False), rewards)
         write_planes(s, g, t, final_obs, side_of(s, g))
     return reason
 
@@ -184,7 +184,7 @@ def _ending_code(reason: Reason | str) -> Reason:
 
 def _rewards(result: int, first: int, loser_only: bool) -> tuple[float, float]:
     """Returns the rewards of a result by player (:func:`write_rewards`)."""
-    rewards = np.zeros(2, np.float64)
+    rewards = np.zeros(2, np.float32)  # the batch env's type: one compiled version
     write_rewards(int(result), int(first), bool(loser_only), rewards)
     return float(rewards[0]), float(rewards[1])
 
@@ -197,7 +197,7 @@ def _ending_calls() -> list[tuple[Any, tuple[Any, ...]]]:
         (ending_reason, (states, 0, 0)),
         (truncates, (0,)),
         (player_colour, (0, 0)),
-        (write_rewards, (0, 0, False, np.zeros(2, np.float64))),
+        (write_rewards, (0, 0, False, np.zeros(2, np.float32))),
     ]
 
 

@@ -84,14 +84,29 @@ from .wide import WideInt, WideType, wide_from, wide_lowest_bit, wide_popcount
 
 
 def kernel(
-    inline: bool = False, parallel: bool = False, fastmath: bool = False, nogil: bool = False
+    inline: bool | str = False,
+    parallel: bool = False,
+    fastmath: bool = False,
+    nogil: bool = False,
 ) -> Callable[[Callable[..., Any]], Any]:
     """Returns numba's ``njit`` set up for engine kernels: cached, no reference counting.
 
     Kernels never allocate, so numba's reference counting (``_nrt``) is off: with it every
     call that passes an array pays atomic increments and decrements, which made move
-    generation 40x slower (and threads would contend for the same counters). ``inline``
-    inlines the function at numba IR level; ``parallel`` compiles ``prange`` loops to threads;
+    generation 40x slower (and threads would contend for the same counters).
+
+    ``inline`` makes the function a part of each caller. ``inline=True``: numba compiles it
+    once for its argument types and LLVM inlines that code at every call (``forceinline``),
+    so passing arrays and bundles to it costs nothing; the rules kernels and the search,
+    whose helpers are called from many places, inline so (their first compile a fifth to a
+    third shorter than with numba's inlining, for the same speed or better).
+    ``inline="ir"``: numba inlines the function's IR into each caller and types it there
+    again. Each compiled unit re-optimises in LLVM all the code linked below it, so a chain
+    of helpers each called once (the turn-state, batch and tree kernels) compiles faster
+    this way (as compiled units the batch env's first compile took 60% longer); so does a
+    function that takes a function as an argument (numba resolves it in each caller), or
+    one whose callee must be linked into a single caller (the search's root: one compile of
+    ``_negamax``). ``parallel`` compiles ``prange`` loops to threads;
     ``fastmath`` lets float sums be reordered (SIMD dot products; results differ in the last
     bits); ``nogil`` releases Python's global lock while the kernel runs, so that the
     process's other threads run meanwhile (a long search, while another thread reads input).
@@ -102,9 +117,13 @@ def kernel(
     is called with, and compiling is what a first run waits for. ``tests/test_compile.py``
     and ``benchmarks/cold_start.py --specialisations`` find the kernels built twice.
     """
+    if not (inline is False or inline is True or inline == "ir"):
+        raise ValueError(f"inline must be False, True or 'ir', not {inline!r}")
     options: dict[str, Any] = {"cache": True, "_nrt": False}
-    if inline:
+    if inline == "ir":
         options["inline"] = "always"
+    elif inline:
+        options["forceinline"] = True
     if parallel:
         options["parallel"] = True
     if fastmath:
@@ -670,7 +689,9 @@ def _hop_target(board, c, d, king, slide, sgn, ray, sw):
 @kernel(inline=True)
 def can_capture_from(board, c, king, side, ray, rules):
     """Returns True if a piece of `side` on c (a king if `king`) can capture now."""
-    return _can_capture(board, c, king, 1 - 2 * side, ray, _switches(rules, side), -1)
+    return _can_capture(
+        board, np.int64(c), np.bool_(king), 1 - 2 * side, ray, _switches(rules, side), np.int64(-1)
+    )
 
 
 @kernel(inline=True)
@@ -687,7 +708,7 @@ def _can_capture(board, c, king, sgn, ray, sw, banned):
     if sw[S_CAP_LO] == 0:
         for d in range(4):
             if d != banned:
-                x, _ = _hop_target(board, c, d, king, False, sgn, ray, sw)
+                x, _ = _hop_target(board, c, d, king, np.bool_(False), sgn, ray, sw)
                 if x >= 0:
                     return True
     if sw[S_CAP_HI] == NUM_DIRECTIONS:
@@ -704,7 +725,7 @@ def _flying_king_can_capture(board, c, sgn, ray, sw, banned):
     if sw[S_CAP_LO] == 0:
         for d in range(4):
             if d != banned:
-                x, _ = _hop_target(board, c, d, True, True, sgn, ray, sw)
+                x, _ = _hop_target(board, c, d, np.bool_(True), np.bool_(True), sgn, ray, sw)
                 if x >= 0:
                     return True
     if sw[S_CAP_HI] == NUM_DIRECTIONS:
@@ -733,7 +754,8 @@ def _open_hops(board, sgn, level, d, ray, sw, ws):
     """Looks for a capture along d from this level's square; marks it and lists landings."""
     king = ws[level, W_KING] == 1
     c = ws[level, W_SQ]
-    x, k = _hop_target(board, c, d, king, king and sw[S_FLYING] == 1, sgn, ray, sw)
+    slide = king and sw[S_FLYING] == 1
+    x, k = _hop_target(board, np.int64(c), np.int64(d), king, slide, sgn, ray, sw)
     ws[level, W_NLAND] = 0
     ws[level, W_LI] = 0
     if x < 0:
@@ -755,7 +777,7 @@ def _open_hops(board, sgn, level, d, ray, sw, ws):
             break
     ws[level, W_TERM] = 0
     if n > 1:
-        banned = _opposite(d) if sw[S_REVERSE] == 0 else -1
+        banned = _opposite(np.int64(d)) if sw[S_REVERSE] == 0 else -1
         n = _keep_continuing_landings(board, sgn, level, n, ray, sw, ws, banned)
     ws[level, W_NLAND] = n
 
@@ -891,7 +913,7 @@ def _captures_from(board, side, origin, ray, rules, sw, mv, n, best, merge, ws):
     was_king = piece == 2 or piece == -2
     board[origin] = 0  # the moving piece is lifted: it may pass its own square
     level = np.int64(0)
-    _init_level(ws, 0, origin, was_king, first_dir)
+    _init_level(ws, level, origin, was_king, first_dir)
     while level >= 0:
         if ws[level, W_LI] < ws[level, W_NLAND]:
             t = ws[level, W_LAND + ws[level, W_LI]]
@@ -906,7 +928,7 @@ def _captures_from(board, side, origin, ray, rules, sw, mv, n, best, merge, ws):
                 n, best = _record_capture(mv, n, best, rules, merge, origin, level + 1, crown, ws)
             else:
                 level += 1
-                _init_level(ws, level, t, now_king, first_dir)
+                _init_level(ws, level, np.int64(t), now_king, first_dir)
             continue
         if ws[level, W_X] >= 0:  # this direction is done: put its taken piece back
             board[ws[level, W_X]] = ws[level, W_CODE]
@@ -947,7 +969,7 @@ def _captures_on_bits(board, bits, side, origin, rules, sw, mv, n, best, merge, 
     )  # fmt: skip
 
 
-@kernel(inline=True)
+@kernel(inline="ir")  # LLVM's inlining of it made Frisian perft 5% slower, English 3%
 def _hop(at, d, king, taken, empty, opp_m, opp_k, crowns, rules, sw):
     """One hop of a capture on bit sets, for the walks that list (_jump_routes) and count
     (_jumps) the jumps: the piece on the set `at` (a king or not) takes along ray slot d an
@@ -1111,9 +1133,11 @@ def _steps_of(board, side, pieces, listed, ray, sw, mv, n):
         s = pieces[j]
         q = board[s] * sgn
         if q == 1:  # a man: king a constant, each slot's step folds to one square
-            n = _steps_from(board, side, s, False, False, ray, sw, mv, n)
+            n = _steps_from(board, side, np.int64(s), np.bool_(False), np.bool_(False), ray, sw,
+                            mv, n)  # fmt: skip
         elif q == 2 and sw[S_FLYING] == 0:
-            n = _steps_from(board, side, s, True, False, ray, sw, mv, n)
+            n = _steps_from(board, side, np.int64(s), np.bool_(True), np.bool_(False), ray, sw,
+                            mv, n)  # fmt: skip
         elif q == 2:  # flying kings apart, in a call: the steps inlined stay small
             n = _flying_king_steps(board, np.int64(side), np.int64(s), ray, sw, mv, n)
     return n
@@ -1170,7 +1194,7 @@ def _capturers_on_squares(board, sgn, ray, sw, pieces, first):
     n = np.int64(0)
     for j in range(count):
         s = pieces[j]
-        if _can_capture(board, s, board[s] * sgn == 2, sgn, ray, sw, -1):
+        if _can_capture(board, np.int64(s), board[s] * sgn == 2, sgn, ray, sw, np.int64(-1)):
             pieces[n] = s  # n <= j: a square not read again
             n += 1
             if first:
@@ -1222,7 +1246,7 @@ def _count_on_bits(bits, side, rules, sw, mv):
 @kernel()
 def _flying_king_steps(board, side, s, ray, sw, mv, n):
     """_steps_from for a flying king."""
-    return _steps_from(board, side, s, True, True, ray, sw, mv, n)
+    return _steps_from(board, side, s, np.bool_(True), np.bool_(True), ray, sw, mv, n)
 
 
 @kernel()
@@ -1362,7 +1386,7 @@ def has_move_on(board, bits, side, ray, rules, tired):
                         return True
     for s in range(sw[S_SQUARES]):
         q = board[s] * sgn
-        if q > 0 and _can_capture(board, s, q == 2, sgn, ray, sw, -1):
+        if q > 0 and _can_capture(board, s, q == 2, sgn, ray, sw, np.int64(-1)):
             return True
     return False
 
@@ -1689,7 +1713,7 @@ def _perft(board, bits, side, depth, ray, rules, buffers, ws):
     return _perft_children(board, bits, side, depth, ray, rules, buffers, ws, _perft)
 
 
-@kernel(inline=True)
+@kernel(inline="ir")  # `below` is a function: numba resolves it in each caller
 def _perft_children(board, bits, side, depth, ray, rules, buffers, ws, below):
     """Lists the moves of a node of `depth` >= 2 and returns the sum over them of
     below(...) at depth - 1 (the recursion: _perft, or _perft_on_two_words), the bundle kept
@@ -1926,8 +1950,8 @@ def _count_capture(origin, dest, was_king, taken, hops, order, opp_k, rules, mv,
             n, best = np.int64(0), rank
     o, t = np.int16(lowest_bit(origin)), np.int16(lowest_bit(dest))
     parts = (
-        _int16_part(taken, 0), _int16_part(taken, 1), _int16_part(taken, 2),
-        _int16_part(taken, 3),
+        _int16_part(taken, np.int64(0)), _int16_part(taken, np.int64(1)),
+        _int16_part(taken, np.int64(2)), _int16_part(taken, np.int64(3)),
     )  # fmt: skip
     for j in range(min(n, mv.shape[0])):
         if (

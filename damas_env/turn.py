@@ -252,25 +252,25 @@ def array_key(a: Any) -> tuple[Any, ...] | None:
 # --- Accessors (in kernels) -------------------------------------------------------------------
 
 
-@kernel(inline=True)
+@kernel(inline="ir")
 def side_of(s, g):
     """Returns the colour to move in game g."""
     return s.st[g, T_SIDE]
 
 
-@kernel(inline=True)
+@kernel(inline="ir")
 def result_of(s, g):
     """Returns game g's result code (kernels.ONGOING while it goes on)."""
     return s.st[g, T_RESULT]
 
 
-@kernel(inline=True)
+@kernel(inline="ir")
 def reason_of(s, g):
     """Returns game g's reason code (a kernels.Reason code)."""
     return s.st[g, T_REASON]
 
 
-@kernel(inline=True)
+@kernel(inline="ir")
 def ply_of(s, g):
     """Returns the complete moves played in game g."""
     return s.st[g, T_COUNTERS + K.G_PLY]
@@ -279,7 +279,7 @@ def ply_of(s, g):
 # --- Random numbers (one xorshift64* stream per game) ------------------------------------
 
 
-@kernel(inline=True)
+@kernel(inline="ir")
 def next_random(rng, g):
     """Returns the next number of the xorshift64* stream rng[g] (a uint64 of 53 bits)."""
     x = rng[g]
@@ -316,7 +316,7 @@ def random_action(s, g, mask):
 # --- Values -----------------------------------------------------------------------------------
 
 
-@kernel(inline=True)
+@kernel(inline="ir")
 def result_value(result, side):
     """Returns a finished game's result for `side`: 1 won, -1 lost, 0 drawn (or going on)."""
     if result == K.DRAW or result == K.ONGOING:
@@ -370,7 +370,7 @@ def copy_game(src, i, dst, j):
         dst.hop_route[j, k] = src.hop_route[i, k]
 
 
-@kernel(inline=True)
+@kernel(inline="ir")
 def start_game(s, g, t, side):
     """Starts game g on its board (already set) with `side` to move."""
     _reset_state(s.board[g], s.st[g], s.hist[g], side, t.keys, t.side_key, t.ray, t.rules)
@@ -427,7 +427,7 @@ def play_route(s, g, t, routes, r, scratch, ws):
         target = routes[r, K.M_PATH + k]
         if side == K.BLACK:
             origin, target = squares - 1 - origin, squares - 1 - target
-        status = play_hop(s, g, t, t.action_of[origin, target], scratch, ws)
+        status = play_hop(s, g, t, np.int64(t.action_of[origin, target]), scratch, ws)
         if status < 0:
             return status
     return 0
@@ -439,7 +439,7 @@ def play_route(s, g, t, routes, r, scratch, ws):
 # passes a few arrays, not the whole bundles (that made a batch step twice as slow).
 
 
-@kernel(inline=True)
+@kernel(inline="ir")
 def check_hop(s, g, t, action, scratch, ws):
     """Returns HOP_PLAYED if `action` is a legal next hop of game g, else HOP_ILLEGAL (or
     HOP_OVERFLOW if the scratch list is too small to tell); plays nothing.
@@ -459,7 +459,7 @@ def check_hop(s, g, t, action, scratch, ws):
     )  # fmt: skip
 
 
-@kernel(inline=True)
+@kernel(inline="ir")
 def play_hop(s, g, t, action, scratch, ws):
     """Plays one hop in game g; returns HOP_ILLEGAL or HOP_OVERFLOW (nothing changed),
     HOP_PLAYED or MOVE_DONE."""
@@ -470,7 +470,7 @@ def play_hop(s, g, t, action, scratch, ws):
     )  # fmt: skip
 
 
-@kernel(inline=True)
+@kernel(inline="ir")
 def write_mask(s, g, t, mask, scratch, ws):
     """Writes game g's legal next hops into mask (zeros once the game ended) and lists them;
     returns HOP_OVERFLOW if the scratch list is too small, else 0."""
@@ -480,7 +480,7 @@ def write_mask(s, g, t, mask, scratch, ws):
     )  # fmt: skip
 
 
-@kernel(inline=True)
+@kernel(inline="ir")
 def write_planes(s, g, t, obs, view_side):
     """Writes game g's observation planes in the view of `view_side` (see
     damas_env.encoding)."""
@@ -495,7 +495,7 @@ def _begin_turn(board, st, hist, ray, rules):
     """Starts the turn of the side to move: no hops played, the game's result so far."""
     counters = st[T_COUNTERS : T_COUNTERS + K.G_LEN]
     has_move = K.game_has_move(board, st[T_SIDE], counters, ray, rules)
-    _open_turn(board, st, hist, has_move, -1, rules)
+    _open_turn(board, st, hist, has_move, np.int64(-1), rules)
 
 
 @kernel()
@@ -510,7 +510,7 @@ def _begin_listed_turn(board, st, hist, cache, ray, rules, ws):
     _open_turn(board, st, hist, has_move, n if fits else -1, rules)
 
 
-@kernel(inline=True)
+@kernel(inline="ir")
 def _open_turn(board, st, hist, has_move, routes, rules):
     """Sets a new turn's state: no hops played, `routes` routes in cache (-1: none listed),
     no hop listed, the game's result so far."""
@@ -536,7 +536,7 @@ def _reset_state(board, st, hist, side, keys, side_key, ray, rules):
     _begin_turn(board, st, hist, ray, rules)
 
 
-@kernel(inline=True)
+@kernel(inline="ir")
 def hop_action(routes, r, k, flip, squares, action_of):
     """Returns the action of hop k of route r, in the view of the side to move."""
     origin = routes[r, K.M_FROM] if k == 0 else routes[r, K.M_PATH + k - 1]
@@ -547,7 +547,7 @@ def hop_action(routes, r, k, flip, squares, action_of):
     return action_of[origin, target]
 
 
-@kernel(inline=True)
+@kernel(inline="ir")
 def _in_play(routes, r, st, cur):
     """Returns True if route r begins with the hops played this turn."""
     k = st[T_HOP]
@@ -599,7 +599,7 @@ def _find_route(board, st, cur, cache, action, action_of, ray, rules, scratch, w
 _UNLISTED = -4  # _listed_route: the hops or their routes are not listed: search the routes
 
 
-@kernel(inline=True)
+@kernel(inline="ir")
 def _listed_route(st, legal, hop_route, action):
     """Returns the route in cache of hop `action`, read from the hops listed with the mask:
     HOP_ILLEGAL if the hop is not listed, _UNLISTED if the hops or their routes were not
@@ -623,7 +623,7 @@ def _check_route(board, st, cur, cache, action, action_of, ray, rules, scratch, 
     return found if found < 0 else HOP_PLAYED
 
 
-@kernel(inline=True)
+@kernel(inline="ir")
 def _play_hop(
     board, st, hist, cur, last, cache, legal, hop_route, action, action_of, keys, side_key, ray,
     rules, scratch, ws,
@@ -724,7 +724,7 @@ def _write_planes(board, st, cur, obs, view_side, rows, cols, rules):
                 obs[run_plane, rows[v], cols[v]] = min(1.0, run / rules[R_KING_LIMIT])
 
 
-@kernel(inline=True)
+@kernel(inline="ir")
 def _write_pieces_on_bits(board, obs, view_side, moving, rows, cols, rules):
     """Writes the pieces' planes (but the moving piece's) from the board's bit sets: one
     write a piece, no test of each square (the board fits a word)."""
@@ -739,7 +739,7 @@ def _write_pieces_on_bits(board, obs, view_side, moving, rows, cols, rules):
     _write_set(opp_k & keep, Plane.OPPONENT_KINGS, obs, flip, rows, cols, rules)
 
 
-@kernel(inline=True)
+@kernel(inline="ir")
 def _write_set(x, plane, obs, flip, rows, cols, rules):
     """Writes a 1 on `plane` at each square of the bit set x (in the view: flipped for
     black)."""
@@ -751,7 +751,7 @@ def _write_set(x, plane, obs, flip, rows, cols, rules):
         x &= x - np.uint64(1)
 
 
-@kernel(inline=True)
+@kernel(inline="ir")
 def _write_pieces(board, obs, sgn, moving, rows, cols, rules):
     """Writes the pieces' planes (but the moving piece's) square by square (a board beyond a
     word)."""
@@ -787,7 +787,7 @@ def _write_capture_in_progress(board, st, cur, obs, sgn, flip, rows, cols, rules
     obs[Plane.MOVING_PIECE, rows[v], cols[v]] = 1
 
 
-@kernel(inline=True)
+@kernel(inline="ir")
 def _far_row(sq, side, squares, half):
     return sq < half if side == K.WHITE else sq >= squares - half
 

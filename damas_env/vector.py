@@ -91,12 +91,12 @@ class Outputs(NamedTuple):
 # (``first``), the ply limit (``max_plies``, 0: none) and where new games start (``starts``).
 
 
-@kernel(inline=True)
+@kernel(inline="ir")
 def _player(side, first):
     return 0 if side == first else 1
 
 
-@kernel(inline=True)
+@kernel(inline="ir")
 def _write_outputs(g, s, out, t, first, scratch, ws):
     """Writes game g's planes, mask, player to move, ply count and reason."""
     side = side_of(s, g)
@@ -108,7 +108,7 @@ def _write_outputs(g, s, out, t, first, scratch, ws):
     out.reasons[g] = reason_of(s, g)
 
 
-@kernel(inline=True)
+@kernel(inline="ir")
 def _end_of_move(g, s, out, t, starts, first, max_plies, scratch, ws):
     """After a complete move: the game's ending (:func:`damas_env.ending.end_of_move`:
     rewards, flags, reason, final observation) if it ended, then a new game."""
@@ -121,7 +121,7 @@ def _end_of_move(g, s, out, t, starts, first, max_plies, scratch, ws):
         new_game(s, g, t, starts, scratch, ws)
 
 
-@kernel(inline=True)
+@kernel(inline="ir")
 def _step_game(g, action, s, out, t, starts, first, max_plies, scratch, ws):
     """Plays game g's hop (its rewards and flags cleared by _run_chunk)."""
     result = play_hop(s, g, t, action, scratch, ws)

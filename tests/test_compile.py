@@ -151,3 +151,32 @@ def test_cold_start_measures_the_tree_it_is_in(
     spec.loader.exec_module(script)
     out = script._run("import damas_env; print(damas_env.__file__)", str(tmp_path / "cache"))
     assert Path(out.strip()) == ROOT / "damas_env" / "__init__.py"
+
+
+def test_kernel_inlines_helpers_in_llvm_or_in_numba_ir_as_asked() -> None:
+    """``inline=True``: the helper is compiled once, as its own unit that LLVM inlines into
+    each caller (``alwaysinline``); ``inline="ir"``: numba inlines its IR and never compiles
+    it alone. Anything else is refused."""
+    import numpy as np
+
+    from damas_env.kernels import kernel
+
+    def twice(x):  # type: ignore[no-untyped-def]
+        return 2 * x
+
+    def thrice(x):  # type: ignore[no-untyped-def]
+        return 3 * x
+
+    llvm_inlined, ir_inlined = kernel(inline=True)(twice), kernel(inline="ir")(thrice)
+
+    @kernel()
+    def caller(x):  # type: ignore[no-untyped-def]
+        return llvm_inlined(x) + llvm_inlined(x + 1) + ir_inlined(x) + ir_inlined(x + 1)
+
+    assert caller(np.int64(5)) == 2 * 5 + 2 * 6 + 3 * 5 + 3 * 6
+    assert len(llvm_inlined.signatures) == 1 and not ir_inlined.signatures
+    assert llvm_inlined.targetoptions.get("forceinline") is True  # alwaysinline in LLVM
+    assert ir_inlined.targetoptions.get("inline") == "always"
+    for wrong in ("always", 1, "llvm"):
+        with pytest.raises(ValueError, match="inline must be False, True or 'ir'"):
+            kernel(inline=wrong)

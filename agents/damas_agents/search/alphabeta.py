@@ -666,7 +666,7 @@ def _enter(board, fr, sp, t):
             stats[S_PROBING] = 1
             f[F_MARGIN], f[F_TT_MOVE] = margin, tt_move
             shallow = depth * t.plan[P_PROBCUT_SHARE] // 100
-            return _call(fr, sp, side, h, shallow, ply, raised - 1, raised, G_PROBCUT)
+            return _call(fr, sp, side, h, shallow, ply, raised - 1, raised, np.int64(G_PROBCUT))
     return EXPAND, tt_move
 
 
@@ -737,11 +737,12 @@ def _next(board, fr, sp, t):
     apply_move(board, mv, i)
     f[F_MOVE], f[F_CHILD] = i, np.int64(child)
     if k == 0:
-        return _call(fr, sp, 1 - side, child, depth - 1, ply + 1, -beta, -alpha, G_FIRST)
+        return _call(fr, sp, 1 - side, child, depth - 1, ply + 1, -beta, -alpha, np.int64(G_FIRST))
     # principal-variation search: a null window first, the full one if it fails high
     r = _reduction(depth, k, f[F_QUIET] == 1, order_score, beta, alpha, t.plan)
     f[F_REDUCTION] = r
-    return _call(fr, sp, 1 - side, child, depth - 1 - r, ply + 1, -alpha - 1, -alpha, G_REDUCED)
+    stage = np.int64(G_REDUCED)
+    return _call(fr, sp, 1 - side, child, depth - 1 - r, ply + 1, -alpha - 1, -alpha, stage)
 
 
 @kernel(inline=True)
@@ -754,10 +755,12 @@ def _searched(board, fr, sp, stage, score, t):
     child = np.uint64(f[F_CHILD])
     going = t.stats[S_ABORT] == ABORT_NONE
     if stage == G_REDUCED and score > alpha and f[F_REDUCTION] > 0 and going:
-        return _call(fr, sp, 1 - side, child, depth - 1, ply + 1, -alpha - 1, -alpha, G_NULL)
+        stage = np.int64(G_NULL)
+        return _call(fr, sp, 1 - side, child, depth - 1, ply + 1, -alpha - 1, -alpha, stage)
     window = stage != G_FIRST and stage != G_FULL  # a null window, which may fail high
     if window and alpha < score < beta and beta - alpha > 1 and going:
-        return _call(fr, sp, 1 - side, child, depth - 1, ply + 1, -beta, -alpha, G_FULL)
+        stage = np.int64(G_FULL)
+        return _call(fr, sp, 1 - side, child, depth - 1, ply + 1, -beta, -alpha, stage)
     mv = t.buffers[ply]
     i = f[F_MOVE]
     undo_move(board, mv, i)
@@ -803,7 +806,7 @@ def _negamax(board, side, h, depth, ply, alpha, beta, t):
     called at one place in the loop, so that numba compiles it once.
     """
     fr = t.frames
-    sp = 0
+    sp = np.int64(0)
     fr[0, F_SIDE], fr[0, F_HASH], fr[0, F_DEPTH], fr[0, F_PLY] = side, np.int64(h), depth, ply
     fr[0, F_ALPHA], fr[0, F_BETA], fr[0, F_STAGE] = alpha, beta, G_ENTER
     score = np.int64(0)
@@ -828,7 +831,7 @@ def _negamax(board, side, h, depth, ply, alpha, beta, t):
             score = value
 
 
-@kernel(inline=True)
+@kernel(inline="ir")  # _negamax linked into one caller (deepen): one compile of it
 def search_root(board, side, h, depth, root, order, scores, guess, t):
     """Searches the root moves in `order` to `depth`; returns (best score, moves completed).
 
@@ -840,7 +843,7 @@ def search_root(board, side, h, depth, root, order, scores, guess, t):
     """
     t.path[0] = h
     t.rev[0] = 0
-    _set_bits(t, 0, K.board_bits(board, t.rules))
+    _set_bits(t, np.int64(0), K.board_bits(board, t.rules))
     if t.net.shape[1] > 0:
         search_refresh(board, t.net, t.netv, np.int64(0))
     else:
@@ -872,11 +875,11 @@ def search_root(board, side, h, depth, root, order, scores, guess, t):
         if score > best:
             best, best_i = score, i
     if done == order.shape[0]:
-        _store(t, h, depth, 0, best, FLAG_EXACT, best_i)
+        _store(t, h, depth, np.int64(0), best, np.int64(FLAG_EXACT), np.int64(best_i))
     return best, done
 
 
-@kernel(inline=True)
+@kernel(inline="ir")
 def _first_root_move(board, side, child, depth, ply, guess, t):
     """Returns the exact score of the first root move (applied, hash `child`): searched in an
     aspiration window around `guess`, widened to the side it fails on until the score is in."""
@@ -895,7 +898,7 @@ def _first_root_move(board, side, child, depth, ply, guess, t):
             return score
 
 
-@kernel(inline=True)
+@kernel(inline="ir")
 def _sort_best_first(order, scores):
     """Sorts `order` by descending scores[order]; stable (insertion sort: root lists are short),
     so moves scoring alike keep their order."""

@@ -77,12 +77,13 @@ def play_game(s, tt, starts, scratch, ws, t, root, order, scores, depth, max_pli
     noise: the chance (in 1/2**16) of a uniformly random move instead of the search's.
     Ties at the best score are broken with the game's random stream.
     """
-    turn.new_game(s, 0, tt, starts, scratch, ws)
+    g = np.int64(0)  # typed: a literal 0 would compile each turn kernel once more
+    turn.new_game(s, g, tt, starts, scratch, ws)
     new_search(t)  # the table's entries last the game: each search follows the one before
     squares = s.board.shape[1]
     rows, nodes = 0, 0
-    while turn.result_of(s, 0) == K.ONGOING and turn.ply_of(s, 0) < max_plies:
-        board, side = s.board[0], turn.side_of(s, 0)
+    while turn.result_of(s, g) == K.ONGOING and turn.ply_of(s, g) < max_plies:
+        board, side = s.board[0], turn.side_of(s, g)
         counters = s.st[0, turn.T_COUNTERS : turn.T_COUNTERS + K.G_LEN]
         n = K.game_moves(board, side, counters, t.ray, t.rules, root, np.bool_(True), ws)
         if n <= 0 or n > root.shape[0]:
@@ -96,16 +97,16 @@ def play_game(s, tt, starts, scratch, ws, t, root, order, scores, depth, max_pli
             ties = 1
             while ties < n and scores[order[ties]] == best:
                 ties += 1
-            pick = order[np.int64(turn.next_random(s.rng, 0) % np.uint64(ties))]
+            pick = order[np.int64(turn.next_random(s.rng, g) % np.uint64(ties))]
             if root[0, K.M_NCAP] == 0 and rows < out.shape[0]:
                 for c in range(squares):
                     out[rows, c] = board[c]
                 out[rows, squares] = side
                 out[rows, squares + 1] = best
                 rows += 1
-            if noise > 0 and np.int64(turn.next_random(s.rng, 0) % np.uint64(1 << 16)) < noise:
-                pick = np.int64(turn.next_random(s.rng, 0) % np.uint64(n))
-        if turn.play_route(s, 0, tt, root, pick, scratch, ws) < 0:
+            if noise > 0 and np.int64(turn.next_random(s.rng, g) % np.uint64(1 << 16)) < noise:
+                pick = np.int64(turn.next_random(s.rng, g) % np.uint64(n))
+        if turn.play_route(s, g, tt, root, pick, scratch, ws) < 0:
             break
     return rows, nodes
 
