@@ -112,7 +112,7 @@ def end_of_move(s, g, t, first, max_plies, rewards, final_obs):  # type: ignore[
     """
     reason = ending_reason(s, g, max_plies)
     if reason != Reason.NONE:
-        write_rewards(result_of(s, g), first, np.bool_(False), rewards)
+        write_rewards(result_of(s, g), first, False, rewards)
         write_planes(s, g, t, final_obs, side_of(s, g))
     return reason
 
@@ -184,7 +184,7 @@ def _ending_code(reason: Reason | str) -> Reason:
 
 def _rewards(result: int, first: int, loser_only: bool) -> tuple[float, float]:
     """Returns the rewards of a result by player (:func:`write_rewards`)."""
-    rewards = np.zeros(2, np.float32)  # the batch env's type: one compiled version
+    rewards = np.zeros(2, np.float64)
     write_rewards(int(result), int(first), bool(loser_only), rewards)
     return float(rewards[0]), float(rewards[1])
 
@@ -197,7 +197,7 @@ def _ending_calls() -> list[tuple[Any, tuple[Any, ...]]]:
         (ending_reason, (states, 0, 0)),
         (truncates, (0,)),
         (player_colour, (0, 0)),
-        (write_rewards, (0, 0, False, np.zeros(2, np.float32))),
+        (write_rewards, (0, 0, False, np.zeros(2, np.float64))),
     ]
 
 

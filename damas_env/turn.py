@@ -427,7 +427,7 @@ def play_route(s, g, t, routes, r, scratch, ws):
         target = routes[r, K.M_PATH + k]
         if side == K.BLACK:
             origin, target = squares - 1 - origin, squares - 1 - target
-        status = play_hop(s, g, t, np.int64(t.action_of[origin, target]), scratch, ws)
+        status = play_hop(s, g, t, t.action_of[origin, target], scratch, ws)
         if status < 0:
             return status
     return 0
@@ -495,7 +495,7 @@ def _begin_turn(board, st, hist, ray, rules):
     """Starts the turn of the side to move: no hops played, the game's result so far."""
     counters = st[T_COUNTERS : T_COUNTERS + K.G_LEN]
     has_move = K.game_has_move(board, st[T_SIDE], counters, ray, rules)
-    _open_turn(board, st, hist, has_move, np.int64(-1), rules)
+    _open_turn(board, st, hist, has_move, -1, rules)
 
 
 @kernel()

@@ -171,8 +171,7 @@ def _init_roots(nodes, used, roots, games):
     used[0] = 0
     used[1] = 0
     for g in range(games):
-        none = np.int64(-1)  # no parent, no edge
-        _new_node(nodes, used, side_of(roots, g), result_of(roots, g), np.int64(NEW), none, none)
+        _new_node(nodes, used, side_of(roots, g), result_of(roots, g), NEW, -1, -1)
 
 
 @kernel()
@@ -215,7 +214,7 @@ def _select_uct(nodes, edge_i, edge_f, node, c, vl, rng):
         if n == 0.0:
             untried += 1
     if untried > 0:
-        pick = np.int64(next_random(rng, np.int64(0)) % np.uint64(untried))
+        pick = np.int64(next_random(rng, 0) % np.uint64(untried))
         for e in range(first, end):
             if edge_f[e, EF_VISITS] + vl * edge_i[e, EI_PENDING] == 0.0:
                 if pick == 0:
@@ -311,14 +310,14 @@ def _roll_out_leaf(tree, work, t, mask, scratch, ws, max_plies):
     leaf); status WALK_OK, EDGES_FULL (nothing written) or HOP_OVERFLOW.
     """
     nodes, edge_i, edge_f, used = tree
-    first, count = used[1], np.int64(0)
+    first, count = used[1], 0
     for a in range(mask.shape[0]):
         count += mask[a]
     if first + count > edge_i.shape[0]:
         return EDGES_FULL, 0, 0.0
     _write_edges(edge_i, edge_f, first, mask)
     _spread_priors(edge_f, first, count)
-    side = side_of(work, np.int64(0))
+    side = side_of(work, 0)
     if _rollout(work, np.int64(0), t, mask, scratch, ws, max_plies) < 0:
         return HOP_OVERFLOW, 0, 0.0
     return WALK_OK, count, game_value(work, np.int64(0), t, side)
@@ -384,13 +383,13 @@ def _walk_round(tree, roots, work, t, scratch, ws, walks, leaves, obs, masks, pa
                 else:
                     e = _select(nodes, edge_i, edge_f, node, c, vl)
                 edge_i[e, EI_PENDING] += 1
-                status = play_hop(work, np.int64(0), t, edge_i[e, EI_ACTION], scratch, ws)
+                status = play_hop(work, 0, t, edge_i[e, EI_ACTION], scratch, ws)
                 child = edge_i[e, EI_CHILD]
-                result, side = result_of(work, np.int64(0)), side_of(work, np.int64(0))
+                result, side = result_of(work, 0), side_of(work, 0)
                 count, value = 0, 0.0
                 if status >= 0 and child < 0 and result == K.ONGOING:
                     # a new leaf to evaluate: its mask first (it may overflow the scratch list)
-                    status = write_mask(work, np.int64(0), t, masks[k], scratch, ws)
+                    status = write_mask(work, 0, t, masks[k], scratch, ws)
                     if status >= 0 and plies >= 0:
                         status, count, value = _roll_out_leaf(
                             tree, work, t, masks[k], scratch, ws, plies
@@ -403,20 +402,20 @@ def _walk_round(tree, roots, work, t, scratch, ws, walks, leaves, obs, masks, pa
                     return status
                 if child < 0:  # a new leaf
                     if result != K.ONGOING:
-                        child = _new_node(nodes, used, side, result, np.int64(NEW), node, e)
+                        child = _new_node(nodes, used, side, result, NEW, node, e)
                         edge_i[e, EI_CHILD] = child
                         value = result_value(result, side)
                         _back_up(nodes, edge_i, edge_f, child, side, value, np.bool_(True))
                     elif plies >= 0:  # expanded and rolled out already
-                        child = _new_node(nodes, used, side, result, np.int64(EXPANDED), node, e)
+                        child = _new_node(nodes, used, side, result, EXPANDED, node, e)
                         nodes[child, N_FIRST] = used[1]
                         nodes[child, N_COUNT] = count
                         used[1] += count
                         edge_i[e, EI_CHILD] = child
                         _back_up(nodes, edge_i, edge_f, child, side, value, np.bool_(True))
                     else:
-                        write_planes(work, np.int64(0), t, obs[k], side)
-                        child = _new_node(nodes, used, side, result, np.int64(PENDING), node, e)
+                        write_planes(work, 0, t, obs[k], side)
+                        child = _new_node(nodes, used, side, result, PENDING, node, e)
                         edge_i[e, EI_CHILD] = child
                         leaves[k] = child
                         k += 1

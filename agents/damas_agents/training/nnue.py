@@ -77,7 +77,7 @@ def play_game(s, tt, starts, scratch, ws, t, root, order, scores, depth, max_pli
     noise: the chance (in 1/2**16) of a uniformly random move instead of the search's.
     Ties at the best score are broken with the game's random stream.
     """
-    g = np.int64(0)  # typed: a literal 0 would compile each turn kernel once more
+    g = np.int64(0)  # typed: a literal 0 would compile new_game and play_route once more
     turn.new_game(s, g, tt, starts, scratch, ws)
     new_search(t)  # the table's entries last the game: each search follows the one before
     squares = s.board.shape[1]
