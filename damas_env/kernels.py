@@ -98,8 +98,9 @@ def kernel(
     ``inline`` makes the function a part of each caller. ``inline=True``: numba compiles it
     once for its argument types and LLVM inlines that code at every call (``forceinline``),
     so passing arrays and bundles to it costs nothing; the rules kernels and the search,
-    whose helpers are called from many places, inline so (their first compile a fifth to a
-    third shorter than with numba's inlining, for the same speed or better).
+    whose helpers are called from many places, inline so (the rules engine's first compile
+    a fifth shorter than with numba's inlining, the search's as long; both run as fast or
+    faster).
     ``inline="ir"``: numba inlines the function's IR into each caller and types it there
     again. Each compiled unit re-optimises in LLVM all the code linked below it, so a chain
     of helpers each called once (the turn-state, batch and tree kernels) compiles faster
