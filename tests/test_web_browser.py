@@ -78,7 +78,16 @@ def wait(driver: webdriver.Chrome, check: Any, what: str) -> Any:
 
 
 def text(driver: webdriver.Chrome, element_id: str) -> str:
-    return str(driver.find_element(By.ID, element_id).text)
+    """Returns an element's shown text (read in one script: the page redraws at will)."""
+    script = "const e = document.getElementById(arguments[0]); return e ? e.innerText : ''"
+    return str(driver.execute_script(script, element_id)).strip()
+
+
+def texts(driver: webdriver.Chrome, selector: str) -> list[str]:
+    """Returns the shown text of every element a CSS selector matches, read in one script
+    (a ticking clock redraws its spans between a lookup and a later read of each)."""
+    script = "return [...document.querySelectorAll(arguments[0])].map(e => e.innerText.trim())"
+    return list(driver.execute_script(script, selector))
 
 
 def moves(driver: webdriver.Chrome) -> list[str]:
@@ -230,7 +239,7 @@ def test_watch_two_agents_with_their_scores_and_pvs(page: webdriver.Chrome, url:
         "return [...document.querySelectorAll('#moves li')].map(li => li.children.length)"
     )
     assert notes[:4] == [0, 1, 0, 1]  # alpha-beta (the second mover here) notes its search
-    note = page.find_element(By.CSS_SELECTOR, "#moves li:nth-child(2) .note").text
+    note = texts(page, "#moves li:nth-child(2) .note")[0]
     assert re.fullmatch(r"[+-]\d+\.\d\d \(depth 2\) pv( \d+[-x]\d+)+", note), note
 
 
@@ -249,7 +258,7 @@ def test_a_rules_file_and_a_clock_from_the_form(
     page.find_element(By.ID, "start").click()
     wait(page, lambda d: "quick:" in text(d, "players"), "the game of the uploaded rules")
     assert "ply 0/20" in text(page, "limits")
-    clocks = [span.text for span in page.find_elements(By.CSS_SELECTOR, "#clocks span")]
+    clocks = texts(page, "#clocks span")
     assert clocks[0] == "white 3:00" and clocks[1].startswith("red ")
 
 
