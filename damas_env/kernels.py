@@ -1500,7 +1500,7 @@ def hash_position(board, side, keys, side_key):
     return h
 
 
-@kernel()
+@kernel(inline=True)
 def hash_after(h, board, mv, i, keys, side_key):
     """Returns the hash after move row i, given the hash h of board before it."""
     origin, dest = mv[i, M_FROM], mv[i, M_TO]

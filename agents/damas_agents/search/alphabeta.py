@@ -712,6 +712,10 @@ def _expand(board, fr, sp, tt_move, t):
     if leaf:  # one call: the evaluation is compiled into the loop once
         return RETURN, np.int64(evaluate(board, side, ply, t))
     _order(mv, n, tt_move, side, ply, t)
+    if depth > 1:  # the children will probe the table: their slots load while they wait
+        h = np.uint64(f[F_HASH])
+        for i in range(n):
+            _prefetch_entry(t, hash_after(h, board, mv, np.int64(i), t.keys, t.side_key))
     f[F_MOVES], f[F_K], f[F_QUIET] = n, 0, quiet
     f[F_BEST], f[F_BEST_MOVE], f[F_ALPHA0] = -INF, -1, f[F_ALPHA]
     f[F_STAGE] = G_NEXT
@@ -730,7 +734,7 @@ def _next(board, fr, sp, t):
     mv = t.buffers[ply]
     i, order_score = _pick(mv, f[F_MOVES])
     child = hash_after(np.uint64(f[F_HASH]), board, mv, i, t.keys, t.side_key)
-    if depth > 1:  # the child will probe the table: its slot loads while the move is made
+    if depth > 1:  # again: a sibling's subtree may have pushed the slot out of the cache
         _prefetch_entry(t, child)
     _push(t, board, mv, i, ply + 1, child)
     _advance(t, board, mv, i, ply)
