@@ -79,8 +79,10 @@ def wait(driver: webdriver.Chrome, check: Any, what: str) -> Any:
 
 def text(driver: webdriver.Chrome, element_id: str) -> str:
     """Returns an element's shown text (read in one script: the page redraws at will)."""
-    script = "const e = document.getElementById(arguments[0]); return e ? e.innerText : ''"
-    return str(driver.execute_script(script, element_id)).strip()
+    script = "const e = document.getElementById(arguments[0]); return e && e.innerText"
+    shown = driver.execute_script(script, element_id)
+    assert shown is not None, f"the page has no element #{element_id}"
+    return str(shown).strip()
 
 
 def texts(driver: webdriver.Chrome, selector: str) -> list[str]:
