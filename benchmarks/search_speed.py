@@ -2,6 +2,7 @@
 
     python benchmarks/search_speed.py c837ec5                 # classical and learned, both boards
     python benchmarks/search_speed.py c837ec5 --rounds 7 --variants english
+    python benchmarks/search_speed.py 79d2c37 --new-search 2  # this checkout's search version 2
 
 Each revision runs in a process of its own (its code unpacked with ``git archive`` into
 ``~/.cache/damas-bench/REV``, imported with the same virtual environment), kept warm and
@@ -9,6 +10,8 @@ asked for one search at a time, the two taking turns round after round; the leas
 of each counts. Every search starts from the variant's start position with fresh tables, at
 a fixed depth, so the work is the same in every round. Printed per variant and agent:
 nodes per second (and the ratio, new over old) and the seconds to reach the depth.
+``--new-search V`` runs this checkout's agents with search version V (``search=V``), so that
+against a revision whose default search prunes as version V both visit the same trees.
 Pin the process to one core (``taskset -c 0``) for one-core figures.
 """
 
@@ -47,7 +50,9 @@ for line in sys.stdin:
         agents[key].search(Position.start(variant))  # compile / load the kernels
     agent = agents[key]
     searcher = type(agent._searcher(Position.start(variant).rules))
-    fresh = searcher(Position.start(variant).rules, agent.tt_bits, agent.weights)
+    version = getattr(agent, "search_version", None)  # revisions before search versions: none
+    extra = {} if version is None else {"search": version}
+    fresh = searcher(Position.start(variant).rules, agent.tt_bits, agent.weights, **extra)
     cpu = time.process_time()
     result = fresh.search(Position.start(variant), depth=int(depth))
     cpu = time.process_time() - cpu
@@ -113,6 +118,13 @@ class Child:
         self.proc.wait()
 
 
+def _with_search(spec: str, version: int | None) -> str:
+    """Returns an agent spec with ``search=version`` added (unchanged for None)."""
+    if version is None:
+        return spec
+    return f"{spec}{',' if ':' in spec else ':'}search={version}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -121,6 +133,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--variants", default=",".join(SEARCHES))
     parser.add_argument("--agents", default=",".join(AGENTS))
+    parser.add_argument(
+        "--new-search", type=int, metavar="V", help="this checkout's search version (search=V)"
+    )
     args = parser.parse_args()
     other = Path(args.revision)
     old, new = Child(other if other.is_dir() else unpack(args.revision)), Child(ROOT)
@@ -133,10 +148,11 @@ def main() -> None:
             depth = SEARCHES[variant]
             for kind in args.agents.split(","):
                 spec = AGENTS[kind].format(variant=variant)
+                new_spec = _with_search(spec, args.new_search)
                 best: dict[str, dict] = {}
                 for _ in range(args.rounds):
-                    for name, child in (("old", old), ("new", new)):
-                        got = child.search(variant, depth, spec)
+                    for name, child, asked in (("old", old, spec), ("new", new, new_spec)):
+                        got = child.search(variant, depth, asked)
                         if name not in best or got["cpu"] < best[name]["cpu"]:
                             best[name] = got
                 o, n = best["old"], best["new"]
